@@ -1,0 +1,86 @@
+// This file defines the entry point of SPMD programs and the clock.
+
+package commlib
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+)
+
+// Flags every program that calls Main accepts. They are registered when the
+// package is initialized, so a program may call flag.Parse itself.
+var (
+	npFlag    = flag.Int("np", 0, "number of ranks (default: $COMMLIB_NP, else 1)")
+	traceFlag = flag.String("trace", "", "write the event trace of the run to `FILE` (default: $COMMLIB_TRACE)")
+	eagerFlag = flag.Int("eager", 0, "eager limit in `BYTES`: larger standard sends wait for the receiver (default: $COMMLIB_EAGER_LIMIT, else 65536)")
+)
+
+// Main runs body once per rank and exits the process with status 1 if the
+// run fails, after printing the failure. The rank count comes from -np or
+// the environment variable COMMLIB_NP; -trace (COMMLIB_TRACE) writes the
+// event trace; -eager (COMMLIB_EAGER_LIMIT) sets the eager limit.
+func Main(body func(c *Comm)) {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	cfg, err := configFromFlags()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "commlib: %v\n", err)
+		os.Exit(2)
+	}
+	if err := RunWith(cfg, body); err != nil {
+		fmt.Fprintf(os.Stderr, "commlib: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// configFromFlags builds the run configuration from flags and environment.
+func configFromFlags() (Config, error) {
+	cfg := Config{NP: *npFlag, TraceFile: *traceFlag, EagerLimit: *eagerFlag, Program: os.Args[0], Args: os.Args[1:]}
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["np"] {
+		if cfg.NP < 1 {
+			return cfg, fmt.Errorf("-np %d: want at least 1 rank", cfg.NP)
+		}
+	} else if v := os.Getenv("COMMLIB_NP"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return cfg, fmt.Errorf("COMMLIB_NP=%q: want a number of ranks, at least 1", v)
+		}
+		cfg.NP = n
+	} else {
+		cfg.NP = 1
+	}
+	if !set["trace"] {
+		cfg.TraceFile = os.Getenv("COMMLIB_TRACE")
+	}
+	if set["eager"] {
+		if cfg.EagerLimit < 0 {
+			return cfg, fmt.Errorf("-eager %d: want a number of bytes, 0 or more", cfg.EagerLimit)
+		}
+		if cfg.EagerLimit == 0 {
+			cfg.EagerLimit = -1 // every standard send is rendezvous
+		}
+	} else if v := os.Getenv("COMMLIB_EAGER_LIMIT"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return cfg, fmt.Errorf("COMMLIB_EAGER_LIMIT=%q: want a number of bytes, 0 or more", v)
+		}
+		cfg.EagerLimit = n
+		if n == 0 {
+			cfg.EagerLimit = -1
+		}
+	}
+	return cfg, nil
+}
+
+var processStart = time.Now()
+
+// Wtime returns the time in seconds since the process started, from the
+// monotonic clock. When the predictor interprets a program, Wtime returns
+// the modeled time instead.
+func Wtime() float64 { return time.Since(processStart).Seconds() }

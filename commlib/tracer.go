@@ -1,0 +1,146 @@
+// This file defines the tracing hooks: events of every call, recorded per
+// rank and written as a native trace when the run ends.
+
+package commlib
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/predict-tools/predict/trace"
+)
+
+// tracer records events. It exists only when tracing is on: every hook
+// starts with a nil check of world.tracer, which is all tracing costs when off.
+type tracer struct {
+	file    string
+	hook    func(trace.Event)
+	header  trace.Header
+	threads sync.Map // goroutine id → trace thread number
+}
+
+func newTracer(cfg Config) *tracer {
+	return &tracer{
+		file: cfg.TraceFile,
+		hook: cfg.Hook,
+		header: trace.Header{Source: "commlib", Program: cfg.Program, NP: cfg.NP, Args: cfg.Args,
+			Clock: "monotonic", Start: time.Now().UTC().Format(time.RFC3339Nano)},
+	}
+}
+
+// register records that the calling goroutine is trace thread number th.
+func (t *tracer) register(th int) { t.threads.Store(goid(), th) }
+
+// unregister forgets the calling goroutine.
+func (t *tracer) unregister() { t.threads.Delete(goid()) }
+
+// thread returns the trace thread number of the calling goroutine.
+func (t *tracer) thread() int {
+	if th, ok := t.threads.Load(goid()); ok {
+		return th.(int)
+	}
+	return 0
+}
+
+// goid returns the calling goroutine's id. It is slow (about a microsecond)
+// and used only when tracing is on.
+func goid() int64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = bytes.TrimPrefix(b, []byte("goroutine "))
+	if i := bytes.IndexByte(b, ' '); i > 0 {
+		b = b[:i]
+	}
+	id, _ := strconv.ParseInt(string(b), 10, 64)
+	return id
+}
+
+// now is the time since the start of the run.
+func (w *world) now() trace.Time {
+	return trace.Time(time.Since(w.start).Nanoseconds()) * trace.Nanosecond
+}
+
+// traceStart returns the enter time of a call, or 0 when tracing is off.
+func (c *Comm) traceStart() trace.Time {
+	if c.w.tracer == nil {
+		return 0
+	}
+	return c.w.now()
+}
+
+// emit completes ev as a call of the calling rank that entered at t0 and
+// exits now, records it and returns it.
+func (c *Comm) emit(t0 trace.Time, ev *trace.Event) *trace.Event {
+	ev.Kind = trace.KindOp
+	ev.Rank = c.p.rank
+	ev.Thread = c.w.tracer.thread()
+	ev.Comm = c.sh.id
+	ev.Site = userSite()
+	ev.Enter, ev.Exit = t0, c.w.now()
+	c.p.record(c.w.tracer, ev)
+	return ev
+}
+
+// emitLike records ev with the rank, thread, site and times of prev.
+func (c *Comm) emitLike(prev, ev *trace.Event) {
+	ev.Kind, ev.Rank, ev.Thread, ev.Comm, ev.Site, ev.Enter, ev.Exit = prev.Kind, prev.Rank, prev.Thread, prev.Comm, prev.Site, prev.Enter, prev.Exit
+	c.p.record(c.w.tracer, ev)
+}
+
+// emitCompletion records the completion of request r, observed now.
+func (c *Comm) emitCompletion(r *Request, st Status) {
+	now := c.w.now()
+	ev := &trace.Event{Kind: trace.KindComplete, Op: r.op, Rank: c.p.rank, Thread: c.w.tracer.thread(),
+		Comm: c.sh.id, Request: r.id, Message: r.msgID, Root: trace.NoPeer, Enter: now, Exit: now}
+	if r.send {
+		ev.Peer, ev.Tag, ev.Bytes, ev.Protocol = c.worldRankOf(r.source), r.tag, r.bytes(), r.protocolName()
+	} else {
+		ev.Peer, ev.Tag, ev.Bytes = c.worldRankOf(st.Source), max(st.Tag, 0), int64(st.Count*kinds[r.kind].size)
+	}
+	c.p.record(c.w.tracer, ev)
+}
+
+// record stores ev in the rank's event list and passes it to the hook.
+func (p *process) record(t *tracer, ev *trace.Event) {
+	p.traceMu.Lock()
+	p.seq++
+	ev.Seq = p.seq
+	p.events = append(p.events, *ev)
+	p.traceMu.Unlock()
+	if t.hook != nil {
+		t.hook(*ev)
+	}
+}
+
+// finish writes the trace file, if one was asked for.
+func (t *tracer) finish(w *world) error {
+	if t.file == "" {
+		return nil
+	}
+	var all []trace.Event
+	for _, p := range w.procs {
+		p.traceMu.Lock()
+		all = append(all, p.events...)
+		p.traceMu.Unlock()
+	}
+	trace.Sort(all)
+	h := t.header
+	h.EagerLimit = w.eagerLimit
+	f, err := os.Create(t.file)
+	if err != nil {
+		return fmt.Errorf("commlib: trace: %v", err)
+	}
+	if err := trace.WriteJSONL(f, h, all); err != nil {
+		f.Close()
+		return fmt.Errorf("commlib: trace %s: %v", t.file, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("commlib: trace %s: %v", t.file, err)
+	}
+	return nil
+}

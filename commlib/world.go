@@ -1,0 +1,257 @@
+// This file defines a run: the world of ranks, how it starts, fails and ends.
+
+package commlib
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/predict-tools/predict/trace"
+)
+
+// DefaultEagerLimit is the message size in bytes above which a standard send
+// waits for the matching receive (rendezvous protocol).
+const DefaultEagerLimit = 64 << 10
+
+// Config describes a run of the in-process runtime.
+type Config struct {
+	NP         int    // number of ranks, at least 1
+	EagerLimit int    // bytes; 0 means DefaultEagerLimit, negative means every standard send is rendezvous
+	TraceFile  string // if set, the event trace is written there (JSON lines, see package trace)
+	// Hook, if set, receives every trace event as it is recorded, from the
+	// goroutine of the rank or thread concerned (concurrently).
+	Hook func(trace.Event)
+	// Program and Args go into the trace header.
+	Program string
+	Args    []string
+	// DeadlockGrace is how long every rank must stay blocked, with no
+	// progress, before the run is declared deadlocked; 0 means 200 ms.
+	DeadlockGrace time.Duration
+}
+
+// world is the shared state of one run.
+type world struct {
+	np         int
+	eagerLimit int
+	start      time.Time
+	procs      []*process
+	tracer     *tracer // nil when tracing is off
+
+	nextComm                            atomic.Int32
+	nextMsg, nextReq, nextColl, nextObj atomic.Int64
+
+	// running counts tracked goroutines (rank bodies, pool workers,
+	// Parallel threads) that are not parked in commlib; progress counts
+	// wake-ups. See waiter.
+	running  atomic.Int64
+	progress atomic.Uint64
+	parked   sync.Map // *waiter → struct{}
+	suspect  chan struct{}
+	grace    time.Duration
+
+	failOnce sync.Once
+	failure  error
+	aborted  chan struct{} // closed when the run fails
+}
+
+// process is the state of one rank that other ranks touch: its message
+// queues, its attached send buffer, its thread pool.
+type process struct {
+	w    *world
+	rank int
+
+	mu         sync.Mutex
+	posted     []*Request // receives posted here and not matched, in posting order
+	unexpected []*message // messages arrived here and not matched, in arrival order
+
+	bsendMu    sync.Mutex
+	bsendSize  int // attached buffer bytes; 0 when none is attached
+	bsendUsed  int
+	bsendQueue waitQueue // BufferDetach waiting for buffered messages to leave
+
+	pool     *Pool
+	finished atomic.Bool // the rank's body returned
+
+	traceMu sync.Mutex
+	events  []trace.Event
+	seq     int64
+}
+
+// Run runs body once per rank, as np goroutines, and returns the first
+// failure: a misuse of commlib, a panic in a rank, or a deadlock.
+func Run(np int, body func(c *Comm)) error {
+	return RunWith(Config{NP: np}, body)
+}
+
+// RunWith is Run with a configuration.
+func RunWith(cfg Config, body func(c *Comm)) error {
+	if cfg.NP < 1 {
+		return fmt.Errorf("commlib: number of ranks %d: want at least 1", cfg.NP)
+	}
+	w := &world{
+		np:         cfg.NP,
+		eagerLimit: cfg.EagerLimit,
+		start:      time.Now(),
+		suspect:    make(chan struct{}, 1),
+		grace:      cfg.DeadlockGrace,
+		aborted:    make(chan struct{}),
+	}
+	if w.eagerLimit == 0 {
+		w.eagerLimit = DefaultEagerLimit
+	}
+	if w.grace <= 0 {
+		w.grace = 200 * time.Millisecond
+	}
+	if cfg.TraceFile != "" || cfg.Hook != nil {
+		w.tracer = newTracer(cfg)
+	}
+	worldShared := &commShared{id: 0, name: "world", group: make([]int, cfg.NP)}
+	w.procs = make([]*process, cfg.NP)
+	for r := range w.procs {
+		w.procs[r] = &process{w: w, rank: r}
+		worldShared.group[r] = r
+	}
+	w.nextComm.Store(1)
+
+	var wg sync.WaitGroup
+	w.running.Store(int64(cfg.NP))
+	stopWatch := make(chan struct{})
+	go w.watch(stopWatch)
+	for r := range cfg.NP {
+		wg.Add(1)
+		c := &Comm{w: w, p: w.procs[r], sh: worldShared, rank: r}
+		go func() {
+			defer wg.Done()
+			defer w.goroutineDone()
+			defer c.p.finished.Store(true)
+			defer w.recoverRank(r, 0)
+			if w.tracer != nil {
+				w.tracer.register(0)
+			}
+			body(c)
+			if c.p.pool != nil {
+				c.p.pool.Close()
+			}
+		}()
+	}
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-w.aborted:
+		// Ranks stop at their next commlib call; one stuck in its own
+		// computation cannot be stopped, so do not wait for it forever.
+		select {
+		case <-finished:
+		case <-time.After(2 * time.Second):
+		}
+	}
+	close(stopWatch)
+	if w.tracer != nil {
+		if err := w.tracer.finish(w); err != nil && w.failure == nil {
+			return err
+		}
+	}
+	return w.failure
+}
+
+// goroutineDone accounts for a tracked goroutine that ends.
+func (w *world) goroutineDone() {
+	if w.running.Add(-1) == 0 {
+		select {
+		case w.suspect <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// recoverRank turns a panic in a rank or thread into the run's failure.
+func (w *world) recoverRank(rank, thread int) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	switch v := v.(type) {
+	case abortUnwind:
+		return
+	case *Error:
+		w.fail(v)
+	case *abortRequest:
+		w.fail(v.err)
+	default:
+		e := &Error{Rank: rank, Thread: thread, Msg: fmt.Sprintf("panic: %v", v), Stack: string(debug.Stack())}
+		if err, ok := v.(error); ok {
+			e.Msg = "panic: " + err.Error()
+		}
+		w.fail(e)
+	}
+}
+
+// fail records the run's first failure and wakes every blocked goroutine so
+// that it unwinds.
+func (w *world) fail(err error) {
+	w.failOnce.Do(func() {
+		w.failure = err
+		close(w.aborted)
+	})
+}
+
+// abortRequest carries the error of Comm.Abort.
+type abortRequest struct{ err error }
+
+// AbortError is the failure of a run stopped by Comm.Abort.
+type AbortError struct {
+	Rank int
+	Site string
+	Err  error
+}
+
+func (e *AbortError) Error() string {
+	return fmt.Sprintf("rank %d aborted the run at %s: %v", e.Rank, shortSite(e.Site), e.Err)
+}
+
+func (e *AbortError) Unwrap() error { return e.Err }
+
+// Abort stops the whole run with err, like MPI_Abort: Run returns an
+// *AbortError, Main prints it and exits with status 1.
+func (c *Comm) Abort(err error) {
+	if err == nil {
+		err = errors.New("aborted")
+	}
+	panic(&abortRequest{&AbortError{Rank: c.p.rank, Site: userSite(), Err: err}})
+}
+
+// watch declares a deadlock when the running count stays zero, with no
+// progress and someone parked, for the grace period.
+func (w *world) watch(stop <-chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		case <-w.aborted:
+			return
+		case <-w.suspect:
+		}
+		for w.running.Load() == 0 {
+			p0 := w.progress.Load()
+			select {
+			case <-stop:
+				return
+			case <-w.aborted:
+				return
+			case <-time.After(w.grace):
+			}
+			if w.running.Load() == 0 && w.progress.Load() == p0 {
+				if d := w.deadlock(); d != nil {
+					w.fail(d)
+					return
+				}
+				break
+			}
+		}
+	}
+}

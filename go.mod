@@ -1,0 +1,3 @@
+module github.com/predict-tools/predict
+
+go 1.26
