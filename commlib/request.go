@@ -154,8 +154,8 @@ func (c *Comm) Wait(r *Request) Status {
 	}
 	st := c.finish("Wait", r)
 	if c.w.tracer != nil {
-		c.emit(t0, &trace.Event{Op: "Wait", Peer: trace.NoPeer, Root: trace.NoPeer, Request: r.id})
-		c.emitCompletion(r, st)
+		at := c.emit(t0, &trace.Event{Op: "Wait", Peer: trace.NoPeer, Root: trace.NoPeer, Request: r.id})
+		c.emitCompletion(r, st, at)
 	}
 	return st
 }
@@ -179,9 +179,9 @@ func (c *Comm) Waitall(reqs []*Request) []Status {
 		completed = append(completed, r)
 	}
 	if c.w.tracer != nil {
-		c.emit(t0, &trace.Event{Op: "Waitall", Peer: trace.NoPeer, Root: trace.NoPeer, Requests: requestIDs(completed)})
+		at := c.emit(t0, &trace.Event{Op: "Waitall", Peer: trace.NoPeer, Root: trace.NoPeer, Requests: requestIDs(completed)})
 		for _, r := range completed {
-			c.emitCompletion(r, r.status)
+			c.emitCompletion(r, r.status, at)
 		}
 	}
 	return sts
@@ -207,9 +207,9 @@ func (c *Comm) Waitany(reqs []*Request) (int, Status) {
 		}
 		st := c.finish("Waitany", r)
 		if c.w.tracer != nil {
-			c.emit(t0, &trace.Event{Op: "Waitany", Peer: trace.NoPeer, Root: trace.NoPeer, Request: r.id,
+			at := c.emit(t0, &trace.Event{Op: "Waitany", Peer: trace.NoPeer, Root: trace.NoPeer, Request: r.id,
 				Requests: requestIDs(live)})
-			c.emitCompletion(r, st)
+			c.emitCompletion(r, st, at)
 		}
 		return i, st
 	}
@@ -231,8 +231,8 @@ func (c *Comm) Test(r *Request) (bool, Status) {
 	}
 	st := c.finish("Test", r)
 	if c.w.tracer != nil {
-		c.emit(t0, &trace.Event{Op: "Test", Peer: trace.NoPeer, Root: trace.NoPeer, Request: r.id})
-		c.emitCompletion(r, st)
+		at := c.emit(t0, &trace.Event{Op: "Test", Peer: trace.NoPeer, Root: trace.NoPeer, Request: r.id})
+		c.emitCompletion(r, st, at)
 	}
 	return true, st
 }

@@ -92,11 +92,11 @@ func (c *Comm) emitLike(prev, ev *trace.Event) {
 	c.p.record(c.w.tracer, ev)
 }
 
-// emitCompletion records the completion of request r, observed now.
-func (c *Comm) emitCompletion(r *Request, st Status) {
-	now := c.w.now()
-	ev := &trace.Event{Kind: trace.KindComplete, Op: r.op, Rank: c.p.rank, Thread: c.w.tracer.thread(),
-		Comm: c.sh.id, Request: r.id, Message: r.msgID, Root: trace.NoPeer, Enter: now, Exit: now}
+// emitCompletion records the completion of request r, observed by the
+// Wait, Waitall, Waitany or Test call at: at its exit, with its site.
+func (c *Comm) emitCompletion(r *Request, st Status, at *trace.Event) {
+	ev := &trace.Event{Kind: trace.KindComplete, Op: r.op, Rank: c.p.rank, Thread: at.Thread,
+		Comm: c.sh.id, Request: r.id, Message: r.msgID, Root: trace.NoPeer, Enter: at.Exit, Exit: at.Exit, Site: at.Site}
 	if r.send {
 		ev.Peer, ev.Tag, ev.Bytes, ev.Protocol = c.worldRankOf(r.source), r.tag, r.bytes(), r.protocolName()
 	} else {
