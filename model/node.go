@@ -1,0 +1,129 @@
+// This file defines control-tree nodes and leaves.
+
+package model
+
+// Kind is the kind of a control-tree node.
+type Kind string
+
+// Node kinds.
+const (
+	KindSeq      Kind = "seq"      // Children run in order
+	KindIf       Kind = "if"       // Cond, then Children[0] when true
+	KindIfElse   Kind = "ifelse"   // Cond, then Children[0] when true, Children[1] when false
+	KindSwitch   Kind = "switch"   // Children are KindCase nodes, tried in order
+	KindCase     Kind = "case"     // Cond (nil for default), then Children[0]
+	KindLoop     Kind = "loop"     // see Loop
+	KindRegion   Kind = "region"   // an unstructured part: Children are KindBlock nodes, see Region
+	KindBlock    Kind = "block"    // one block of a region: Children (leaves), then Cond or a jump, see Succs
+	KindBreak    Kind = "break"    // leave the loop Target
+	KindContinue Kind = "continue" // next iteration of the loop Target
+	KindTest     Kind = "test"     // a condition: Children (leaves) run, then the branch on Value
+	KindAnd      Kind = "and"      // short-circuit: Children[0] && Children[1]
+	KindOr       Kind = "or"       // short-circuit: Children[0] || Children[1]
+	KindNot      Kind = "not"      // !Children[0]
+	KindLeaf     Kind = "leaf"     // see Leaf
+)
+
+// Node is a node of a control tree.
+type Node struct {
+	ID       string  `json:"id"`
+	Kind     Kind    `json:"kind"`
+	Pos      Range   `json:"pos"`
+	Children []*Node `json:"children,omitempty"`
+	Cond     *Node   `json:"cond,omitempty"` // the test of if, ifelse, case, loop and region blocks
+
+	Value  string  `json:"value,omitempty"`  // KindTest: the SSA value branched on
+	Target string  `json:"target,omitempty"` // KindBreak, KindContinue: the loop's ID
+	Succs  []int   `json:"succs,omitempty"`  // KindBlock: successor blocks (true, false for a Cond); -1 leaves the region
+	Loop   *Loop   `json:"loop,omitempty"`
+	Switch *Switch `json:"switch,omitempty"`
+	Leaf   *Leaf   `json:"leaf,omitempty"`
+
+	// Time, Freq and Targets are filled by later stages (profile, interpretation).
+	Time int64 `json:"time,omitempty"` // picoseconds
+	Freq int64 `json:"freq,omitempty"`
+}
+
+// LoopForm is how a loop reads in the source.
+type LoopForm string
+
+// Loop forms.
+const (
+	LoopFor      LoopForm = "for"      // for init; cond; post
+	LoopWhile    LoopForm = "while"    // for cond
+	LoopDoWhile  LoopForm = "do-while" // the test is at the end of the body
+	LoopRange    LoopForm = "range"    // for ... range
+	LoopInfinite LoopForm = "infinite" // for { }: left only by break, return or panic
+)
+
+// Loop describes a KindLoop node. One iteration runs Header, then the test
+// Cond (the loop ends when it is false), then Body, then Post; with
+// TestAtBottom, Body runs first and Header and Cond after it. A continue
+// goes to Post (or to the test).
+type Loop struct {
+	Form         LoopForm `json:"form"`
+	Range        string   `json:"range,omitempty"` // for range loops: "slice", "int", "map", "chan", "string", "func", "array", "pointer"
+	TestAtBottom bool     `json:"test_at_bottom,omitempty"`
+	Header       *Node    `json:"header,omitempty"`
+	Body         *Node    `json:"body"`
+	Post         *Node    `json:"post,omitempty"`
+}
+
+// Switch describes a KindSwitch node.
+type Switch struct {
+	Form string `json:"form"`          // "value", "type", "select" or "cond" (a tagless switch)
+	Tag  string `json:"tag,omitempty"` // the SSA value compared, for value and type switches
+}
+
+// LeafKind classifies leaves, after ParJava.
+type LeafKind string
+
+// Leaf kinds.
+const (
+	LeafCB        LeafKind = "cb"        // computation
+	LeafUFC       LeafKind = "ufc"       // call of a function of the program's module
+	LeafEFC       LeafKind = "efc"       // call of a function outside it
+	LeafCFC       LeafKind = "cfc"       // call of commlib
+	LeafRet       LeafKind = "ret"       // return
+	LeafSpawn     LeafKind = "spawn"     // go statement
+	LeafDefer     LeafKind = "defer"     // defer statement (registers the call)
+	LeafRunDefers LeafKind = "rundefers" // the deferred calls run, before a return
+	LeafPanic     LeafKind = "panic"     // panic: the function ends abnormally
+)
+
+// Leaf is the descriptor of a leaf: a run of the instructions of one SSA
+// basic block, or one call.
+type Leaf struct {
+	Kind   LeafKind `json:"kind"`
+	Block  int      `json:"block"` // SSA block index
+	First  int      `json:"first"` // instruction range [First, Last) in the block
+	Last   int      `json:"last"`
+	Instrs []string `json:"instrs"`
+
+	In      []string `json:"in,omitempty"`      // values used here and defined elsewhere
+	Out     []string `json:"out,omitempty"`     // values defined here and used elsewhere
+	Control []string `json:"control,omitempty"` // filled by reduce
+
+	Callee  string   `json:"callee,omitempty"`  // called function: a Function ID for ufc, a qualified name otherwise
+	Op      string   `json:"op,omitempty"`      // cfc: the commlib operation, e.g. "Comm.Send"
+	Args    []string `json:"args,omitempty"`    // call arguments (SSA values or constants)
+	Dynamic bool     `json:"dynamic,omitempty"` // the callee is chosen at run time among Targets
+	Targets []string `json:"targets,omitempty"` // candidate callees of a dynamic call
+}
+
+// Walk calls f on n and its descendants in depth-first order (Cond, loop
+// parts and children included) until f returns false.
+func Walk(n *Node, f func(*Node) bool) {
+	if n == nil || !f(n) {
+		return
+	}
+	Walk(n.Cond, f)
+	if l := n.Loop; l != nil {
+		Walk(l.Header, f)
+		Walk(l.Body, f)
+		Walk(l.Post, f)
+	}
+	for _, c := range n.Children {
+		Walk(c, f)
+	}
+}

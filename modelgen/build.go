@@ -1,0 +1,279 @@
+// This file defines Build: the program model from the loaded program.
+
+package modelgen
+
+import (
+	"fmt"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/predict-tools/predict/model"
+	"golang.org/x/tools/go/ssa"
+)
+
+// Options select what Build models.
+type Options struct {
+	// Func, if set, models the function of the main package with this ID
+	// (e.g. "main", "main$1", "(*grid).exchange") and what it reaches,
+	// instead of the SPMD body; the package need not be an SPMD program.
+	Func string
+}
+
+// builder holds what the models of one program share.
+type builder struct {
+	l          *Loaded
+	modulePkgs map[*types.Package]bool
+	ids        map[*ssa.Function]string
+	queue      []*ssa.Function
+	queued     map[*ssa.Function]bool
+	funcValues []*ssa.Function // functions used as values, candidates of dynamic calls
+}
+
+// funcBuilder builds the model of one function.
+type funcBuilder struct {
+	b         *builder
+	fn        *ssa.Function
+	g         *graph
+	visited   []bool
+	log       []int
+	jumps     map[*model.Node]*model.Node // break/continue → its loop
+	testBlock map[*model.Node]*ssa.BasicBlock
+	loopStmt  map[*model.Node]loopSyntax
+}
+
+// Build builds the model of the SPMD program l (or of one function, see
+// Options): the control trees of the SPMD body, of its driver, and of every
+// function of the module they reach.
+func Build(l *Loaded, opts Options) (*model.Program, error) {
+	b := &builder{l: l, modulePkgs: map[*types.Package]bool{}, ids: map[*ssa.Function]string{},
+		queued: map[*ssa.Function]bool{}}
+	for _, p := range l.Packages {
+		b.modulePkgs[p.Pkg] = true
+	}
+	prog := &model.Program{Version: model.FormatVersion, Module: l.Module, Package: l.Main.Pkg.Path()}
+	if opts.Func != "" {
+		var fn *ssa.Function
+		var names []string
+		for _, f := range packageFunctions(l.Main) {
+			id := b.funcID(f)
+			if id == opts.Func {
+				fn = f
+			}
+			names = append(names, id)
+		}
+		if fn == nil {
+			return nil, fmt.Errorf("--func %s: package %s has no function with that name; it has: %s",
+				opts.Func, l.Main.Pkg.Path(), strings.Join(names, ", "))
+		}
+		prog.Body = b.funcID(fn)
+		b.enqueue(fn)
+	} else {
+		body, driver, err := l.spmdBody()
+		if err != nil {
+			return nil, err
+		}
+		prog.Body, prog.Driver = b.funcID(body), b.funcID(driver)
+		b.enqueue(driver)
+		b.enqueue(body)
+	}
+	b.collectFuncValues()
+	for len(b.queue) > 0 {
+		fn := b.queue[0]
+		b.queue = b.queue[1:]
+		prog.Functions = append(prog.Functions, b.function(fn))
+	}
+	slices.SortFunc(prog.Functions, func(x, y *model.Function) int { return strings.Compare(x.ID, y.ID) })
+	return prog, nil
+}
+
+// enqueue schedules fn for modeling once.
+func (b *builder) enqueue(fn *ssa.Function) {
+	if !b.queued[fn] && fn.Blocks != nil {
+		b.queued[fn] = true
+		b.queue = append(b.queue, fn)
+	}
+}
+
+// function builds the model of fn and schedules the functions it refers to.
+func (b *builder) function(fn *ssa.Function) *model.Function {
+	fb := &funcBuilder{b: b, fn: fn, jumps: map[*model.Node]*model.Node{},
+		testBlock: map[*model.Node]*ssa.BasicBlock{}, loopStmt: map[*model.Node]loopSyntax{}}
+	f := &model.Function{ID: b.funcID(fn), Name: fn.String()}
+	for _, p := range fn.Params {
+		f.Params = append(f.Params, p.Name())
+	}
+	f.Tree = fb.structure(fn.Blocks[0])
+	f.Blocks = len(fn.Blocks)
+	if fn.Recover != nil {
+		f.Recover = fb.structure(fn.Recover)
+	}
+	// Functions used as values here (closures, method values) may run.
+	for _, blk := range fn.Blocks {
+		for _, instr := range blk.Instrs {
+			var ops []*ssa.Value
+			for _, op := range instr.Operands(ops) {
+				if op == nil || *op == nil {
+					continue
+				}
+				if g, ok := (*op).(*ssa.Function); ok && b.inModule(g) {
+					b.enqueue(g)
+				}
+			}
+		}
+	}
+	for _, tree := range []*model.Node{f.Tree, f.Recover} {
+		if tree != nil {
+			fb.recoverSwitches(tree)
+			fb.finish(f, tree)
+		}
+	}
+	f.Pos = fb.funcRange()
+	return f
+}
+
+// inModule reports whether fn belongs to a package of the program's module.
+func (b *builder) inModule(fn *ssa.Function) bool {
+	if o := fn.Origin(); o != nil {
+		fn = o
+	}
+	if fn.Pkg != nil {
+		return b.modulePkgs[fn.Pkg.Pkg]
+	}
+	if obj := fn.Object(); obj != nil && obj.Pkg() != nil {
+		return b.modulePkgs[obj.Pkg()]
+	}
+	return false
+}
+
+// isCommlib reports whether fn is part of the SPMD library.
+func (b *builder) isCommlib(fn *ssa.Function) bool {
+	if o := fn.Origin(); o != nil {
+		fn = o
+	}
+	if fn.Pkg != nil {
+		return fn.Pkg.Pkg.Path() == CommlibPath
+	}
+	obj := fn.Object()
+	return obj != nil && obj.Pkg() != nil && obj.Pkg().Path() == CommlibPath
+}
+
+// funcID names fn relative to the main package, and other packages of the
+// module by their path inside it.
+func (b *builder) funcID(fn *ssa.Function) string {
+	if id, ok := b.ids[fn]; ok {
+		return id
+	}
+	id := fn.RelString(b.l.Main.Pkg)
+	id = strings.ReplaceAll(id, b.l.Module+"/", "")
+	b.ids[fn] = id
+	return id
+}
+
+// collectFuncValues finds the module's functions used as values: the
+// candidates of calls through function values.
+func (b *builder) collectFuncValues() {
+	seen := map[*ssa.Function]bool{}
+	for _, p := range b.l.Packages {
+		for _, fn := range packageFunctions(p) {
+			for _, blk := range fn.Blocks {
+				for _, instr := range blk.Instrs {
+					if _, isCall := instr.(ssa.CallInstruction); isCall {
+						// The callee position of a static call is not a use as a value.
+						cc := instr.(ssa.CallInstruction).Common()
+						for _, a := range cc.Args {
+							if g := functionOf(a); g != nil && !seen[g] {
+								seen[g] = true
+								b.funcValues = append(b.funcValues, g)
+							}
+						}
+						continue
+					}
+					var ops []*ssa.Value
+					for _, op := range instr.Operands(ops) {
+						if op != nil && *op != nil {
+							if g := functionOf(*op); g != nil && !seen[g] {
+								seen[g] = true
+								b.funcValues = append(b.funcValues, g)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	slices.SortFunc(b.funcValues, func(x, y *ssa.Function) int { return strings.Compare(x.String(), y.String()) })
+}
+
+// candidates returns the functions a dynamic call may reach: for an
+// interface method, the methods of the module's types that implement the
+// interface; for a function value, the functions used as values with the
+// same signature.
+func (b *builder) candidates(cc *ssa.CallCommon) []*ssa.Function {
+	var out []*ssa.Function
+	if cc.IsInvoke() {
+		iface, _ := cc.Value.Type().Underlying().(*types.Interface)
+		if iface == nil {
+			return nil
+		}
+		prog := b.l.Prog
+		for _, p := range b.l.Packages {
+			for _, m := range p.Members {
+				t, ok := m.(*ssa.Type)
+				if !ok {
+					continue
+				}
+				if n, ok := t.Type().(*types.Named); ok && n.TypeParams().Len() > 0 {
+					continue
+				}
+				for _, rt := range []types.Type{t.Type(), types.NewPointer(t.Type())} {
+					if !types.Implements(rt, iface) {
+						continue
+					}
+					if sel := prog.MethodSets.MethodSet(rt).Lookup(cc.Method.Pkg(), cc.Method.Name()); sel != nil {
+						if fn := prog.MethodValue(sel); fn != nil {
+							out = append(out, fn)
+						}
+					}
+					break
+				}
+			}
+		}
+		return out
+	}
+	sig, _ := cc.Value.Type().Underlying().(*types.Signature)
+	for _, fn := range b.funcValues {
+		if sig != nil && types.Identical(fn.Signature, sig) {
+			out = append(out, fn)
+		}
+	}
+	return out
+}
+
+// pos converts a token position to a model position with the file
+// relative to the module root.
+func (b *builder) pos(p token.Pos) model.Pos {
+	if !p.IsValid() {
+		return model.Pos{}
+	}
+	tp := b.l.Prog.Fset.Position(p)
+	file := tp.Filename
+	if rel, err := filepath.Rel(b.l.ModuleDir, file); err == nil && !strings.HasPrefix(rel, "..") {
+		file = filepath.ToSlash(rel)
+	}
+	return model.Pos{File: file, Line: tp.Line, Col: tp.Column}
+}
+
+// funcRange is the source range of the function being built.
+func (fb *funcBuilder) funcRange() model.Range {
+	var r model.Range
+	if syn := fb.fn.Syntax(); syn != nil {
+		r.Extend(fb.b.pos(syn.Pos()))
+		r.Extend(fb.b.pos(syn.End() - 1))
+	} else {
+		r.Extend(fb.b.pos(fb.fn.Pos()))
+	}
+	return r
+}

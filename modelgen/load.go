@@ -1,0 +1,245 @@
+// This file defines loading: packages of the program's module with syntax
+// and types, their SSA form, and the SPMD body.
+
+package modelgen
+
+import (
+	"fmt"
+	"go/types"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/ssa"
+	"golang.org/x/tools/go/ssa/ssautil"
+)
+
+// CommlibPath is the import path of the SPMD library.
+const CommlibPath = "github.com/predict-tools/predict/commlib"
+
+// Config says what to load.
+type Config struct {
+	Dir     string   // directory the pattern is relative to ("" is the current one)
+	Pattern string   // the main package, e.g. "./testprogs/stencil"
+	Tags    []string // build tags
+}
+
+// Loaded is a program in SSA form with what modelgen needs to know about it.
+type Loaded struct {
+	Prog      *ssa.Program
+	Main      *ssa.Package   // the package the pattern names
+	Packages  []*ssa.Package // every package of the main package's module it imports, and itself
+	Module    string         // module path
+	ModuleDir string
+	info      map[*types.Package]*types.Info
+}
+
+// Load loads the package named by cfg.Pattern and every package of its
+// module that it imports (directly or not), builds their SSA form (generic
+// instances included) and returns them. Errors in the sources are
+// reported with file:line.
+func Load(cfg Config) (*Loaded, error) {
+	if cfg.Pattern == "" {
+		return nil, fmt.Errorf("no package given")
+	}
+	flags := []string{}
+	if len(cfg.Tags) > 0 {
+		flags = append(flags, "-tags="+strings.Join(cfg.Tags, ","))
+	}
+	// First the import graph (cheap, no syntax), to find the module's packages.
+	graphCfg := &packages.Config{Dir: cfg.Dir, BuildFlags: flags,
+		Mode: packages.NeedName | packages.NeedImports | packages.NeedDeps | packages.NeedModule}
+	roots, err := packages.Load(graphCfg, cfg.Pattern)
+	if err != nil {
+		return nil, fmt.Errorf("loading %s: %v", cfg.Pattern, err)
+	}
+	if len(roots) != 1 {
+		return nil, fmt.Errorf("%s: names %d packages, want one main package", cfg.Pattern, len(roots))
+	}
+	root := roots[0]
+	if err := packageErrors(root); err != nil {
+		return nil, err
+	}
+	if root.Module == nil {
+		return nil, fmt.Errorf("%s: not in a module (predict models module-aware programs)", cfg.Pattern)
+	}
+	module := root.Module.Path
+	var paths []string
+	seen := map[string]bool{}
+	var walk func(p *packages.Package)
+	walk = func(p *packages.Package) {
+		if seen[p.PkgPath] {
+			return
+		}
+		seen[p.PkgPath] = true
+		if p.Module != nil && p.Module.Path == module && p.PkgPath != CommlibPath {
+			paths = append(paths, p.PkgPath)
+		}
+		for _, q := range p.Imports {
+			walk(q)
+		}
+	}
+	walk(root)
+	sort.Strings(paths)
+
+	// Then syntax and types for those packages; the rest comes from export data.
+	syntaxCfg := &packages.Config{Dir: cfg.Dir, BuildFlags: flags, Mode: packages.LoadSyntax | packages.NeedModule}
+	pkgs, err := packages.Load(syntaxCfg, paths...)
+	if err != nil {
+		return nil, fmt.Errorf("loading %s: %v", cfg.Pattern, err)
+	}
+	for _, p := range pkgs {
+		if err := packageErrors(p); err != nil {
+			return nil, err
+		}
+	}
+	prog, ssaPkgs := buildSSA(pkgs)
+	if prog == nil {
+		return nil, fmt.Errorf("%s: building SSA failed", cfg.Pattern)
+	}
+	l := &Loaded{Prog: prog, Module: module, ModuleDir: root.Module.Dir, info: map[*types.Package]*types.Info{}}
+	for _, p := range pkgs {
+		l.info[p.Types] = p.TypesInfo
+	}
+	for i, p := range ssaPkgs {
+		if p == nil {
+			return nil, fmt.Errorf("%s: package %s has type errors", cfg.Pattern, pkgs[i].PkgPath)
+		}
+		l.Packages = append(l.Packages, p)
+		if pkgs[i].PkgPath == root.PkgPath {
+			l.Main = p
+		}
+	}
+	if l.Main == nil {
+		return nil, fmt.Errorf("%s: package %s was not loaded", cfg.Pattern, root.PkgPath)
+	}
+	return l, nil
+}
+
+// buildSSA builds the SSA form, turning a panic of the SSA builder (it has
+// known bugs with some generic code) into an error.
+func buildSSA(pkgs []*packages.Package) (prog *ssa.Program, ssaPkgs []*ssa.Package) {
+	defer func() {
+		if r := recover(); r != nil {
+			prog, ssaPkgs = nil, nil
+		}
+	}()
+	prog, ssaPkgs = ssautil.Packages(pkgs, ssa.InstantiateGenerics)
+	prog.Build()
+	return prog, ssaPkgs
+}
+
+// packageErrors returns the errors of a loaded package, with positions.
+func packageErrors(p *packages.Package) error {
+	if len(p.Errors) == 0 {
+		return nil
+	}
+	var msgs []string
+	for _, e := range p.Errors {
+		msgs = append(msgs, e.Error())
+	}
+	if len(msgs) > 10 {
+		msgs = append(msgs[:10], fmt.Sprintf("(and %d more)", len(p.Errors)-10))
+	}
+	return fmt.Errorf("package %s:\n\t%s", p.PkgPath, strings.Join(msgs, "\n\t"))
+}
+
+// spmdBody finds the calls of commlib.Main, Run or RunWith in the main
+// package and returns the function passed as the body and the function
+// making the call.
+func (l *Loaded) spmdBody() (body, driver *ssa.Function, err error) {
+	var found []string
+	for _, fn := range packageFunctions(l.Main) {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				call, ok := instr.(*ssa.Call)
+				if !ok {
+					continue
+				}
+				callee := call.Common().StaticCallee()
+				if callee == nil || callee.Pkg == nil || callee.Pkg.Pkg.Path() != CommlibPath {
+					continue
+				}
+				arg := -1
+				switch callee.Name() {
+				case "Main":
+					arg = 0
+				case "Run", "RunWith":
+					arg = 1
+				}
+				if arg < 0 {
+					continue
+				}
+				f := functionOf(call.Call.Args[arg])
+				if f == nil {
+					return nil, nil, fmt.Errorf("%s: the body passed to commlib.%s is not a function literal or a named function",
+						l.Prog.Fset.Position(call.Pos()), callee.Name())
+				}
+				if body == nil {
+					body, driver = f, fn
+				}
+				found = append(found, l.Prog.Fset.Position(call.Pos()).String())
+			}
+		}
+	}
+	if body == nil {
+		return nil, nil, fmt.Errorf("package %s calls neither commlib.Main nor commlib.Run: not an SPMD program (use --func to model one function)",
+			l.Main.Pkg.Path())
+	}
+	if len(found) > 1 {
+		return nil, nil, fmt.Errorf("package %s starts SPMD runs at %d places (%s): want one", l.Main.Pkg.Path(), len(found),
+			strings.Join(found, ", "))
+	}
+	return body, driver, nil
+}
+
+// functionOf returns the function a value denotes: a function, a closure,
+// or a bound method.
+func functionOf(v ssa.Value) *ssa.Function {
+	switch v := v.(type) {
+	case *ssa.Function:
+		return v
+	case *ssa.MakeClosure:
+		return v.Fn.(*ssa.Function)
+	case *ssa.ChangeType:
+		return functionOf(v.X)
+	}
+	return nil
+}
+
+// packageFunctions returns the functions of a package that have bodies,
+// closures and methods included, sorted by name.
+func packageFunctions(p *ssa.Package) []*ssa.Function {
+	var out []*ssa.Function
+	seen := map[*ssa.Function]bool{}
+	var add func(fn *ssa.Function)
+	add = func(fn *ssa.Function) {
+		if fn == nil || seen[fn] {
+			return
+		}
+		seen[fn] = true
+		if fn.Blocks != nil {
+			out = append(out, fn)
+		}
+		for _, a := range fn.AnonFuncs {
+			add(a)
+		}
+	}
+	for _, m := range p.Members {
+		switch m := m.(type) {
+		case *ssa.Function:
+			add(m)
+		case *ssa.Type:
+			for _, t := range []types.Type{m.Type(), types.NewPointer(m.Type())} {
+				ms := p.Prog.MethodSets.MethodSet(t)
+				for i := range ms.Len() {
+					if fn := p.Prog.MethodValue(ms.At(i)); fn != nil && fn.Pkg == p {
+						add(fn)
+					}
+				}
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}

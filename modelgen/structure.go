@@ -1,0 +1,403 @@
+// This file defines structural analysis: turning the folded CFG of a
+// function into a control tree of sequences, conditionals, loops and
+// jumps, with unstructured regions for what does not reduce.
+
+package modelgen
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/predict-tools/predict/model"
+	"golang.org/x/tools/go/ssa"
+)
+
+// errUnstructured means a part of the CFG does not fit the construct being
+// built; the caller replaces that part by an unstructured region.
+var errUnstructured = errors.New("unstructured")
+
+// loopCtx is a loop whose body is being structured: reaching its continue
+// target or its follow (exit) node from inside means continue or break.
+type loopCtx struct {
+	l            *loop
+	node         *model.Node
+	follow, cont *vnode
+}
+
+// structure builds the control tree of the function from entry.
+func (fb *funcBuilder) structure(entry *ssa.BasicBlock) *model.Node {
+	fb.g = newGraph(fb.fn, entry)
+	fb.visited = make([]bool, len(fb.g.nodes))
+	fb.log = fb.log[:0]
+	items, err := fb.seq(fb.g.nodes[0], nil, nil, nil)
+	if err != nil {
+		fb.rollback(0)
+		r, err := fb.region(fb.g.nodes[0], nil, nil)
+		if err != nil {
+			panic("modelgen: a region from the entry must always build: " + err.Error())
+		}
+		items = []*model.Node{r}
+	}
+	return seqNode(items)
+}
+
+func seqNode(items []*model.Node) *model.Node {
+	return &model.Node{Kind: model.KindSeq, Children: items}
+}
+
+func (fb *funcBuilder) visit(v *vnode) {
+	fb.visited[v.id] = true
+	fb.log = append(fb.log, v.id)
+}
+
+// rollback unmarks the nodes visited since the log had length mark.
+func (fb *funcBuilder) rollback(mark int) {
+	for _, id := range fb.log[mark:] {
+		fb.visited[id] = false
+	}
+	fb.log = fb.log[:mark]
+}
+
+// seq structures the path from v until stop (normal completion), a jump
+// out of an enclosing loop, or the end of the function. exempt is a loop
+// header whose body starts at the header itself: it is not taken for a
+// jump, a stop or a new loop the first time.
+func (fb *funcBuilder) seq(v, stop *vnode, cx []*loopCtx, exempt *vnode) ([]*model.Node, error) {
+	var items []*model.Node
+	for v != nil {
+		first := v == exempt
+		exempt = nil
+		if v == stop && !first {
+			break
+		}
+		if !first {
+			if j := fb.jump(v, cx); j != nil {
+				return append(items, j), nil
+			}
+		}
+		if fb.visited[v.id] {
+			return nil, errUnstructured
+		}
+		if l := fb.g.loopAt[v]; l != nil && !first {
+			mark := len(fb.log)
+			node, follow, err := fb.loop(l, cx)
+			if err != nil {
+				fb.rollback(mark)
+				r, err := fb.region(v, stop, cx)
+				if err != nil {
+					return nil, err
+				}
+				return append(items, r), nil
+			}
+			items = append(items, node)
+			v = follow
+			continue
+		}
+		mark := len(fb.log)
+		fb.visit(v)
+		if v.cond == nil {
+			items = append(items, fb.leaves(v.blocks[0])...)
+			if len(v.succs) == 0 {
+				return items, nil
+			}
+			v = v.succs[0]
+			continue
+		}
+		node, next, err := fb.branch(v, stop, cx)
+		if err != nil {
+			fb.rollback(mark)
+			r, err := fb.region(v, stop, cx)
+			if err != nil {
+				return nil, err
+			}
+			return append(items, r), nil
+		}
+		items = append(items, fb.leaves(v.blocks[0])...)
+		items = append(items, node)
+		v = next
+	}
+	return items, nil
+}
+
+// jump returns the break or continue node for reaching v, if v is the
+// follow or continue target of an enclosing loop.
+func (fb *funcBuilder) jump(v *vnode, cx []*loopCtx) *model.Node {
+	for i := len(cx) - 1; i >= 0; i-- {
+		lc := cx[i]
+		switch v {
+		case lc.cont, lc.l.header:
+			return fb.jumpNode(model.KindContinue, lc.node)
+		case lc.follow:
+			return fb.jumpNode(model.KindBreak, lc.node)
+		}
+	}
+	return nil
+}
+
+func (fb *funcBuilder) jumpNode(kind model.Kind, loop *model.Node) *model.Node {
+	n := &model.Node{Kind: kind}
+	fb.jumps[n] = loop
+	return n
+}
+
+// isJumpTarget reports whether v is a follow or continue target in cx.
+func isJumpTarget(v *vnode, cx []*loopCtx) bool {
+	for _, lc := range cx {
+		if v == lc.cont || v == lc.follow || v == lc.l.header {
+			return true
+		}
+	}
+	return false
+}
+
+// reach returns the nodes reachable from v without passing stop (which is
+// included when reached), a jump target or a visited node.
+func (fb *funcBuilder) reach(v, stop *vnode, cx []*loopCtx) []bool {
+	seen := make([]bool, len(fb.g.nodes))
+	stack := []*vnode{v}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[x.id] || fb.visited[x.id] || (x != stop && isJumpTarget(x, cx)) {
+			continue
+		}
+		seen[x.id] = true
+		if x == stop {
+			continue
+		}
+		stack = append(stack, x.succs...)
+	}
+	return seen
+}
+
+// branch structures the conditional at v (already visited) and returns it
+// with the node where the path continues.
+func (fb *funcBuilder) branch(v, stop *vnode, cx []*loopCtx) (*model.Node, *vnode, error) {
+	t, f := v.succs[0], v.succs[1]
+	r0, r1 := fb.reach(t, stop, cx), fb.reach(f, stop, cx)
+	var merge *vnode
+	for _, x := range fb.g.nodes {
+		if r0[x.id] && r1[x.id] && (merge == nil || x.rpo < merge.rpo) {
+			merge = x
+		}
+	}
+	cond := fb.condNode(v.cond, v.blocks[0])
+	if merge == nil {
+		// No common continuation: at most one arm completes normally. The
+		// other becomes an if without else and the path goes on with the
+		// arm that may complete.
+		if stop != nil && r0[stop.id] && !r1[stop.id] {
+			t, f = f, t
+			cond = &model.Node{Kind: model.KindNot, Children: []*model.Node{cond}}
+		}
+		then, err := fb.seq(t, stop, cx, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		return &model.Node{Kind: model.KindIf, Cond: cond, Children: []*model.Node{seqNode(then)}}, f, nil
+	}
+	then, err := fb.seq(t, merge, cx, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	els, err := fb.seq(f, merge, cx, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case len(els) == 0:
+		return &model.Node{Kind: model.KindIf, Cond: cond, Children: []*model.Node{seqNode(then)}}, merge, nil
+	case len(then) == 0:
+		cond = &model.Node{Kind: model.KindNot, Children: []*model.Node{cond}}
+		return &model.Node{Kind: model.KindIf, Cond: cond, Children: []*model.Node{seqNode(els)}}, merge, nil
+	}
+	return &model.Node{Kind: model.KindIfElse, Cond: cond, Children: []*model.Node{seqNode(then), seqNode(els)}}, merge, nil
+}
+
+// condNode builds the condition tree of a (compound) branch starting in
+// block entry. The leaves of entry run before the branch and are not part
+// of the condition; those of the blocks of further operands are.
+func (fb *funcBuilder) condNode(c *cexpr, entry *ssa.BasicBlock) *model.Node {
+	switch c.op {
+	case "test":
+		n := &model.Node{Kind: model.KindTest}
+		if c.block != entry {
+			n.Children = fb.leaves(c.block)
+		}
+		fb.testBlock[n] = c.block
+		ifInstr := c.block.Instrs[len(c.block.Instrs)-1].(*ssa.If)
+		n.Value = valueName(ifInstr.Cond)
+		return n
+	case "not":
+		return &model.Node{Kind: model.KindNot, Children: []*model.Node{fb.condNode(c.x, entry)}}
+	}
+	kind := model.KindAnd
+	if c.op == "or" {
+		kind = model.KindOr
+	}
+	return &model.Node{Kind: kind, Children: []*model.Node{fb.condNode(c.x, entry), fb.condNode(c.y, entry)}}
+}
+
+// loop structures the natural loop l and returns its node and the node
+// where the path continues after it.
+func (fb *funcBuilder) loop(l *loop, cx []*loopCtx) (*model.Node, *vnode, error) {
+	h := l.header
+	node := &model.Node{Kind: model.KindLoop, Loop: &model.Loop{}}
+	lc := &loopCtx{l: l, node: node}
+	inner := append(slices.Clip(cx), lc)
+	var latch *vnode
+	if len(l.latches) == 1 {
+		latch = l.latches[0]
+	}
+	var body []*model.Node
+	var err error
+	switch {
+	case h.cond != nil && l.body[h.succs[0]] != l.body[h.succs[1]]:
+		// The test is at the top: for, while, range.
+		entry, exit := h.succs[0], h.succs[1]
+		node.Loop.Header = seqNode(fb.leaves(h.blocks[0]))
+		node.Cond = fb.condNode(h.cond, h.blocks[0])
+		if !l.body[entry] {
+			entry, exit = exit, entry
+			node.Cond = &model.Node{Kind: model.KindNot, Children: []*model.Node{node.Cond}}
+		}
+		fb.visit(h)
+		lc.follow, lc.cont = exit, h
+		if latch != nil && latch != h && latch.cond == nil && latch.comment() == "for.post" && !fb.visited[latch.id] {
+			lc.cont = latch
+			fb.visit(latch)
+			node.Loop.Post = seqNode(fb.leaves(latch.blocks[0]))
+		}
+		body, err = fb.seq(entry, lc.cont, inner, nil)
+	case latch != nil && latch != h && latch.cond != nil && (latch.succs[0] == h) != (latch.succs[1] == h):
+		// The test is at the bottom: do-while, rotated range loops.
+		exit := latch.succs[0]
+		negate := true
+		if exit == h {
+			exit, negate = latch.succs[1], false
+		}
+		if l.body[exit] {
+			return nil, nil, errUnstructured
+		}
+		lc.follow, lc.cont = exit, latch
+		node.Loop.TestAtBottom = true
+		body, err = fb.seq(h, latch, inner, h)
+		if err == nil {
+			if fb.visited[latch.id] {
+				return nil, nil, errUnstructured
+			}
+			fb.visit(latch)
+			node.Loop.Header = seqNode(fb.leaves(latch.blocks[0]))
+			node.Cond = fb.condNode(latch.cond, latch.blocks[0])
+			if negate {
+				node.Cond = &model.Node{Kind: model.KindNot, Children: []*model.Node{node.Cond}}
+			}
+		}
+	default:
+		// No test: left by break, return or panic.
+		lc.follow, lc.cont = fb.chooseFollow(l, cx), h
+		body, err = fb.seq(h, h, inner, h)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	node.Loop.Body = seqNode(body)
+	node.Loop.Form, node.Loop.Range = fb.loopForm(l, lc)
+	return node, lc.follow, nil
+}
+
+// chooseFollow picks the exit node of a loop without a test: the builder's
+// ".done" block if it is an exit, else the exit with most edges into it.
+func (fb *funcBuilder) chooseFollow(l *loop, cx []*loopCtx) *vnode {
+	count := map[*vnode]int{}
+	for x := range l.body {
+		for _, s := range x.succs {
+			if !l.body[s] && !isJumpTarget(s, cx) {
+				count[s]++
+			}
+		}
+	}
+	var best *vnode
+	for s, n := range count {
+		switch {
+		case best == nil:
+			best = s
+		case isDone(s) != isDone(best):
+			if isDone(s) {
+				best = s
+			}
+		case n != count[best]:
+			if n > count[best] {
+				best = s
+			}
+		case s.rpo < best.rpo:
+			best = s
+		}
+	}
+	return best
+}
+
+func isDone(v *vnode) bool {
+	c := v.comment()
+	return len(c) > 5 && c[len(c)-5:] == ".done"
+}
+
+// region builds an unstructured region: the nodes reachable from v up to
+// stop or a jump out of an enclosing loop, as a small CFG.
+func (fb *funcBuilder) region(v, stop *vnode, cx []*loopCtx) (*model.Node, error) {
+	var members []*vnode
+	index := map[*vnode]int{}
+	stack := []*vnode{v}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if _, ok := index[x]; ok || x == stop || (x != v && isJumpTarget(x, cx)) {
+			continue
+		}
+		if fb.visited[x.id] {
+			return nil, errUnstructured
+		}
+		index[x] = len(members)
+		members = append(members, x)
+		for i := len(x.succs) - 1; i >= 0; i-- {
+			stack = append(stack, x.succs[i])
+		}
+	}
+	// v first, the rest in reverse postorder.
+	slices.SortStableFunc(members[1:], func(a, b *vnode) int { return a.rpo - b.rpo })
+	for i, x := range members {
+		index[x] = i
+		fb.visit(x)
+	}
+	node := &model.Node{Kind: model.KindRegion}
+	jumps := map[*vnode]int{}
+	for _, x := range members {
+		blk := &model.Node{Kind: model.KindBlock}
+		blk.Children = fb.leaves(x.blocks[0])
+		if x.cond != nil {
+			blk.Cond = fb.condNode(x.cond, x.blocks[0])
+		}
+		node.Children = append(node.Children, blk)
+	}
+	for i, x := range members {
+		blk := node.Children[i]
+		for _, s := range x.succs {
+			switch j, ok := index[s]; {
+			case s == stop:
+				blk.Succs = append(blk.Succs, -1)
+			case ok:
+				blk.Succs = append(blk.Succs, j)
+			default: // a jump out of an enclosing loop
+				k, seen := jumps[s]
+				if !seen {
+					k = len(node.Children)
+					jumps[s] = k
+					node.Children = append(node.Children, &model.Node{Kind: model.KindBlock,
+						Children: []*model.Node{fb.jump(s, cx)}})
+				}
+				blk.Succs = append(blk.Succs, k)
+			}
+		}
+	}
+	return node, nil
+}

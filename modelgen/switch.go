@@ -1,0 +1,167 @@
+// This file defines the recovery of switch statements from the if-chains
+// Go's SSA builder lowers them to.
+
+package modelgen
+
+import (
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/predict-tools/predict/model"
+)
+
+// recoverSwitches rewrites, everywhere in the tree, chains of conditionals
+// whose tests the builder made for a switch, type switch or select
+// ("switch.next" blocks) into switch nodes with one case per test.
+func (fb *funcBuilder) recoverSwitches(n *model.Node) {
+	if n == nil {
+		return
+	}
+	fb.recoverSwitches(n.Cond)
+	if l := n.Loop; l != nil {
+		fb.recoverSwitches(l.Header)
+		fb.recoverSwitches(l.Body)
+		fb.recoverSwitches(l.Post)
+	}
+	for _, c := range n.Children {
+		fb.recoverSwitches(c)
+	}
+	if n.Kind != model.KindSeq {
+		return
+	}
+	var items []*model.Node
+	for i := 0; i < len(n.Children); i++ {
+		c := n.Children[i]
+		// A chain head: a conditional whose else part, or whose next
+		// sibling (when the then part never completes), is a case test.
+		if (c.Kind == model.KindIf || c.Kind == model.KindIfElse) && !fb.isCaseTest(c) {
+			var rest []*model.Node
+			if c.Kind == model.KindIf && i+1 < len(n.Children) {
+				rest = n.Children[i+1:]
+			}
+			if sw, used := fb.chain(c, rest); sw != nil {
+				items = append(items, sw)
+				i += used
+				continue
+			}
+		}
+		items = append(items, c)
+	}
+	n.Children = items
+}
+
+// chain builds the switch starting at head; rest are the nodes after head
+// in its sequence. It returns the switch and how many of rest it took.
+// Case tests follow a test either as its else part or, when the then part
+// never completes, as the next node of the same sequence; nodes after the
+// last test inside an else part are the default case.
+func (fb *funcBuilder) chain(head *model.Node, rest []*model.Node) (*model.Node, int) {
+	sw := &model.Node{Kind: model.KindSwitch, Switch: &model.Switch{}}
+	used, tests := 0, 0
+	cur, siblings, top := head, rest, true
+	for {
+		sw.Children = append(sw.Children, &model.Node{Kind: model.KindCase, Cond: cur.Cond,
+			Children: []*model.Node{cur.Children[0]}})
+		if cur.Kind == model.KindIfElse {
+			els := cur.Children[1]
+			if len(els.Children) > 0 && fb.isCaseTest(els.Children[0]) {
+				cur, siblings, top = els.Children[0], els.Children[1:], false
+				tests++
+				continue
+			}
+			sw.Children = append(sw.Children, &model.Node{Kind: model.KindCase, Children: []*model.Node{els}})
+			break
+		}
+		if len(siblings) > 0 && fb.isCaseTest(siblings[0]) {
+			cur, siblings = siblings[0], siblings[1:]
+			tests++
+			if top {
+				used++
+			}
+			continue
+		}
+		if !top && len(siblings) > 0 {
+			sw.Children = append(sw.Children, &model.Node{Kind: model.KindCase, Children: []*model.Node{seqNode(siblings)}})
+		}
+		break
+	}
+	if tests == 0 {
+		return nil, 0
+	}
+	sw.Switch.Form, sw.Switch.Tag = fb.switchForm(sw)
+	return sw, used
+}
+
+// isCaseTest reports whether n is a conditional whose test the builder made
+// for the second or a later case of a switch.
+func (fb *funcBuilder) isCaseTest(n *model.Node) bool {
+	if n.Kind != model.KindIf && n.Kind != model.KindIfElse {
+		return false
+	}
+	switch fb.testComment(n) {
+	case "switch.next", "typeswitch.next", "select.next":
+		return true
+	}
+	return false
+}
+
+// testComment is the block comment of the first test of a conditional.
+func (fb *funcBuilder) testComment(n *model.Node) string {
+	if b := fb.firstTest(n.Cond); b != nil {
+		return b.Comment
+	}
+	return ""
+}
+
+// firstTest returns the block of the first test a condition evaluates.
+func (fb *funcBuilder) firstTest(c *model.Node) *ssa.BasicBlock {
+	for c != nil {
+		if c.Kind == model.KindTest {
+			return fb.testBlock[c]
+		}
+		if len(c.Children) == 0 {
+			return nil
+		}
+		c = c.Children[0]
+	}
+	return nil
+}
+
+// switchForm classifies a recovered switch: a select, a type switch, a
+// value switch on one tag, or a tagless switch of conditions.
+func (fb *funcBuilder) switchForm(sw *model.Node) (form, tag string) {
+	var x ssa.Value
+	same := true
+	for i, c := range sw.Children {
+		if c.Cond == nil {
+			continue
+		}
+		b := fb.firstTest(c.Cond)
+		if b == nil {
+			same = false
+			continue
+		}
+		if i > 0 {
+			switch b.Comment {
+			case "typeswitch.next":
+				return "type", ""
+			case "select.next":
+				return "select", ""
+			}
+		}
+		cond := b.Instrs[len(b.Instrs)-1].(*ssa.If).Cond
+		bin, ok := cond.(*ssa.BinOp)
+		if !ok || bin.Op.String() != "==" {
+			same = false
+			continue
+		}
+		if x == nil {
+			x = bin.X
+		} else if bin.X != x {
+			same = false
+		}
+	}
+	if same && x != nil {
+		return "value", valueName(x)
+	}
+	return "cond", ""
+}
