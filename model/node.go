@@ -33,6 +33,7 @@ type Node struct {
 	Cond     *Node   `json:"cond,omitempty"` // the test of if, ifelse, case, loop and region blocks
 
 	Value  string  `json:"value,omitempty"`  // KindTest: the SSA value branched on
+	Block  *int    `json:"block,omitempty"`  // KindTest, KindBlock: the SSA block index
 	Target string  `json:"target,omitempty"` // KindBreak, KindContinue: the loop's ID
 	Succs  []int   `json:"succs,omitempty"`  // KindBlock: successor blocks (true, false for a Cond); -1 leaves the region
 	Loop   *Loop   `json:"loop,omitempty"`

@@ -48,6 +48,12 @@ type funcBuilder struct {
 // Options): the control trees of the SPMD body, of its driver, and of every
 // function of the module they reach.
 func Build(l *Loaded, opts Options) (*model.Program, error) {
+	p, _, err := build(l, opts)
+	return p, err
+}
+
+// build is Build, also returning the SSA function of each model.
+func build(l *Loaded, opts Options) (*model.Program, map[*model.Function]*ssa.Function, error) {
 	b := &builder{l: l, modulePkgs: map[*types.Package]bool{}, ids: map[*ssa.Function]string{},
 		queued: map[*ssa.Function]bool{}}
 	for _, p := range l.Packages {
@@ -65,7 +71,7 @@ func Build(l *Loaded, opts Options) (*model.Program, error) {
 			names = append(names, id)
 		}
 		if fn == nil {
-			return nil, fmt.Errorf("--func %s: package %s has no function with that name; it has: %s",
+			return nil, nil, fmt.Errorf("--func %s: package %s has no function with that name; it has: %s",
 				opts.Func, l.Main.Pkg.Path(), strings.Join(names, ", "))
 		}
 		prog.Body = b.funcID(fn)
@@ -73,20 +79,23 @@ func Build(l *Loaded, opts Options) (*model.Program, error) {
 	} else {
 		body, driver, err := l.spmdBody()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		prog.Body, prog.Driver = b.funcID(body), b.funcID(driver)
 		b.enqueue(driver)
 		b.enqueue(body)
 	}
 	b.collectFuncValues()
+	ssaOf := map[*model.Function]*ssa.Function{}
 	for len(b.queue) > 0 {
 		fn := b.queue[0]
 		b.queue = b.queue[1:]
-		prog.Functions = append(prog.Functions, b.function(fn))
+		f := b.function(fn)
+		ssaOf[f] = fn
+		prog.Functions = append(prog.Functions, f)
 	}
 	slices.SortFunc(prog.Functions, func(x, y *model.Function) int { return strings.Compare(x.ID, y.ID) })
-	return prog, nil
+	return prog, ssaOf, nil
 }
 
 // enqueue schedules fn for modeling once.

@@ -158,13 +158,17 @@ func (fb *funcBuilder) reach(v, stop *vnode, cx []*loopCtx) []bool {
 	for len(stack) > 0 {
 		x := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if seen[x.id] || fb.visited[x.id] || (x != stop && isJumpTarget(x, cx)) {
+		if seen[x.id] {
+			continue
+		}
+		if x == stop {
+			seen[x.id] = true // the stop may be visited already: a loop's header
+			continue
+		}
+		if fb.visited[x.id] || isJumpTarget(x, cx) {
 			continue
 		}
 		seen[x.id] = true
-		if x == stop {
-			continue
-		}
 		stack = append(stack, x.succs...)
 	}
 	return seen
@@ -175,11 +179,17 @@ func (fb *funcBuilder) reach(v, stop *vnode, cx []*loopCtx) []bool {
 func (fb *funcBuilder) branch(v, stop *vnode, cx []*loopCtx) (*model.Node, *vnode, error) {
 	t, f := v.succs[0], v.succs[1]
 	r0, r1 := fb.reach(t, stop, cx), fb.reach(f, stop, cx)
+	// The merge is the first node both arms reach, in reverse postorder;
+	// the stop counts only when they share nothing before it (it may be a
+	// loop header, early in the order but reached by a back edge).
 	var merge *vnode
 	for _, x := range fb.g.nodes {
-		if r0[x.id] && r1[x.id] && (merge == nil || x.rpo < merge.rpo) {
+		if r0[x.id] && r1[x.id] && x != stop && (merge == nil || x.rpo < merge.rpo) {
 			merge = x
 		}
+	}
+	if merge == nil && stop != nil && r0[stop.id] && r1[stop.id] {
+		merge = stop
 	}
 	cond := fb.condNode(v.cond, v.blocks[0])
 	if merge == nil {
@@ -220,7 +230,8 @@ func (fb *funcBuilder) branch(v, stop *vnode, cx []*loopCtx) (*model.Node, *vnod
 func (fb *funcBuilder) condNode(c *cexpr, entry *ssa.BasicBlock) *model.Node {
 	switch c.op {
 	case "test":
-		n := &model.Node{Kind: model.KindTest}
+		idx := c.block.Index
+		n := &model.Node{Kind: model.KindTest, Block: &idx}
 		if c.block != entry {
 			n.Children = fb.leaves(c.block)
 		}
@@ -372,7 +383,8 @@ func (fb *funcBuilder) region(v, stop *vnode, cx []*loopCtx) (*model.Node, error
 	node := &model.Node{Kind: model.KindRegion}
 	jumps := map[*vnode]int{}
 	for _, x := range members {
-		blk := &model.Node{Kind: model.KindBlock}
+		idx := x.blocks[0].Index
+		blk := &model.Node{Kind: model.KindBlock, Block: &idx}
 		blk.Children = fb.leaves(x.blocks[0])
 		if x.cond != nil {
 			blk.Cond = fb.condNode(x.cond, x.blocks[0])

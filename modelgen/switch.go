@@ -4,6 +4,8 @@
 package modelgen
 
 import (
+	"slices"
+
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/predict-tools/predict/model"
@@ -59,23 +61,28 @@ func (fb *funcBuilder) chain(head *model.Node, rest []*model.Node) (*model.Node,
 	used, tests := 0, 0
 	cur, siblings, top := head, rest, true
 	for {
+		if cur.Kind == model.KindIf && cur.Cond.Kind == model.KindNot {
+			// "if !c { rest }" is "if c {} else { rest }": an empty case.
+			cur = &model.Node{Kind: model.KindIfElse, Cond: cur.Cond.Children[0], Pos: cur.Pos,
+				Children: []*model.Node{seqNode(nil), cur.Children[0]}}
+		}
 		sw.Children = append(sw.Children, &model.Node{Kind: model.KindCase, Cond: cur.Cond,
 			Children: []*model.Node{cur.Children[0]}})
 		if cur.Kind == model.KindIfElse {
 			els := cur.Children[1]
-			if len(els.Children) > 0 && fb.isCaseTest(els.Children[0]) {
-				cur, siblings, top = els.Children[0], els.Children[1:], false
+			if k := fb.caseTestAt(els.Children); k >= 0 {
+				cur, siblings, top = els.Children[k], els.Children[k+1:], false
 				tests++
 				continue
 			}
 			sw.Children = append(sw.Children, &model.Node{Kind: model.KindCase, Children: []*model.Node{els}})
 			break
 		}
-		if len(siblings) > 0 && fb.isCaseTest(siblings[0]) {
-			cur, siblings = siblings[0], siblings[1:]
+		if k := fb.caseTestAt(siblings); k >= 0 {
+			cur, siblings = siblings[k], siblings[k+1:]
 			tests++
 			if top {
-				used++
+				used += k + 1
 			}
 			continue
 		}
@@ -89,6 +96,28 @@ func (fb *funcBuilder) chain(head *model.Node, rest []*model.Node) (*model.Node,
 	}
 	sw.Switch.Form, sw.Switch.Tag = fb.switchForm(sw)
 	return sw, used
+}
+
+// caseTestAt returns the index of the case test that nodes start with,
+// after the leaves of its own test block (which are moved into the test:
+// they compute the case value), or -1.
+func (fb *funcBuilder) caseTestAt(nodes []*model.Node) int {
+	for k, n := range nodes {
+		if n.Kind != model.KindLeaf {
+			if !fb.isCaseTest(n) {
+				return -1
+			}
+			test := fb.firstTestNode(n.Cond)
+			for _, l := range nodes[:k] {
+				if l.Leaf.Block != *test.Block {
+					return -1
+				}
+			}
+			test.Children = append(slices.Clone(nodes[:k]), test.Children...)
+			return k
+		}
+	}
+	return -1
 }
 
 // isCaseTest reports whether n is a conditional whose test the builder made
@@ -114,9 +143,17 @@ func (fb *funcBuilder) testComment(n *model.Node) string {
 
 // firstTest returns the block of the first test a condition evaluates.
 func (fb *funcBuilder) firstTest(c *model.Node) *ssa.BasicBlock {
+	if t := fb.firstTestNode(c); t != nil {
+		return fb.testBlock[t]
+	}
+	return nil
+}
+
+// firstTestNode returns the first test a condition evaluates.
+func (fb *funcBuilder) firstTestNode(c *model.Node) *model.Node {
 	for c != nil {
 		if c.Kind == model.KindTest {
-			return fb.testBlock[c]
+			return c
 		}
 		if len(c.Children) == 0 {
 			return nil

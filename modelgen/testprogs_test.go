@@ -1,0 +1,142 @@
+package modelgen
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/predict-tools/predict/model"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// testPrograms lists every main package under testprogs, relative to the
+// module root.
+func testPrograms(t *testing.T) []string {
+	var dirs []string
+	err := filepath.WalkDir("../testprogs", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "internal" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && d.Name() == "main.go" {
+			dirs = append(dirs, filepath.ToSlash(filepath.Dir(path)))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dirs
+}
+
+// TestTestPrograms builds the model of every test program and checks it
+// against its golden text form (go test ./modelgen -update rewrites them),
+// the coverage property and random walks against the CFG.
+func TestTestPrograms(t *testing.T) {
+	for _, dir := range testPrograms(t) {
+		name := strings.TrimPrefix(dir, "../testprogs/")
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			l, err := Load(Config{Dir: "..", Pattern: "./" + strings.TrimPrefix(dir, "../")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			prog, ssaOf, err := build(l, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("building the model took %v", d)
+			}
+			for _, f := range prog.Functions {
+				if r := f.Regions(); r > 0 {
+					t.Errorf("%s: %d unstructured regions in a test program", f.ID, r)
+				}
+				checkCoverage(t, f, ssaOf[f])
+				checkWalks(t, f, ssaOf[f], 30)
+			}
+			var buf bytes.Buffer
+			if err := prog.WriteText(&buf); err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", "golden", strings.ReplaceAll(name, "/", "_")+".txt")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./modelgen -update to create it)", err)
+			}
+			if got := buf.String(); got != string(want) {
+				t.Errorf("model differs from %s (go test ./modelgen -update rewrites it):\n%s", golden, firstDiff(got, string(want)))
+			}
+		})
+	}
+}
+
+// TestDeterministic builds one model twice and compares the JSON forms.
+func TestDeterministic(t *testing.T) {
+	var outs []string
+	for range 2 {
+		l, err := Load(Config{Dir: "..", Pattern: "./testprogs/hybrid"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog, err := Build(l, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		prog.WriteText(&buf)
+		outs = append(outs, buf.String())
+	}
+	if outs[0] != outs[1] {
+		t.Errorf("two builds differ:\n%s", firstDiff(outs[0], outs[1]))
+	}
+}
+
+// firstDiff shows the first differing line of two texts.
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < len(g) || i < len(w); i++ {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			return "line " + itoa(i+1) + ":\n got: " + gl + "\nwant: " + wl
+		}
+	}
+	return ""
+}
+
+func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(i)) }
+
+func fmtInt(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; i > 0; i /= 10 {
+		b = append([]byte{byte('0' + i%10)}, b...)
+	}
+	return string(b)
+}
+
+var _ = model.KindSeq
