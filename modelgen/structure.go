@@ -263,6 +263,21 @@ func (fb *funcBuilder) loop(l *loop, cx []*loopCtx) (*model.Node, *vnode, error)
 	var body []*model.Node
 	var err error
 	switch {
+	case latch == h && h.cond != nil:
+		// One block that branches back to itself: its instructions are
+		// the body, the test comes after them.
+		stay := 0
+		if h.succs[0] != h {
+			stay = 1
+		}
+		fb.visit(h)
+		lc.follow, lc.cont = h.succs[1-stay], h
+		node.Loop.TestAtBottom = true
+		body = fb.leaves(h.blocks[0])
+		node.Cond = fb.condNode(h.cond, h.blocks[0])
+		if stay == 1 {
+			node.Cond = &model.Node{Kind: model.KindNot, Children: []*model.Node{node.Cond}}
+		}
 	case h.cond != nil && l.body[h.succs[0]] != l.body[h.succs[1]]:
 		// The test is at the top: for, while, range.
 		entry, exit := h.succs[0], h.succs[1]

@@ -15,9 +15,11 @@
 //	-v          list every function with regions
 //	-dump NAME  print the text model and the SSA of the functions named NAME
 //	            (the full SSA name, e.g. "(*go/ast.File).Pos"; a substring
-//	            when no name matches exactly) instead of the summary
+//	            when no name matches exactly) instead of the summary;
+//	            repeatable
 //	-top N      how many of the largest regions to list (20)
 //	-tags T     comma-separated build tags
+//	-cpuprofile F  write a CPU profile of the build phase to F
 //	-features   for each function with regions, list the source features
 //	            inside the regions (goto, labeled break/continue,
 //	            fallthrough, select, irreducible CFG, ...)
@@ -38,6 +40,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strconv"
@@ -52,13 +55,21 @@ import (
 
 var (
 	verbose  = flag.Bool("v", false, "list every function with regions")
-	dump     = flag.String("dump", "", "print the text model and SSA of the named function")
+	dump     names
 	top      = flag.Int("top", 20, "number of largest regions to list")
 	tags     = flag.String("tags", "", "comma-separated build tags")
+	cpuprof  = flag.String("cpuprofile", "", "write a CPU profile of the build phase to this file")
 	features = flag.Bool("features", false, "list the source features inside each function's regions")
 )
 
+// names is a repeatable string flag.
+type names []string
+
+func (n *names) String() string     { return strings.Join(*n, " ") }
+func (n *names) Set(s string) error { *n = append(*n, s); return nil }
+
 func main() {
+	flag.Var(&dump, "dump", "print the text model and SSA of the named function (repeatable)")
 	flag.Usage = func() {
 		fmt.Fprintf(os.Stderr, "usage: robust [flags] DIR PATTERN...\n")
 		flag.PrintDefaults()
@@ -89,14 +100,30 @@ func main() {
 	}
 	fns := l.Functions()
 
-	if *dump != "" {
-		os.Exit(dumpFunctions(l, fns, *dump))
+	if len(dump) > 0 {
+		rc := 0
+		for _, name := range dump {
+			rc = max(rc, dumpFunctions(l, fns, name))
+		}
+		os.Exit(rc)
 	}
 
 	var (
 		results []result
 		panics  []panicInfo
 	)
+	if *cpuprof != "" {
+		f, err := os.Create(*cpuprof)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "robust: %v\n", err)
+			os.Exit(1)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(os.Stderr, "robust: %v\n", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	t1 := time.Now()
 	for _, fn := range fns {
 		r := build(l, fn)
