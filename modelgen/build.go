@@ -48,12 +48,13 @@ type funcBuilder struct {
 // Options): the control trees of the SPMD body, of its driver, and of every
 // function of the module they reach.
 func Build(l *Loaded, opts Options) (*model.Program, error) {
-	p, _, err := build(l, opts)
+	p, _, err := BuildWithSSA(l, opts)
 	return p, err
 }
 
-// build is Build, also returning the SSA function of each model.
-func build(l *Loaded, opts Options) (*model.Program, map[*model.Function]*ssa.Function, error) {
+// BuildWithSSA is Build, also returning the SSA function of each function
+// model, for the stages that analyse SSA further (reduce).
+func BuildWithSSA(l *Loaded, opts Options) (*model.Program, map[*model.Function]*ssa.Function, error) {
 	b := &builder{l: l, modulePkgs: map[*types.Package]bool{}, ids: map[*ssa.Function]string{},
 		queued: map[*ssa.Function]bool{}}
 	for _, p := range l.Packages {

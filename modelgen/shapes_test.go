@@ -219,7 +219,7 @@ func TestShapes(t *testing.T) {
 	l := loadShapes(t)
 	for _, s := range shapes {
 		t.Run(s.name, func(t *testing.T) {
-			prog, ssaOf, err := build(l, Options{Func: s.name})
+			prog, ssaOf, err := BuildWithSSA(l, Options{Func: s.name})
 			if err != nil {
 				t.Fatal(err)
 			}

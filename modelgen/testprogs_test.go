@@ -48,7 +48,7 @@ func TestTestPrograms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			prog, ssaOf, err := build(l, Options{})
+			prog, ssaOf, err := BuildWithSSA(l, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
