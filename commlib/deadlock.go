@@ -90,10 +90,12 @@ func (w *world) deadlock() *DeadlockError {
 				detail = append(detail, "source=AnySource")
 				bc.WaitsFor = "any rank of " + wt.comm.name
 			}
-			if wt.coll == nil && wt.tag != AnyTag {
-				detail = append(detail, fmt.Sprintf("tag=%d", wt.tag))
-			} else if wt.coll == nil {
+			switch {
+			case wt.coll != nil || wt.peer == waitNoPeer:
+			case wt.tag == AnyTag:
 				detail = append(detail, "tag=AnyTag")
+			default:
+				detail = append(detail, fmt.Sprintf("tag=%d", wt.tag))
 			}
 			detail = append(detail, "comm="+wt.comm.name)
 			if wt.coll != nil {

@@ -47,7 +47,7 @@ type abortUnwind struct{}
 // usageError makes the error for a misuse by the rank of c in operation op,
 // located at the program's call site.
 func (c *Comm) usageError(op, format string, args ...any) *Error {
-	return &Error{Rank: c.p.rank, Op: op, Site: userSite(), Msg: fmt.Sprintf(format, args...)}
+	return &Error{Rank: c.p.rank, Thread: c.w.threadOf(), Op: op, Site: userSite(), Msg: fmt.Sprintf(format, args...)}
 }
 
 // fail raises a misuse error: the calling rank stops and the run fails.
@@ -72,7 +72,7 @@ func siteOf(pcs []uintptr) string {
 			return fmt.Sprintf("%s:%d", f.File, f.Line)
 		}
 		if !more {
-			return "?"
+			return "commlib (implicit, at the end of the rank's body)"
 		}
 	}
 }

@@ -89,7 +89,7 @@ func deliver(m *message, r *Request) {
 		kinds[m.kind].copy(r.buf, 0, m.data, 0, m.n)
 	}
 	if m.sendReq != nil {
-		m.sendReq.complete(Status{Source: r.owner.rank, Tag: m.tag, Count: m.n}, m.id, "")
+		m.sendReq.complete(Status{Source: r.owner.rank, Tag: m.tag, Count: m.n}, 0, "")
 	}
 	if m.bsendBytes > 0 {
 		m.sender.bsendRelease(m.bsendBytes)
@@ -214,7 +214,7 @@ func (c *Comm) Recv(buf any, source, tag int) Status {
 	}
 	st := c.finish("Recv", req)
 	if c.w.tracer != nil {
-		c.emit(t0, &trace.Event{Op: "Recv", Peer: c.worldRankOf(st.Source), Root: trace.NoPeer, Tag: st.Tag,
+		c.emit(t0, &trace.Event{Op: "Recv", Peer: c.worldRankOf(st.Source), Root: trace.NoPeer, Tag: max(st.Tag, 0),
 			Bytes: int64(st.Count * kinds[req.kind].size), Message: req.msgID})
 	}
 	return st

@@ -109,6 +109,7 @@ func (p *Pool) WaitForAll() float64 {
 
 func (p *Pool) waitGroup(op string) float64 {
 	wt := p.c.w.newWaiter(p.c.p.rank, op)
+	wt.thread = p.c.w.threadOf()
 	p.c.w.await(wt, &p.mu, func(wt *waiter) bool {
 		if p.outstanding == 0 {
 			return true
@@ -152,10 +153,8 @@ func (p *Pool) worker(tid int) {
 	defer p.exited.Done()
 	defer w.goroutineDone()
 	defer w.recoverRank(p.c.p.rank, 1+tid)
-	if w.tracer != nil {
-		w.tracer.register(1 + tid)
-		defer w.tracer.unregister()
-	}
+	w.registerThread(1 + tid)
+	defer w.unregisterThread()
 	wt := w.newWaiter(p.c.p.rank, "waiting for a task")
 	wt.idle, wt.thread = true, 1+tid
 	defer wt.release()
@@ -212,14 +211,13 @@ func (c *Comm) Parallel(n int, body func(tid int)) {
 				mu.Unlock()
 			}()
 			defer w.recoverRank(c.p.rank, 1+tid)
-			if w.tracer != nil {
-				w.tracer.register(1 + tid)
-				defer w.tracer.unregister()
-			}
+			w.registerThread(1 + tid)
+			defer w.unregisterThread()
 			body(tid)
 		}()
 	}
 	wt := w.newWaiter(c.p.rank, "Parallel")
+	wt.thread = w.threadOf()
 	w.await(wt, &mu, func(wt *waiter) bool {
 		if remaining == 0 {
 			return true

@@ -46,7 +46,10 @@ type Request struct {
 // complete marks r done and wakes its waiter.
 func (r *Request) complete(st Status, msgID int64, problem string) {
 	r.mu.Lock()
-	r.done, r.status, r.msgID, r.problem = true, st, msgID, problem
+	r.done, r.status, r.problem = true, st, problem
+	if msgID != 0 { // a send's message id is set when it starts
+		r.msgID = msgID
+	}
 	wt := r.waiter
 	r.waiter = nil
 	r.mu.Unlock()

@@ -46,6 +46,7 @@ func (s *Semaphore) acquire(op string, n int) {
 	s.mu.Unlock()
 	if !ok {
 		wt := c.w.newWaiter(c.p.rank, op)
+		wt.thread = c.w.threadOf()
 		c.w.await(wt, &s.mu, func(wt *waiter) bool {
 			if s.permits >= n {
 				s.permits -= n
@@ -165,6 +166,7 @@ func (b *Barrier) Wait() {
 	b.mu.Unlock()
 	if !last {
 		wt := c.w.newWaiter(c.p.rank, "Barrier.Wait")
+		wt.thread = c.w.threadOf()
 		c.w.await(wt, &b.mu, func(wt *waiter) bool {
 			if b.gen != gen {
 				return true

@@ -24,7 +24,9 @@ func (c *Comm) Split(color, key int) *Comm {
 
 // Dup returns a new communicator with the same ranks, whose messages and
 // collectives never match those of c.
-func (c *Comm) Dup() *Comm { return c.create("Dup", 0, c.rank, "", nil, nil) }
+func (c *Comm) Dup() *Comm {
+	return c.create("Dup", 0, c.rank, "", slices.Clone(c.sh.dims), slices.Clone(c.sh.periods))
+}
 
 // CartCreate makes a communicator with a Cartesian grid topology of the
 // given dimensions (row-major rank order, no reordering). Ranks beyond the
@@ -201,37 +203,64 @@ func DimsCreate(nnodes int, dims []int) []int {
 		}
 		return out
 	}
-	sizes := make([]int, len(free))
-	for i := range sizes {
-		sizes[i] = 1
-	}
-	factors := primeFactors(rem)
-	for i := len(factors) - 1; i >= 0; i-- { // largest factor first, onto the smallest dimension
-		smallest := 0
-		for j := range sizes {
-			if sizes[j] < sizes[smallest] {
-				smallest = j
-			}
-		}
-		sizes[smallest] *= factors[i]
-	}
-	slices.SortFunc(sizes, func(a, b int) int { return b - a })
+	sizes := balancedFactors(rem, len(free))
 	for i, idx := range free {
 		out[idx] = sizes[i]
 	}
 	return out
 }
 
-func primeFactors(n int) []int {
-	var fs []int
-	for p := 2; p*p <= n; p++ {
-		for n%p == 0 {
-			fs = append(fs, p)
-			n /= p
+// balancedFactors returns k factors of n, largest first, whose spread
+// (largest minus smallest) is the smallest possible, as MPICH's
+// MPI_Dims_create does; a greedy split by prime factors is not always
+// balanced (72 → 12×6 instead of 9×8).
+func balancedFactors(n, k int) []int {
+	best := make([]int, k)
+	cur := make([]int, 0, k)
+	bestSpread := -1
+	var search func(rem, maxF, left int)
+	search = func(rem, maxF, left int) {
+		if left == 1 {
+			if rem > maxF {
+				return
+			}
+			cur = append(cur, rem)
+			if spread := cur[0] - rem; bestSpread < 0 || spread < bestSpread {
+				bestSpread = spread
+				copy(best, cur)
+			}
+			cur = cur[:len(cur)-1]
+			return
+		}
+		// The next factor f is at most maxF and at least the left-th root
+		// of rem (the factors are nonincreasing).
+		for f := min(maxF, rem); f >= 1; f-- {
+			if rem%f != 0 || pow(f, left) < rem {
+				if pow(f, left) < rem {
+					return
+				}
+				continue
+			}
+			if bestSpread >= 0 && len(cur) > 0 && cur[0]-f >= bestSpread {
+				continue
+			}
+			cur = append(cur, f)
+			search(rem/f, f, left-1)
+			cur = cur[:len(cur)-1]
 		}
 	}
-	if n > 1 {
-		fs = append(fs, n)
+	search(n, n, k)
+	return best
+}
+
+// pow is f^k, saturating at a large value.
+func pow(f, k int) int {
+	p := 1
+	for range k {
+		p *= f
+		if p > 1<<40 {
+			return 1 << 40
+		}
 	}
-	return fs
+	return p
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/predict-tools/predict/trace"
@@ -18,10 +17,9 @@ import (
 // tracer records events. It exists only when tracing is on: every hook
 // starts with a nil check of world.tracer, which is all tracing costs when off.
 type tracer struct {
-	file    string
-	hook    func(trace.Event)
-	header  trace.Header
-	threads sync.Map // goroutine id → trace thread number
+	file   string
+	hook   func(trace.Event)
+	header trace.Header
 }
 
 func newTracer(cfg Config) *tracer {
@@ -33,22 +31,24 @@ func newTracer(cfg Config) *tracer {
 	}
 }
 
-// register records that the calling goroutine is trace thread number th.
-func (t *tracer) register(th int) { t.threads.Store(goid(), th) }
+// registerThread records that the calling goroutine is thread number th
+// (1+tid) of its rank; the rank's main goroutine is thread 0.
+func (w *world) registerThread(th int) { w.threads.Store(goid(), th) }
 
-// unregister forgets the calling goroutine.
-func (t *tracer) unregister() { t.threads.Delete(goid()) }
+// unregisterThread forgets the calling goroutine.
+func (w *world) unregisterThread() { w.threads.Delete(goid()) }
 
-// thread returns the trace thread number of the calling goroutine.
-func (t *tracer) thread() int {
-	if th, ok := t.threads.Load(goid()); ok {
+// threadOf returns the thread number of the calling goroutine. It costs
+// about a microsecond: it is used for trace events, blocking thread
+// primitives and errors, never on the fast paths of communication.
+func (w *world) threadOf() int {
+	if th, ok := w.threads.Load(goid()); ok {
 		return th.(int)
 	}
 	return 0
 }
 
-// goid returns the calling goroutine's id. It is slow (about a microsecond)
-// and used only when tracing is on.
+// goid returns the calling goroutine's id.
 func goid() int64 {
 	var buf [64]byte
 	b := buf[:runtime.Stack(buf[:], false)]
@@ -78,7 +78,7 @@ func (c *Comm) traceStart() trace.Time {
 func (c *Comm) emit(t0 trace.Time, ev *trace.Event) *trace.Event {
 	ev.Kind = trace.KindOp
 	ev.Rank = c.p.rank
-	ev.Thread = c.w.tracer.thread()
+	ev.Thread = c.w.threadOf()
 	ev.Comm = c.sh.id
 	ev.Site = userSite()
 	ev.Enter, ev.Exit = t0, c.w.now()

@@ -50,6 +50,7 @@ type world struct {
 	running  atomic.Int64
 	progress atomic.Uint64
 	parked   sync.Map // *waiter → struct{}
+	threads  sync.Map // goroutine id → thread number, for pool and Parallel threads
 	suspect  chan struct{}
 	grace    time.Duration
 
@@ -129,9 +130,6 @@ func RunWith(cfg Config, body func(c *Comm)) error {
 			defer w.goroutineDone()
 			defer c.p.finished.Store(true)
 			defer w.recoverRank(r, 0)
-			if w.tracer != nil {
-				w.tracer.register(0)
-			}
 			body(c)
 			if c.p.pool != nil {
 				c.p.pool.Close()
@@ -179,6 +177,9 @@ func (w *world) recoverRank(rank, thread int) {
 	case abortUnwind:
 		return
 	case *Error:
+		if v.Thread == 0 {
+			v.Thread = thread
+		}
 		w.fail(v)
 	case *abortRequest:
 		w.fail(v.err)
