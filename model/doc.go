@@ -26,6 +26,10 @@
 // does not change them. Everything a model prints is sorted and
 // deterministic.
 //
+// A program prints as indented text ([Program.WriteText]), as JSON
+// ([Program.WriteJSON], read back and checked by [ReadJSON]; SCHEMA.md
+// describes every field) and as a Graphviz digraph ([Program.WriteDOT]).
+//
 // This package only describes models; modelgen builds them and reduce,
 // estimator and interp use them.
 package model

@@ -40,6 +40,10 @@ type Node struct {
 	Switch *Switch `json:"switch,omitempty"`
 	Leaf   *Leaf   `json:"leaf,omitempty"`
 
+	// Opaque, on a KindTest filled by reduce, says why the decision cannot
+	// be computed from kept values: its outcomes come from the profile.
+	Opaque string `json:"opaque,omitempty"`
+
 	// Time, Freq and Targets are filled by later stages (profile, interpretation).
 	Time int64 `json:"time,omitempty"` // picoseconds
 	Freq int64 `json:"freq,omitempty"`
@@ -65,9 +69,26 @@ type Loop struct {
 	Form         LoopForm `json:"form"`
 	Range        string   `json:"range,omitempty"` // for range loops: "slice", "int", "map", "chan", "string", "func", "array", "pointer"
 	TestAtBottom bool     `json:"test_at_bottom,omitempty"`
-	Header       *Node    `json:"header,omitempty"`
-	Body         *Node    `json:"body"`
-	Post         *Node    `json:"post,omitempty"`
+	// Trip, filled by reduce, is the loop's trip count as a formula of
+	// kept values, when it has one.
+	Trip   *TripCount `json:"trip,omitempty"`
+	Header *Node      `json:"header,omitempty"`
+	Body   *Node      `json:"body"`
+	Post   *Node      `json:"post,omitempty"`
+}
+
+// TripCount describes how many times a loop body runs.
+type TripCount struct {
+	Formula string `json:"formula,omitempty"` // e.g. "max(0, n - 1)", "len(xs)"; empty when unknown
+	// Nest is the number of runs of the innermost body of the nest this
+	// loop heads, per entry of this loop, when the nest is perfect.
+	Nest   string `json:"nest,omitempty"`
+	Opaque string `json:"opaque,omitempty"` // why the count is not a formula of kept values
+	// Candidate: the loop does not communicate (no commlib call, directly
+	// or through calls), so it may be collapsed into one reduced node if
+	// the profile finds it balanced.
+	Candidate bool   `json:"candidate,omitempty"`
+	Reason    string `json:"reason,omitempty"` // why it is not a candidate
 }
 
 // Switch describes a KindSwitch node.
@@ -103,7 +124,15 @@ type Leaf struct {
 
 	In      []string `json:"in,omitempty"`      // values used here and defined elsewhere
 	Out     []string `json:"out,omitempty"`     // values defined here and used elsewhere
-	Control []string `json:"control,omitempty"` // filled by reduce
+	Control []string `json:"control,omitempty"` // filled by reduce: control values the leaf defines or uses
+	// Keep, filled by reduce, lists the instructions (indexes into
+	// Instrs) the reduced model executes; the others are dropped and
+	// their cost comes from the profile.
+	Keep []int `json:"keep,omitempty"`
+	// ZeroArgs, filled by reduce, lists the arguments of a ufc call that
+	// are not control parameters of the callee: they are passed as zero
+	// values.
+	ZeroArgs []int `json:"zero_args,omitempty"`
 
 	Callee  string   `json:"callee,omitempty"`  // called function: a Function ID for ufc, a qualified name otherwise
 	Op      string   `json:"op,omitempty"`      // cfc: the commlib operation, e.g. "Comm.Send"

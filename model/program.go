@@ -26,6 +26,11 @@ type Function struct {
 	// Recover is the tree run when a deferred call recovers from a panic
 	// (it returns the named results), or nil.
 	Recover *Node `json:"recover,omitempty"`
+
+	// Filled by reduce.
+	ControlParams  []int    `json:"control_params,omitempty"`  // parameters that are control: call contexts are numbered by their values
+	ControlResults []int    `json:"control_results,omitempty"` // results that are control
+	ShapeOnly      []string `json:"shape_only,omitempty"`      // allocations kept as (length, capacity) only
 }
 
 // Func returns the function with the given ID, or nil.

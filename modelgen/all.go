@@ -44,7 +44,7 @@ func LoadPackages(cfg Config, patterns ...string) (*Loaded, []error, error) {
 	if prog == nil {
 		return nil, errs, fmt.Errorf("building SSA of %v failed", patterns)
 	}
-	l := &Loaded{Prog: prog, info: map[*types.Package]*types.Info{}}
+	l := &Loaded{Prog: prog, Names: debugNames(prog), info: map[*types.Package]*types.Info{}}
 	for i, p := range good {
 		l.info[p.Types] = p.TypesInfo
 		if ssaPkgs[i] != nil {

@@ -158,8 +158,8 @@ func (b *builder) inModule(fn *ssa.Function) bool {
 	return false
 }
 
-// isCommlib reports whether fn is part of the SPMD library.
-func (b *builder) isCommlib(fn *ssa.Function) bool {
+// IsCommlib reports whether fn is part of the SPMD library.
+func IsCommlib(fn *ssa.Function) bool {
 	if o := fn.Origin(); o != nil {
 		fn = o
 	}
@@ -194,7 +194,7 @@ func (b *builder) collectFuncValues() {
 						// The callee position of a static call is not a use as a value.
 						cc := instr.(ssa.CallInstruction).Common()
 						for _, a := range cc.Args {
-							if g := functionOf(a); g != nil && !seen[g] {
+							if g := FunctionOf(a); g != nil && !seen[g] {
 								seen[g] = true
 								b.funcValues = append(b.funcValues, g)
 							}
@@ -204,7 +204,7 @@ func (b *builder) collectFuncValues() {
 					var ops []*ssa.Value
 					for _, op := range instr.Operands(ops) {
 						if op != nil && *op != nil {
-							if g := functionOf(*op); g != nil && !seen[g] {
+							if g := FunctionOf(*op); g != nil && !seen[g] {
 								seen[g] = true
 								b.funcValues = append(b.funcValues, g)
 							}

@@ -78,8 +78,8 @@ func (fb *funcBuilder) callLeaf(cc *ssa.CallCommon) *model.Leaf {
 	}
 	if callee := cc.StaticCallee(); callee != nil {
 		switch {
-		case fb.b.isCommlib(callee):
-			lf.Kind, lf.Op, lf.Callee = model.LeafCFC, commlibOp(callee), callee.String()
+		case IsCommlib(callee):
+			lf.Kind, lf.Op, lf.Callee = model.LeafCFC, CommlibOp(callee), callee.String()
 		case fb.b.inModule(callee):
 			lf.Kind, lf.Callee = model.LeafUFC, fb.b.funcID(callee)
 			fb.b.enqueue(callee)
@@ -109,8 +109,8 @@ func (fb *funcBuilder) callLeaf(cc *ssa.CallCommon) *model.Leaf {
 	return lf
 }
 
-// commlibOp names a commlib operation: "Comm.Send", "Pool.SetTask", "Main".
-func commlibOp(fn *ssa.Function) string {
+// CommlibOp names a commlib operation: "Comm.Send", "Pool.SetTask", "Main".
+func CommlibOp(fn *ssa.Function) string {
 	if o := fn.Origin(); o != nil {
 		fn = o
 	}

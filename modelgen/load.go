@@ -5,7 +5,9 @@ package modelgen
 
 import (
 	"fmt"
+	"go/ast"
 	"go/types"
+	"slices"
 	"sort"
 	"strings"
 
@@ -31,7 +33,9 @@ type Loaded struct {
 	Packages  []*ssa.Package // every package of the main package's module it imports, and itself
 	Module    string         // module path
 	ModuleDir string
-	info      map[*types.Package]*types.Info
+	// Names are the source names of SSA values (variables), where known.
+	Names map[ssa.Value]string
+	info  map[*types.Package]*types.Info
 }
 
 // Load loads the package named by cfg.Pattern and every package of its
@@ -97,7 +101,8 @@ func Load(cfg Config) (*Loaded, error) {
 	if prog == nil {
 		return nil, fmt.Errorf("%s: building SSA failed", cfg.Pattern)
 	}
-	l := &Loaded{Prog: prog, Module: module, ModuleDir: root.Module.Dir, info: map[*types.Package]*types.Info{}}
+	l := &Loaded{Prog: prog, Module: module, ModuleDir: root.Module.Dir, Names: debugNames(prog),
+		info: map[*types.Package]*types.Info{}}
 	for _, p := range pkgs {
 		l.info[p.Types] = p.TypesInfo
 	}
@@ -124,9 +129,39 @@ func buildSSA(pkgs []*packages.Package) (prog *ssa.Program, ssaPkgs []*ssa.Packa
 			prog, ssaPkgs = nil, nil
 		}
 	}()
-	prog, ssaPkgs = ssautil.Packages(pkgs, ssa.InstantiateGenerics)
+	prog, ssaPkgs = ssautil.Packages(pkgs, ssa.InstantiateGenerics|ssa.GlobalDebug)
 	prog.Build()
 	return prog, ssaPkgs
+}
+
+// debugNames collects the source names of SSA values from the debug
+// references the builder emitted, then removes those references, so that
+// the blocks hold only the instructions the program executes.
+func debugNames(prog *ssa.Program) map[ssa.Value]string {
+	names := map[ssa.Value]string{}
+	for fn := range ssautil.AllFunctions(prog) {
+		for _, b := range fn.Blocks {
+			kept := b.Instrs[:0]
+			for _, instr := range b.Instrs {
+				d, ok := instr.(*ssa.DebugRef)
+				if !ok {
+					kept = append(kept, instr)
+					continue
+				}
+				if id, ok := d.Expr.(*ast.Ident); ok && names[d.X] == "" {
+					if _, isVar := d.Object().(*types.Var); isVar {
+						names[d.X] = id.Name
+					}
+				}
+				if refs := d.X.Referrers(); refs != nil {
+					*refs = slices.DeleteFunc(*refs, func(r ssa.Instruction) bool { return r == d })
+				}
+			}
+			clear(b.Instrs[len(kept):])
+			b.Instrs = kept
+		}
+	}
+	return names
 }
 
 // packageErrors returns the errors of a loaded package, with positions.
@@ -170,7 +205,7 @@ func (l *Loaded) spmdBody() (body, driver *ssa.Function, err error) {
 				if arg < 0 {
 					continue
 				}
-				f := functionOf(call.Call.Args[arg])
+				f := FunctionOf(call.Call.Args[arg])
 				if f == nil {
 					return nil, nil, fmt.Errorf("%s: the body passed to commlib.%s is not a function literal or a named function",
 						l.Prog.Fset.Position(call.Pos()), callee.Name())
@@ -193,16 +228,16 @@ func (l *Loaded) spmdBody() (body, driver *ssa.Function, err error) {
 	return body, driver, nil
 }
 
-// functionOf returns the function a value denotes: a function, a closure,
-// or a bound method.
-func functionOf(v ssa.Value) *ssa.Function {
+// FunctionOf returns the function a value denotes: a function, a closure,
+// or a bound method, or nil.
+func FunctionOf(v ssa.Value) *ssa.Function {
 	switch v := v.(type) {
 	case *ssa.Function:
 		return v
 	case *ssa.MakeClosure:
 		return v.Fn.(*ssa.Function)
 	case *ssa.ChangeType:
-		return functionOf(v.X)
+		return FunctionOf(v.X)
 	}
 	return nil
 }

@@ -1,0 +1,48 @@
+// This file defines the root command.
+
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// newRoot returns the predict command with its subcommands.
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "predict",
+		Short: "Predict how a Go SPMD program scales, from its source",
+		Long: `predict tells the author of a Go SPMD program (a main package written against
+commlib) how the program will scale on a cluster before it runs there: it builds
+a model of the program from its Go source, measures the cost of its fragments
+once on one node, and interprets the model for any number of processes.
+
+Available now: model (print the model of a program). Planned: profile (the
+timing pass), calibrate (the machine file), run (one prediction and its modeled
+trace), scale (speedup table and plot, the scalability limit), patterns
+(inefficiency patterns in a trace), validate (predicted against measured).`,
+		SilenceUsage:               true,
+		SuggestionsMinimumDistance: 2,
+		SilenceErrors:              true,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			hint := ""
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				hint = " (did you mean " + strings.Join(s, " or ") + "?)"
+			}
+			return usagef(cmd, "unknown command %q%s", args[0], hint)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmd.Help()
+		},
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return &usageError{cmd: cmd, err: err}
+	})
+	root.AddCommand(newModelCmd())
+	return root
+}

@@ -1,0 +1,404 @@
+// This file defines the control-variable analysis: roots, and the backward
+// closure through values, parameters, results, free variables and memory.
+
+package reduce
+
+import (
+	"fmt"
+	"go/token"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// findRoots marks the values that decide control flow and communication.
+// A tainted root is opaque: recorded, not followed.
+func (a *analysis) findRoots() {
+	a.indexWriters()
+	for _, fn := range a.fns {
+		for _, b := range fn.Blocks {
+			if iff, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If); ok {
+				a.root(iff.Cond, "branch condition")
+			}
+			for _, instr := range b.Instrs {
+				call, ok := instr.(ssa.CallInstruction)
+				if !ok {
+					continue
+				}
+				cc := call.Common()
+				callee := cc.StaticCallee()
+				switch {
+				case callee != nil && isCommlib(callee):
+					op := opName(callee)
+					spec := commSpecs[op]
+					args := cc.Args
+					for _, i := range spec.control {
+						if i < len(args) {
+							a.root(args[i], fmt.Sprintf("argument %d of %s", i, op))
+						}
+					}
+					for _, i := range spec.shape {
+						if i < len(args) {
+							a.root(args[i], fmt.Sprintf("buffer length, argument %d of %s", i, op))
+						}
+					}
+					for _, i := range spec.contents {
+						if i < len(args) {
+							a.root(args[i], fmt.Sprintf("argument %d of %s", i, op))
+							a.rootContents(args[i], fmt.Sprintf("elements of argument %d of %s", i, op))
+						}
+					}
+				case callee == nil:
+					if _, builtin := cc.Value.(*ssa.Builtin); !builtin {
+						a.root(cc.Value, "dynamic call target")
+					}
+				}
+			}
+		}
+	}
+}
+
+// root marks v as a control root, or records it as opaque.
+func (a *analysis) root(v ssa.Value, why string) {
+	if v == nil {
+		return
+	}
+	if t := a.taint[v]; t != "" {
+		if a.opaque[v] == "" {
+			a.opaque[v] = t
+		}
+		return
+	}
+	if a.roots[v] == "" {
+		a.roots[v] = why
+	}
+	a.mark(v)
+}
+
+// rootContents marks what v points to as control, or records it opaque.
+func (a *analysis) rootContents(v ssa.Value, why string) {
+	for l := range a.pts[v] {
+		if t := a.locTaint(l); t != "" {
+			a.opaque[v] = least(a.opaque[v], t)
+			continue
+		}
+		a.markLoc(l)
+	}
+}
+
+// mark makes v a control value.
+func (a *analysis) mark(v ssa.Value) {
+	if v == nil || a.ctl[v] {
+		return
+	}
+	if a.taint[v] != "" {
+		return // opaque data: the decisions it reaches were recorded at their roots
+	}
+	a.ctl[v] = true
+	a.work = append(a.work, v)
+}
+
+// markLoc makes the data at l control.
+func (a *analysis) markLoc(l loc) {
+	if a.ctlLoc[l] || a.locTaint(l) != "" {
+		return
+	}
+	a.ctlLoc[l] = true
+	a.workLoc = append(a.workLoc, l)
+}
+
+func (a *analysis) markPointees(v ssa.Value) {
+	for l := range a.pts[v] {
+		a.markLoc(l)
+	}
+}
+
+// closure propagates control backward to a fixed point.
+func (a *analysis) closure() {
+	for len(a.work) > 0 || len(a.workLoc) > 0 {
+		if n := len(a.work); n > 0 {
+			v := a.work[n-1]
+			a.work = a.work[:n-1]
+			a.backward(v)
+			continue
+		}
+		n := len(a.workLoc)
+		l := a.workLoc[n-1]
+		a.workLoc = a.workLoc[:n-1]
+		a.backwardLoc(l)
+	}
+}
+
+// backward marks what control value v depends on.
+func (a *analysis) backward(v ssa.Value) {
+	switch v := v.(type) {
+	case *ssa.Const, *ssa.Function, *ssa.Builtin, *ssa.Global, *ssa.Alloc:
+	case *ssa.Parameter:
+		fn := v.Parent()
+		idx := -1
+		for i, p := range fn.Params {
+			if p == v {
+				idx = i
+			}
+		}
+		if a.ctlParams[fn] == nil {
+			a.ctlParams[fn] = map[int]bool{}
+		}
+		a.ctlParams[fn][idx] = true
+		for _, call := range a.callers[fn] {
+			args := call.Common().Args
+			if call.Common().IsInvoke() {
+				args = append([]ssa.Value{call.Common().Value}, args...)
+			}
+			if idx < len(args) {
+				a.mark(args[idx])
+			}
+		}
+	case *ssa.FreeVar:
+		fn := v.Parent()
+		for i, fv := range fn.FreeVars {
+			if fv == v {
+				for _, mc := range a.closures[fn] {
+					a.mark(mc.Bindings[i])
+				}
+			}
+		}
+	case *ssa.Call:
+		a.backwardCall(v, -1)
+	case *ssa.Extract:
+		if call, ok := v.Tuple.(*ssa.Call); ok {
+			a.backwardCall(call, v.Index)
+			return
+		}
+		a.mark(v.Tuple)
+	case *ssa.UnOp:
+		a.mark(v.X)
+		if v.Op == token.MUL {
+			a.markPointees(v.X)
+		}
+	case *ssa.Phi:
+		for _, e := range v.Edges {
+			a.mark(e)
+		}
+	case *ssa.MakeSlice:
+		a.mark(v.Len)
+		a.mark(v.Cap)
+	case *ssa.MakeChan:
+		a.mark(v.Size)
+	case *ssa.MakeMap:
+		a.mark(v.Reserve)
+	case *ssa.MakeClosure:
+	case *ssa.Lookup:
+		a.mark(v.X)
+		a.mark(v.Index)
+		a.markPointees(v.X)
+	case *ssa.Range:
+		a.mark(v.X)
+		a.markPointees(v.X)
+	case *ssa.Next:
+		a.mark(v.Iter)
+	case *ssa.Select:
+		for _, st := range v.States {
+			a.mark(st.Chan)
+		}
+	case ssa.Instruction:
+		var ops []*ssa.Value
+		for _, op := range v.Operands(ops) {
+			if *op != nil {
+				a.mark(*op)
+			}
+		}
+	}
+}
+
+// backwardCall marks what the result of call (all results, or result k)
+// depends on.
+func (a *analysis) backwardCall(call *ssa.Call, k int) {
+	cc := call.Common()
+	if b, ok := cc.Value.(*ssa.Builtin); ok {
+		switch b.Name() {
+		case "len", "cap":
+			a.mark(cc.Args[0])
+		default:
+			for _, arg := range cc.Args {
+				a.mark(arg)
+			}
+		}
+		return
+	}
+	callee := cc.StaticCallee()
+	if callee != nil && isCommlib(callee) {
+		switch op := opName(callee); op {
+		case "Pool.WaitForAll":
+			for _, fn := range a.taskFuncs() {
+				a.markResults(fn, -1)
+			}
+		case "AtomicInt.Load", "AtomicInt.Add", "AtomicInt.Swap", "AtomicInt.CompareAndSwap",
+			"AtomicFloat.Load", "AtomicFloat.Add", "AtomicFloat.Swap", "AtomicFloat.CompareAndSwap":
+			a.mark(cc.Args[0])
+			a.markPointees(cc.Args[0])
+		}
+		return // other results (ranks, sizes, statuses, times) come from the interpreter
+	}
+	if targets := a.callees[call]; len(targets) > 0 {
+		for _, t := range targets {
+			a.markResults(t, k)
+		}
+		if cc.IsInvoke() || callee == nil {
+			a.mark(cc.Value)
+		}
+		return
+	}
+	// Outside the module: the result depends on the arguments and on what
+	// they point to.
+	a.keepCalls[call] = true
+	for _, arg := range cc.Args {
+		a.mark(arg)
+		a.markPointees(arg)
+	}
+	if cc.IsInvoke() {
+		a.mark(cc.Value)
+		a.markPointees(cc.Value)
+	}
+}
+
+// markResults makes result k (or all) of fn control.
+func (a *analysis) markResults(fn *ssa.Function, k int) {
+	if a.ctlResults[fn] == nil {
+		a.ctlResults[fn] = map[int]bool{}
+	}
+	n := fn.Signature.Results().Len()
+	for i := range n {
+		if k >= 0 && i != k {
+			continue
+		}
+		if a.ctlResults[fn][i] {
+			continue
+		}
+		a.ctlResults[fn][i] = true
+		for _, b := range fn.Blocks {
+			if ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok && i < len(ret.Results) {
+				a.mark(ret.Results[i])
+			}
+		}
+	}
+}
+
+// backwardLoc marks what may write the data at l: stores, copies,
+// appends, received messages, atomics, calls outside the module.
+func (a *analysis) backwardLoc(l loc) {
+	for _, w := range a.writers[l] {
+		switch w := w.(type) {
+		case *ssa.Store:
+			a.keepCalls[w] = true
+			a.mark(w.Val)
+			a.mark(w.Addr)
+		case *ssa.MapUpdate:
+			a.keepCalls[w] = true
+			a.mark(w.Map)
+			a.mark(w.Key)
+			a.mark(w.Value)
+		case ssa.CallInstruction:
+			a.keepCalls[w] = true
+			cc := w.Common()
+			callee := cc.StaticCallee()
+			if callee != nil && isCommlib(callee) {
+				op := opName(callee)
+				if len(commSpecs[op].recvBufs) > 0 {
+					// Received data decides control: the messages must carry
+					// their contents, so every sent buffer's contents matter.
+					for _, s := range a.sendBuffers() {
+						a.markPointees(s)
+					}
+				}
+				for _, arg := range cc.Args[1:] {
+					a.mark(arg)
+				}
+				continue
+			}
+			for _, arg := range cc.Args {
+				a.mark(arg)
+				a.markPointees(arg)
+			}
+		}
+	}
+}
+
+// indexWriters records, for every location, the instructions that may
+// write it.
+func (a *analysis) indexWriters() {
+	a.writers = map[loc][]ssa.Instruction{}
+	add := func(v ssa.Value, instr ssa.Instruction) {
+		for l := range a.pts[v] {
+			a.writers[l] = append(a.writers[l], instr)
+		}
+	}
+	for _, fn := range a.fns {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				switch w := instr.(type) {
+				case *ssa.Store:
+					add(w.Addr, w)
+				case *ssa.MapUpdate:
+					add(w.Map, w)
+				case ssa.CallInstruction:
+					cc := w.Common()
+					if bi, ok := cc.Value.(*ssa.Builtin); ok {
+						switch bi.Name() {
+						case "copy":
+							add(cc.Args[0], w)
+						case "append":
+							if v := w.Value(); v != nil {
+								add(v, w)
+							}
+						}
+						continue
+					}
+					callee := cc.StaticCallee()
+					switch {
+					case callee != nil && isCommlib(callee):
+						op := opName(callee)
+						for _, i := range commSpecs[op].recvBufs {
+							if i < len(cc.Args) {
+								add(cc.Args[i], w)
+							}
+						}
+						if len(op) > 6 && op[:6] == "Atomic" {
+							add(cc.Args[0], w)
+						}
+					case len(a.callees[w]) == 0:
+						for _, arg := range cc.Args {
+							if pointerLike(arg.Type()) {
+								add(arg, w)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// sendBuffers returns the buffers of every commlib call that sends data.
+func (a *analysis) sendBuffers() []ssa.Value {
+	var out []ssa.Value
+	for _, fn := range a.fns {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				call, ok := instr.(ssa.CallInstruction)
+				if !ok {
+					continue
+				}
+				callee := call.Common().StaticCallee()
+				if callee == nil || !isCommlib(callee) {
+					continue
+				}
+				for _, i := range commSpecs[opName(callee)].sendBufs {
+					if i < len(call.Common().Args) {
+						out = append(out, call.Common().Args[i])
+					}
+				}
+			}
+		}
+	}
+	return out
+}

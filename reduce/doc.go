@@ -1,0 +1,34 @@
+// Package reduce turns a program model into a reduced model: what decides
+// control flow and communication is kept, the rest is dropped and later
+// replaced by measured time (DESIGN.md §5; ParJava's model cleaning,
+// seed-003 §4.2 and §4.6, and loop-nest reduction, §4.3.2).
+//
+// The analysis works on the SSA form of the functions of the model:
+//
+//   - a flow-insensitive points-to analysis gives, for every pointer,
+//     slice or map, the abstract memory locations it may designate: an
+//     allocation site (or global) and a field or "all elements";
+//   - a forward taint pass finds the values that depend on data the
+//     interpreter will not have: the contents of bulk allocations (large
+//     or problem-size-dependent), random numbers, time, I/O, map iteration
+//     order, channel and select outcomes;
+//   - a backward closure from the roots — branch and loop conditions, the
+//     communication-shaping arguments of commlib calls, dynamic call
+//     targets — marks control values, through def-use, φ, parameters and
+//     results (interprocedurally), closures' free variables and memory (a
+//     store is control if a load that may read its location is). A root
+//     that is tainted is not followed: the decision is opaque, its
+//     outcomes come from the profile, and the reason is recorded.
+//
+// The result is written into the model (Leaf.Keep, Leaf.Control,
+// Leaf.ZeroArgs, Node.Opaque, Loop.Trip, Function.ControlParams,
+// ControlResults, ShapeOnly) and summarized in a [Report]. An allocation
+// whose value (its length) is control but whose elements are not is
+// shape-only: the interpreter keeps its length and capacity, no backing
+// store. Loops that do not communicate get a trip-count formula of kept
+// values and are collapse candidates; whether one is collapsed is decided
+// from its measured balance.
+//
+// With [Options.Exact] nothing is cut: every value the roots depend on is
+// kept, bulk data included (direct execution).
+package reduce

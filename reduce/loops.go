@@ -1,0 +1,415 @@
+// This file defines trip-count formulas and collapse candidates.
+
+package reduce
+
+import (
+	"fmt"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"github.com/predict-tools/predict/model"
+	"golang.org/x/tools/go/ssa"
+)
+
+// pureQueries are commlib calls that do not communicate or synchronize.
+var pureQueries = map[string]bool{"Comm.Rank": true, "Comm.Size": true, "Comm.WorldRank": true, "Wtime": true,
+	"Comm.Dims": true, "Comm.Coords": true, "Comm.CartRank": true, "Comm.Shift": true, "DimsCreate": true, "Pool.Size": true}
+
+// communicates reports, for every function, whether it communicates or
+// synchronizes (directly or through the functions it calls).
+func (a *analysis) communicates(prog *model.Program) map[string]string {
+	direct := map[string]string{}
+	calls := map[string][]string{}
+	for _, f := range prog.Functions {
+		model.Walk(f.Tree, func(n *model.Node) bool {
+			lf := n.Leaf
+			if lf == nil {
+				return true
+			}
+			switch lf.Kind {
+			case model.LeafCFC:
+				if !pureQueries[lf.Op] && direct[f.ID] == "" {
+					direct[f.ID] = lf.Op + " at " + n.Pos.Start.String()
+				}
+			case model.LeafSpawn:
+				if direct[f.ID] == "" {
+					direct[f.ID] = "go statement at " + n.Pos.Start.String()
+				}
+			case model.LeafUFC:
+				calls[f.ID] = append(calls[f.ID], lf.Callee)
+				calls[f.ID] = append(calls[f.ID], lf.Targets...)
+			}
+			return true
+		})
+	}
+	for changed := true; changed; {
+		changed = false
+		for id, cs := range calls {
+			if direct[id] != "" {
+				continue
+			}
+			for _, c := range cs {
+				if direct[c] != "" {
+					direct[id] = "a call of " + c + ", which communicates (" + direct[c] + ")"
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	return direct
+}
+
+// tripCount derives the trip count of loop node n of fn.
+func (a *analysis) tripCount(fn *ssa.Function, n *model.Node, comm map[string]string) *model.TripCount {
+	tc := &model.TripCount{}
+	l := n.Loop
+	switch l.Range {
+	case "map":
+		tc.Opaque = "range over a map: its order is random"
+	case "chan":
+		tc.Opaque = "range over a channel: it ends when the channel is closed"
+	case "func":
+		tc.Opaque = "range over a function: the iterator decides"
+	}
+	if tc.Opaque == "" {
+		tc.Formula, tc.Opaque = a.loopFormula(fn, n)
+	}
+	// Communication inside?
+	reason := ""
+	for _, part := range []*model.Node{l.Header, l.Body, l.Post, n.Cond} {
+		model.Walk(part, func(x *model.Node) bool {
+			if reason != "" || x.Leaf == nil {
+				return reason == ""
+			}
+			switch lf := x.Leaf; lf.Kind {
+			case model.LeafCFC:
+				if !pureQueries[lf.Op] {
+					reason = "it calls " + lf.Op + " at " + x.Pos.Start.String()
+				}
+			case model.LeafSpawn:
+				reason = "it starts a goroutine at " + x.Pos.Start.String()
+			case model.LeafUFC:
+				for _, c := range append([]string{lf.Callee}, lf.Targets...) {
+					if comm[c] != "" {
+						reason = "it calls " + c + ", which communicates (" + comm[c] + ")"
+						break
+					}
+				}
+			}
+			return reason == ""
+		})
+	}
+	switch {
+	case reason != "":
+		tc.Reason = "not a collapse candidate: " + reason
+	case tc.Formula == "":
+		tc.Reason = "not a collapse candidate: no trip-count formula"
+		if tc.Opaque != "" {
+			tc.Reason += " (" + tc.Opaque + ")"
+		}
+	default:
+		tc.Candidate = true
+	}
+	return tc
+}
+
+// loopFormula finds the trip count of a counted loop: the test compares an
+// induction variable (a φ of the header stepped by a constant) with a
+// bound that does not change in the loop.
+func (a *analysis) loopFormula(fn *ssa.Function, n *model.Node) (formula, opaque string) {
+	cond, negated := n.Cond, false
+	for cond != nil && cond.Kind == model.KindNot {
+		cond, negated = cond.Children[0], !negated
+	}
+	if cond == nil {
+		return "", ""
+	}
+	if cond.Kind != model.KindTest {
+		return "", ""
+	}
+	iff := fn.Blocks[*cond.Block].Instrs[len(fn.Blocks[*cond.Block].Instrs)-1].(*ssa.If)
+	if why := a.opaque[iff.Cond]; why != "" {
+		return "", why
+	}
+	bin, ok := iff.Cond.(*ssa.BinOp)
+	if !ok {
+		return "", ""
+	}
+	inLoop := loopBlocks(n)
+	op, x, bound := bin.Op, bin.X, bin.Y
+	if a.varies(bound, inLoop) {
+		op, x, bound = mirror(op), bin.Y, bin.X
+	}
+	if a.varies(bound, inLoop) {
+		return "", ""
+	}
+	if negated {
+		op = negate(op)
+	}
+	phi, offset := inductionPhi(x)
+	if phi == nil || !inLoop[phi.Block().Index] {
+		return "", ""
+	}
+	var init ssa.Value
+	var step int64
+	for i, e := range phi.Edges {
+		pred := phi.Block().Preds[i]
+		if inLoop[pred.Index] {
+			p, s := inductionPhi(e)
+			if p != phi || s == 0 {
+				return "", ""
+			}
+			step = s
+		} else if init == nil {
+			init = e
+		} else {
+			return "", ""
+		}
+	}
+	if init == nil || step == 0 {
+		return "", ""
+	}
+	first := a.plus(init, offset) // the first value tested
+	hi := a.expr(bound, 3)
+	var f string
+	switch {
+	case (op == token.LSS || op == token.NEQ) && step > 0:
+		f = ceilDiv(sub(hi, first), step)
+	case op == token.LEQ && step > 0:
+		f = floorDiv(sub(hi, first), step) + " + 1"
+	case (op == token.GTR || op == token.NEQ) && step < 0:
+		f = ceilDiv(sub(first, hi), -step)
+	case op == token.GEQ && step < 0:
+		f = floorDiv(sub(first, hi), -step) + " + 1"
+	default:
+		return "", ""
+	}
+	f = fmt.Sprintf("max(0, %s)", f)
+	if n.Loop.TestAtBottom {
+		f = "1 + " + f
+	}
+	return f, ""
+}
+
+// inductionPhi returns the φ that x is, or steps by a constant, and the
+// constant.
+func inductionPhi(x ssa.Value) (*ssa.Phi, int64) {
+	switch x := x.(type) {
+	case *ssa.Phi:
+		return x, 0
+	case *ssa.BinOp:
+		if c, ok := x.Y.(*ssa.Const); ok && (x.Op == token.ADD || x.Op == token.SUB) && c.Value != nil && c.Value.Kind() == constant.Int {
+			if p, ok := x.X.(*ssa.Phi); ok {
+				s, _ := constant.Int64Val(c.Value)
+				if x.Op == token.SUB {
+					s = -s
+				}
+				return p, s
+			}
+		}
+	}
+	return nil, 0
+}
+
+// varies reports whether v may change from one iteration to the next: it
+// is computed inside the loop from something other than invariants by
+// arithmetic, conversions and len/cap.
+func (a *analysis) varies(v ssa.Value, inLoop map[int]bool) bool {
+	instr, ok := v.(ssa.Instruction)
+	if !ok || instr.Block() == nil || !inLoop[instr.Block().Index] {
+		return false
+	}
+	switch v := v.(type) {
+	case *ssa.BinOp:
+		return a.varies(v.X, inLoop) || a.varies(v.Y, inLoop)
+	case *ssa.UnOp:
+		return v.Op == token.MUL || v.Op == token.ARROW || a.varies(v.X, inLoop)
+	case *ssa.Convert:
+		return a.varies(v.X, inLoop)
+	case *ssa.ChangeType:
+		return a.varies(v.X, inLoop)
+	case *ssa.Call:
+		if b, ok := v.Call.Value.(*ssa.Builtin); ok && (b.Name() == "len" || b.Name() == "cap") {
+			return a.varies(v.Call.Args[0], inLoop)
+		}
+	}
+	return true
+}
+
+// loopBlocks returns the SSA blocks of a loop node.
+func loopBlocks(n *model.Node) map[int]bool {
+	in := map[int]bool{}
+	model.Walk(n, func(x *model.Node) bool {
+		if x.Leaf != nil {
+			in[x.Leaf.Block] = true
+		}
+		if x.Block != nil {
+			in[*x.Block] = true
+		}
+		return true
+	})
+	return in
+}
+
+func mirror(op token.Token) token.Token {
+	switch op {
+	case token.LSS:
+		return token.GTR
+	case token.GTR:
+		return token.LSS
+	case token.LEQ:
+		return token.GEQ
+	case token.GEQ:
+		return token.LEQ
+	}
+	return op
+}
+
+func negate(op token.Token) token.Token {
+	switch op {
+	case token.LSS:
+		return token.GEQ
+	case token.GEQ:
+		return token.LSS
+	case token.GTR:
+		return token.LEQ
+	case token.LEQ:
+		return token.GTR
+	case token.EQL:
+		return token.NEQ
+	case token.NEQ:
+		return token.EQL
+	}
+	return op
+}
+
+// plus prints v + k, folding constants.
+func (a *analysis) plus(v ssa.Value, k int64) string {
+	if c, ok := v.(*ssa.Const); ok && c.Value != nil && c.Value.Kind() == constant.Int {
+		x, _ := constant.Int64Val(c.Value)
+		return fmt.Sprint(x + k)
+	}
+	switch {
+	case k > 0:
+		return fmt.Sprintf("%s + %d", a.expr(v, 3), k)
+	case k < 0:
+		return fmt.Sprintf("%s - %d", a.expr(v, 3), -k)
+	}
+	return a.expr(v, 3)
+}
+
+func sub(x, y string) string {
+	switch y {
+	case "0":
+		return x
+	}
+	if strings.HasPrefix(y, "-") && !strings.ContainsAny(y[1:], " +-") {
+		return x + " + " + y[1:]
+	}
+	if strings.ContainsAny(y, " +-") {
+		y = "(" + y + ")"
+	}
+	return x + " - " + y
+}
+
+func ceilDiv(x string, k int64) string {
+	if k == 1 {
+		return x
+	}
+	return fmt.Sprintf("ceil((%s) / %d)", x, k)
+}
+
+func floorDiv(x string, k int64) string {
+	if k == 1 {
+		return x
+	}
+	return fmt.Sprintf("floor((%s) / %d)", x, k)
+}
+
+// expr prints v as an expression of named values, constants, len/cap and
+// arithmetic, to the given depth.
+func (a *analysis) expr(v ssa.Value, depth int) string {
+	switch v := v.(type) {
+	case *ssa.Const:
+		if v.Value == nil {
+			return "0"
+		}
+		if v.Value.Kind() == constant.Int {
+			return v.Value.ExactString()
+		}
+		return v.Value.String()
+	case *ssa.Parameter, *ssa.FreeVar:
+		return v.Name()
+	case *ssa.Global:
+		return v.Name()
+	}
+	if name := a.loaded.Names[v]; name != "" {
+		return name
+	}
+	if depth <= 0 {
+		return v.Name()
+	}
+	switch v := v.(type) {
+	case *ssa.UnOp:
+		if v.Op == token.MUL {
+			return "*" + a.expr(v.X, depth-1)
+		}
+		return v.Op.String() + a.expr(v.X, depth-1)
+	case *ssa.BinOp:
+		return "(" + a.expr(v.X, depth-1) + " " + v.Op.String() + " " + a.expr(v.Y, depth-1) + ")"
+	case *ssa.IndexAddr:
+		return a.expr(v.X, depth-1) + "[" + a.expr(v.Index, depth-1) + "]"
+	case *ssa.FieldAddr:
+		if st, ok := v.X.Type().Underlying().(*types.Pointer).Elem().Underlying().(*types.Struct); ok {
+			return a.expr(v.X, depth-1) + "." + st.Field(v.Field).Name()
+		}
+	case *ssa.Convert:
+		return a.expr(v.X, depth)
+	case *ssa.ChangeType:
+		return a.expr(v.X, depth)
+	case *ssa.Call:
+		if b, ok := v.Call.Value.(*ssa.Builtin); ok && (b.Name() == "len" || b.Name() == "cap") {
+			return b.Name() + "(" + a.expr(v.Call.Args[0], depth-1) + ")"
+		}
+		if f := v.Call.StaticCallee(); f != nil && isCommlib(f) {
+			return opName(f) + "()"
+		}
+	case *ssa.Extract:
+		if call, ok := v.Tuple.(*ssa.Call); ok {
+			if f := call.Call.StaticCallee(); f != nil && isCommlib(f) && opName(f) == "Comm.Shift" {
+				return fmt.Sprintf("Shift()[%d]", v.Index)
+			}
+		}
+	}
+	return v.Name()
+}
+
+// nestFormula is the number of runs of the innermost body of the perfect
+// nest n heads (n's body holds one loop and nothing else that loops).
+func nestFormula(n *model.Node) string {
+	if n.Loop.Trip == nil || n.Loop.Trip.Formula == "" {
+		return ""
+	}
+	var inner *model.Node
+	count := 0
+	for _, c := range n.Loop.Body.Children {
+		if c.Kind == model.KindLoop {
+			inner = c
+			count++
+		}
+	}
+	if count != 1 || inner.Loop.Trip == nil {
+		return ""
+	}
+	in := inner.Loop.Trip.Nest
+	if in == "" {
+		in = inner.Loop.Trip.Formula
+	}
+	if in == "" {
+		return ""
+	}
+	return fmt.Sprintf("Σ over (%s) iterations of [%s]", n.Loop.Trip.Formula, in)
+}

@@ -1,0 +1,368 @@
+// This file defines the abstract memory of the analysis and a
+// flow-insensitive, context-insensitive points-to analysis over it.
+
+package reduce
+
+import (
+	"fmt"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// object is an allocation site: make, new, &T{}, a local that escapes, a
+// global, or the result of a call outside the module.
+type object struct {
+	site ssa.Value
+	desc string // e.g. "make([]float64, t12)" or "global gvar1"
+	pos  token.Pos
+	bulk string // why its elements are bulk data, or ""
+}
+
+// loc is an abstract memory location: a field of an object ("f2"), all of
+// its elements ("[]"), or the whole object ("*").
+type loc struct {
+	obj *object
+	sel string
+}
+
+func (l loc) String() string { return fmt.Sprintf("%s%s", l.obj.desc, l.sel) }
+
+type locSet map[loc]bool
+
+// addAll adds src to *dst and reports whether *dst grew.
+func addAll(dst *locSet, src locSet) bool {
+	grew := false
+	for l := range src {
+		if !(*dst)[l] {
+			if *dst == nil {
+				*dst = locSet{}
+			}
+			(*dst)[l] = true
+			grew = true
+		}
+	}
+	return grew
+}
+
+// BulkThreshold is the number of elements above which a constant-size
+// allocation counts as bulk data; any allocation whose size is not a
+// constant does too.
+const BulkThreshold = 4096
+
+// objectOf returns the object of an allocation site, making it once.
+func (a *analysis) objectOf(site ssa.Value, desc string) *object {
+	if o := a.objects[site]; o != nil {
+		return o
+	}
+	o := &object{site: site, desc: desc, pos: site.Pos()}
+	if elemHoldsPointers(site.Type()) {
+		// Elements that are slices, maps or pointers are structure, not
+		// bulk numbers: what they point to is followed instead.
+		a.objects[site] = o
+		return o
+	}
+	switch s := site.(type) {
+	case *ssa.MakeSlice:
+		if c, ok := s.Len.(*ssa.Const); !ok {
+			if problemSized(s.Len, 8) {
+				o.bulk = fmt.Sprintf("the contents of %s, whose size depends on the problem", a.describe(site))
+			}
+		} else if c.Int64() > BulkThreshold {
+			o.bulk = fmt.Sprintf("the contents of %s, a large allocation", a.describe(site))
+		}
+	case *ssa.Alloc:
+		if arr, ok := s.Type().(*types.Pointer).Elem().Underlying().(*types.Array); ok && arr.Len() > BulkThreshold {
+			o.bulk = fmt.Sprintf("the contents of %s, a large array", a.describe(site))
+		}
+	}
+	a.objects[site] = o
+	return o
+}
+
+// pointsTo runs the points-to analysis to a fixed point.
+func (a *analysis) pointsTo() {
+	// Globals designate themselves.
+	for _, fn := range a.fns {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				var ops []*ssa.Value
+				for _, op := range instr.Operands(ops) {
+					if g, ok := (*op).(*ssa.Global); ok {
+						a.addLoc(g, loc{a.objectOf(g, "global "+g.Name()), "*"})
+					}
+				}
+			}
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, fn := range a.fns {
+			for _, b := range fn.Blocks {
+				for _, instr := range b.Instrs {
+					if a.ptsInstr(fn, instr) {
+						changed = true
+					}
+				}
+			}
+		}
+	}
+}
+
+// flow adds the locations of src to those of dst.
+func (a *analysis) flow(dst, src ssa.Value) bool {
+	if src == nil || len(a.pts[src]) == 0 {
+		return false
+	}
+	s := a.pts[dst]
+	grew := addAll(&s, a.pts[src])
+	a.pts[dst] = s
+	return grew
+}
+
+func (a *analysis) addLoc(v ssa.Value, l loc) bool {
+	s := a.pts[v]
+	if s[l] {
+		return false
+	}
+	if s == nil {
+		s = locSet{}
+	}
+	s[l] = true
+	a.pts[v] = s
+	return true
+}
+
+// reselect makes every location of src point at selector sel of its
+// object, into dst.
+func (a *analysis) reselect(dst, src ssa.Value, sel string) bool {
+	grew := false
+	for l := range a.pts[src] {
+		if a.addLoc(dst, loc{l.obj, sel}) {
+			grew = true
+		}
+	}
+	return grew
+}
+
+// ptsInstr applies the points-to rule of one instruction.
+func (a *analysis) ptsInstr(fn *ssa.Function, instr ssa.Instruction) bool {
+	switch v := instr.(type) {
+	case *ssa.Alloc:
+		sel := "*"
+		if _, ok := v.Type().(*types.Pointer).Elem().Underlying().(*types.Array); ok {
+			sel = "[]"
+		}
+		return a.addLoc(v, loc{a.objectOf(v, a.describe(v)), sel})
+	case *ssa.MakeSlice, *ssa.MakeMap, *ssa.MakeChan:
+		val := v.(ssa.Value)
+		return a.addLoc(val, loc{a.objectOf(val, a.describe(val)), "[]"})
+	case *ssa.FieldAddr:
+		return a.reselect(v, v.X, fmt.Sprintf(".f%d", v.Field))
+	case *ssa.IndexAddr:
+		return a.reselect(v, v.X, "[]")
+	case *ssa.Slice:
+		return a.reselect(v, v.X, "[]")
+	case *ssa.Field:
+		return a.flow(v, v.X)
+	case *ssa.Index:
+		return a.flow(v, v.X)
+	case *ssa.UnOp:
+		if v.Op == token.MUL { // load
+			grew := false
+			for l := range a.pts[v.X] {
+				s := a.pts[v]
+				if addAll(&s, a.contents[l]) {
+					a.pts[v] = s
+					grew = true
+				}
+			}
+			return grew
+		}
+		return a.flow(v, v.X)
+	case *ssa.Store:
+		grew := false
+		for l := range a.pts[v.Addr] {
+			c := a.contents[l]
+			if addAll(&c, a.pts[v.Val]) {
+				a.contents[l] = c
+				grew = true
+			}
+		}
+		return grew
+	case *ssa.Phi:
+		grew := false
+		for _, e := range v.Edges {
+			if a.flow(v, e) {
+				grew = true
+			}
+		}
+		return grew
+	case *ssa.Convert, *ssa.ChangeType, *ssa.MakeInterface, *ssa.ChangeInterface, *ssa.TypeAssert,
+		*ssa.Extract, *ssa.SliceToArrayPointer, *ssa.MultiConvert:
+		grew := false
+		var ops []*ssa.Value
+		for _, op := range instr.Operands(ops) {
+			if *op != nil && a.flow(v.(ssa.Value), *op) {
+				grew = true
+			}
+		}
+		return grew
+	case *ssa.Lookup:
+		return a.flow(v, v.X)
+	case *ssa.MakeClosure:
+		grew := false
+		if callee, ok := v.Fn.(*ssa.Function); ok && a.analyzed[callee] {
+			for i, b := range v.Bindings {
+				if a.flow(callee.FreeVars[i], b) {
+					grew = true
+				}
+			}
+		}
+		return grew
+	case ssa.CallInstruction:
+		return a.ptsCall(v)
+	case *ssa.Return:
+		grew := false
+		for _, r := range v.Results {
+			if a.flow(a.resultsOf(fn), r) {
+				grew = true
+			}
+		}
+		return grew
+	}
+	return false
+}
+
+// resultsOf returns a stand-in value collecting what fn may return.
+func (a *analysis) resultsOf(fn *ssa.Function) ssa.Value {
+	r := a.results[fn]
+	if r == nil {
+		r = &resultValue{fn: fn}
+		a.results[fn] = r
+	}
+	return r
+}
+
+// ptsCall applies the points-to rules of a call.
+func (a *analysis) ptsCall(call ssa.CallInstruction) bool {
+	cc := call.Common()
+	grew := false
+	if b, ok := cc.Value.(*ssa.Builtin); ok {
+		v := call.Value()
+		switch b.Name() {
+		case "append":
+			if v != nil {
+				if a.flow(v, cc.Args[0]) {
+					grew = true
+				}
+				if a.addLoc(v, loc{a.objectOf(v, "append at "+a.where(v.Pos())), "[]"}) {
+					grew = true
+				}
+			}
+		case "copy":
+			for d := range a.pts[cc.Args[0]] {
+				for s := range a.pts[cc.Args[1]] {
+					c := a.contents[d]
+					if addAll(&c, a.contents[s]) {
+						a.contents[d] = c
+						grew = true
+					}
+				}
+			}
+		}
+		return grew
+	}
+	targets := a.callees[call]
+	for _, t := range targets {
+		args := cc.Args
+		if cc.IsInvoke() {
+			args = append([]ssa.Value{cc.Value}, args...)
+		}
+		for i, p := range t.Params {
+			if i < len(args) && a.flow(p, args[i]) {
+				grew = true
+			}
+		}
+		if v := call.Value(); v != nil && a.flow(v, a.resultsOf(t)) {
+			grew = true
+		}
+	}
+	if len(targets) == 0 {
+		// Outside the module: what it returns is a fresh object per call site.
+		if v := call.Value(); v != nil && pointerLike(v.Type()) {
+			if a.addLoc(v, loc{a.objectOf(v, a.callName(cc)+" at "+a.where(v.Pos())), "*"}) {
+				grew = true
+			}
+		}
+	}
+	return grew
+}
+
+// pointerLike reports whether values of t can designate memory.
+func pointerLike(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Pointer, *types.Slice, *types.Map, *types.Chan, *types.Interface, *types.Signature:
+		return true
+	case *types.Tuple:
+		for i := range u.Len() {
+			if pointerLike(u.At(i).Type()) {
+				return true
+			}
+		}
+	case *types.Struct:
+		for i := range u.NumFields() {
+			if pointerLike(u.Field(i).Type()) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// resultValue stands for the results of a function in the analysis maps.
+type resultValue struct {
+	ssa.Value
+	fn *ssa.Function
+}
+
+// problemSized reports whether an allocation size may depend on the
+// problem: anything but constants and the number of ranks (per-rank
+// tables of counts and displacements are control data, not bulk).
+func problemSized(v ssa.Value, depth int) bool {
+	if depth == 0 {
+		return true
+	}
+	switch v := v.(type) {
+	case *ssa.Const:
+		return false
+	case *ssa.BinOp:
+		return problemSized(v.X, depth-1) || problemSized(v.Y, depth-1)
+	case *ssa.Convert:
+		return problemSized(v.X, depth-1)
+	case *ssa.Call:
+		if f := v.Call.StaticCallee(); f != nil && isCommlib(f) {
+			switch opName(f) {
+			case "Comm.Size", "Pool.Size":
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// elemHoldsPointers reports whether the elements of the memory an
+// allocation of type t designates can hold pointers.
+func elemHoldsPointers(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Slice:
+		return pointerLike(u.Elem())
+	case *types.Pointer:
+		if arr, ok := u.Elem().Underlying().(*types.Array); ok {
+			return pointerLike(arr.Elem())
+		}
+		return pointerLike(u.Elem())
+	}
+	return false
+}

@@ -1,0 +1,118 @@
+// This file defines the reduction report and its text form.
+
+package reduce
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Report summarizes a reduction per function.
+type Report struct {
+	Package   string           `json:"package"`
+	Exact     bool             `json:"exact"`
+	Functions []FunctionReport `json:"functions"`
+}
+
+// FunctionReport is the reduction of one function.
+type FunctionReport struct {
+	ID            string       `json:"id"`
+	Pos           string       `json:"pos"`
+	Instrs        int          `json:"instrs"`
+	Kept          int          `json:"kept"`
+	Dropped       int          `json:"dropped"`
+	ControlParams []string     `json:"control_params,omitempty"`
+	ControlVars   []string     `json:"control_vars,omitempty"` // source variables whose values are kept
+	ShapeOnly     []string     `json:"shape_only,omitempty"`
+	Opaque        []Decision   `json:"opaque,omitempty"`
+	Loops         []LoopReport `json:"loops,omitempty"`
+}
+
+// Decision is an opaque decision: its outcomes come from the profile.
+type Decision struct {
+	Where  string `json:"where"`
+	What   string `json:"what"`
+	Reason string `json:"reason"`
+}
+
+// LoopReport is a loop's trip count and whether it may be collapsed.
+type LoopReport struct {
+	Where     string `json:"where"`
+	Form      string `json:"form"`
+	Formula   string `json:"formula,omitempty"`
+	Nest      string `json:"nest,omitempty"`
+	Opaque    string `json:"opaque,omitempty"`
+	Candidate bool   `json:"candidate"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// Totals sums instructions over functions.
+func (r *Report) Totals() (instrs, kept, dropped int) {
+	for _, f := range r.Functions {
+		instrs += f.Instrs
+		kept += f.Kept
+		dropped += f.Dropped
+	}
+	return
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+// WriteText writes the report for people.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	instrs, kept, dropped := r.Totals()
+	mode := "default (opaque decisions are cut)"
+	if r.Exact {
+		mode = "exact (nothing is cut)"
+	}
+	fmt.Fprintf(&b, "reduction of %s, %s\n", r.Package, mode)
+	fmt.Fprintf(&b, "instructions: %d, kept %d, dropped %d\n", instrs, kept, dropped)
+	for _, f := range r.Functions {
+		fmt.Fprintf(&b, "\nfunc %s  %s\n", f.ID, f.Pos)
+		fmt.Fprintf(&b, "  instructions %d, kept %d, dropped %d\n", f.Instrs, f.Kept, f.Dropped)
+		if len(f.ControlParams) > 0 {
+			fmt.Fprintf(&b, "  control parameters: %s\n", strings.Join(f.ControlParams, ", "))
+		}
+		if len(f.ControlVars) > 0 {
+			fmt.Fprintf(&b, "  control variables: %s\n", strings.Join(f.ControlVars, ", "))
+		}
+		for _, s := range f.ShapeOnly {
+			fmt.Fprintf(&b, "  shape only: %s\n", s)
+		}
+		for _, d := range f.Opaque {
+			fmt.Fprintf(&b, "  opaque: %s  %s\n    because it depends on %s\n", d.Where, d.What, d.Reason)
+		}
+		for _, l := range f.Loops {
+			fmt.Fprintf(&b, "  loop %s %s", l.Form, l.Where)
+			switch {
+			case l.Formula != "":
+				fmt.Fprintf(&b, "  trips = %s", l.Formula)
+			case l.Opaque != "":
+				fmt.Fprintf(&b, "  trips opaque: %s", l.Opaque)
+			default:
+				fmt.Fprintf(&b, "  trips: no formula")
+			}
+			if l.Candidate {
+				b.WriteString("  [collapse candidate]")
+			}
+			b.WriteString("\n")
+			if l.Nest != "" {
+				fmt.Fprintf(&b, "    nest: %s\n", l.Nest)
+			}
+			if !l.Candidate && l.Reason != "" {
+				fmt.Fprintf(&b, "    %s\n", l.Reason)
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

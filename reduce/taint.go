@@ -1,0 +1,342 @@
+// This file defines the taint pass: which values depend on data the
+// interpreter will not have, and why.
+
+package reduce
+
+import (
+	"go/token"
+	"strings"
+
+	"github.com/predict-tools/predict/modelgen"
+	"golang.org/x/tools/go/ssa"
+)
+
+// taintPass propagates opaque sources forward to a fixed point.
+func (a *analysis) taintPass() {
+	for changed := true; changed; {
+		changed = false
+		for _, fn := range a.fns {
+			for _, b := range fn.Blocks {
+				for _, instr := range b.Instrs {
+					if a.taintInstr(fn, instr) {
+						changed = true
+					}
+				}
+			}
+		}
+	}
+}
+
+// setTaint records why v is tainted. Of several reasons it keeps the
+// least (in string order), so that the result does not depend on the
+// order in which the analysis visits maps.
+func (a *analysis) setTaint(v ssa.Value, why string) bool {
+	if why == "" || v == nil {
+		return false
+	}
+	if old := a.taint[v]; old != "" && old <= why {
+		return false
+	}
+	a.taint[v] = why
+	return true
+}
+
+func (a *analysis) setTaintLoc(l loc, why string) bool {
+	if why == "" {
+		return false
+	}
+	if old := a.taintLoc[l]; old != "" && old <= why {
+		return false
+	}
+	a.taintLoc[l] = why
+	return true
+}
+
+// least returns the least non-empty reason.
+func least(xs ...string) string {
+	var m string
+	for _, x := range xs {
+		if x != "" && (m == "" || x < m) {
+			m = x
+		}
+	}
+	return m
+}
+
+// locTaint is why the data at l is tainted: stored tainted data, or the
+// elements of a bulk allocation.
+func (a *analysis) locTaint(l loc) string {
+	if t := a.taintLoc[l]; t != "" {
+		return t
+	}
+	if l.sel == "[]" {
+		return l.obj.bulk
+	}
+	return ""
+}
+
+// pointeeTaint is the taint of the data v points to.
+func (a *analysis) pointeeTaint(v ssa.Value) string {
+	var t string
+	for l := range a.pts[v] {
+		t = least(t, a.locTaint(l))
+	}
+	return t
+}
+
+// operandTaint is the taint of the operands of instr.
+func (a *analysis) operandTaint(instr ssa.Instruction) string {
+	var t string
+	var ops []*ssa.Value
+	for _, op := range instr.Operands(ops) {
+		if *op != nil {
+			t = least(t, a.taint[*op])
+		}
+	}
+	return t
+}
+
+func (a *analysis) taintInstr(fn *ssa.Function, instr ssa.Instruction) bool {
+	switch v := instr.(type) {
+	case *ssa.UnOp:
+		switch v.Op {
+		case token.MUL:
+			return a.setTaint(v, least(a.taint[v.X], a.pointeeTaint(v.X)))
+		case token.ARROW:
+			return a.setTaint(v, "a value received from a channel at "+a.where(v.Pos()))
+		}
+		return a.setTaint(v, a.taint[v.X])
+	case *ssa.Store:
+		t := a.taint[v.Val]
+		grew := false
+		for l := range a.pts[v.Addr] {
+			if a.setTaintLoc(l, t) {
+				grew = true
+			}
+		}
+		return grew
+	case *ssa.MapUpdate:
+		t := least(a.taint[v.Key], a.taint[v.Value])
+		grew := false
+		for l := range a.pts[v.Map] {
+			if a.setTaintLoc(l, t) {
+				grew = true
+			}
+		}
+		return grew
+	case *ssa.Lookup:
+		return a.setTaint(v, least(a.operandTaint(v), a.pointeeTaint(v.X)))
+	case *ssa.Next:
+		if !v.IsString {
+			return a.setTaint(v, "the iteration order of a map at "+a.where(v.Pos()))
+		}
+		return a.setTaint(v, a.operandTaint(v))
+	case *ssa.Select:
+		return a.setTaint(v, "the outcome of a select at "+a.where(v.Pos()))
+	case *ssa.Return:
+		grew := a.setTaint(a.resultsOf(fn), a.operandTaint(v))
+		if a.resTaint[fn] == nil {
+			a.resTaint[fn] = make([]string, len(v.Results))
+		}
+		for i, r := range v.Results {
+			if i < len(a.resTaint[fn]) {
+				if m := least(a.resTaint[fn][i], a.taint[r]); m != a.resTaint[fn][i] {
+					a.resTaint[fn][i] = m
+					grew = true
+				}
+			}
+		}
+		return grew
+	case *ssa.Extract:
+		if call, ok := v.Tuple.(*ssa.Call); ok && len(a.callees[call]) > 0 {
+			grew := false
+			for _, t := range a.callees[call] {
+				if rt := a.resTaint[t]; v.Index < len(rt) && a.setTaint(v, rt[v.Index]) {
+					grew = true
+				}
+			}
+			return grew
+		}
+		return a.setTaint(v, a.operandTaint(v))
+	case *ssa.MakeClosure:
+		grew := false
+		if callee, ok := v.Fn.(*ssa.Function); ok && a.analyzed[callee] {
+			for i, b := range v.Bindings {
+				if a.setTaint(callee.FreeVars[i], a.taint[b]) {
+					grew = true
+				}
+			}
+		}
+		return grew
+	case ssa.CallInstruction:
+		return a.taintCall(v)
+	case *ssa.Phi, *ssa.BinOp, *ssa.Convert, *ssa.ChangeType, *ssa.MakeInterface, *ssa.ChangeInterface,
+		*ssa.TypeAssert, *ssa.Field, *ssa.Index, *ssa.FieldAddr, *ssa.IndexAddr, *ssa.Slice,
+		*ssa.SliceToArrayPointer, *ssa.MultiConvert, *ssa.Range:
+		return a.setTaint(v.(ssa.Value), a.operandTaint(v))
+	}
+	return false
+}
+
+// taintCall applies the taint rules of a call.
+func (a *analysis) taintCall(call ssa.CallInstruction) bool {
+	cc := call.Common()
+	res := call.Value()
+	grew := false
+	if b, ok := cc.Value.(*ssa.Builtin); ok {
+		switch b.Name() {
+		case "copy":
+			t := a.pointeeTaint(cc.Args[1])
+			for l := range a.pts[cc.Args[0]] {
+				if a.setTaintLoc(l, t) {
+					grew = true
+				}
+			}
+			return grew
+		case "len", "cap":
+			return res != nil && a.setTaint(res, a.taint[cc.Args[0]])
+		}
+		return res != nil && a.setTaint(res, a.operandTaint(call))
+	}
+	args := cc.Args
+	if cc.IsInvoke() {
+		args = append([]ssa.Value{cc.Value}, args...)
+	}
+	if callee := cc.StaticCallee(); callee != nil && isCommlib(callee) {
+		return a.taintCommlib(call, callee, args)
+	}
+	if targets := a.callees[call]; len(targets) > 0 {
+		for _, t := range targets {
+			for i, p := range t.Params {
+				if i < len(args) && a.setTaint(p, a.taint[args[i]]) {
+					grew = true
+				}
+			}
+			if res != nil && a.setTaint(res, a.taint[a.resultsOf(t)]) {
+				grew = true
+			}
+		}
+		return grew
+	}
+	// Outside the module.
+	name := a.callName(cc)
+	if why := sourceKind(cc); why != "" {
+		return res != nil && a.setTaint(res, why+" ("+name+" at "+a.where(call.Pos())+")")
+	}
+	var t string
+	for _, arg := range args {
+		t = least(t, a.taint[arg], a.pointeeTaint(arg))
+	}
+	if res != nil && a.setTaint(res, t) {
+		grew = true
+	}
+	// It may store what it was given into what its arguments point to.
+	for _, arg := range args {
+		for l := range a.pts[arg] {
+			if a.setTaintLoc(l, t) {
+				grew = true
+			}
+		}
+	}
+	return grew
+}
+
+// sourceKind says whether a call outside the module produces data the
+// interpreter cannot know: random numbers, time, input.
+func sourceKind(cc *ssa.CallCommon) string {
+	var pkg string
+	if f := cc.StaticCallee(); f != nil && f.Pkg != nil {
+		pkg = f.Pkg.Pkg.Path()
+	} else if f != nil && f.Origin() != nil && f.Origin().Pkg != nil {
+		pkg = f.Origin().Pkg.Pkg.Path()
+	} else if cc.IsInvoke() && cc.Method.Pkg() != nil {
+		pkg = cc.Method.Pkg().Path()
+	}
+	switch {
+	case pkg == "math/rand" || pkg == "math/rand/v2" || pkg == "crypto/rand":
+		return "random numbers"
+	case pkg == "time":
+		return "the wall-clock time"
+	case pkg == "os" || pkg == "io" || pkg == "bufio" || strings.HasPrefix(pkg, "net") || pkg == "io/ioutil":
+		return "input/output"
+	case pkg == "fmt" && cc.StaticCallee() != nil && strings.Contains(cc.StaticCallee().Name(), "scan"):
+		return "input/output"
+	}
+	return ""
+}
+
+// taintCommlib applies the taint rules of commlib calls: message data
+// carries the taint of every send buffer's contents; a pool's reduction
+// carries that of its tasks' results; atomics are memory.
+func (a *analysis) taintCommlib(call ssa.CallInstruction, callee *ssa.Function, args []ssa.Value) bool {
+	op := opName(callee)
+	res := call.Value()
+	grew := false
+	spec := commSpecs[op]
+	for _, i := range spec.sendBufs {
+		if i < len(args) {
+			if t := a.pointeeTaint(args[i]); t != "" {
+				if m := least(a.msgTaint, t+", communicated"); m != a.msgTaint {
+					a.msgTaint = m
+					grew = true
+				}
+			}
+		}
+	}
+	for _, i := range spec.recvBufs {
+		if i < len(args) {
+			for l := range a.pts[args[i]] {
+				if a.setTaintLoc(l, a.msgTaint) {
+					grew = true
+				}
+			}
+		}
+	}
+	switch op {
+	case "Pool.WaitForAll":
+		for _, fn := range a.taskFuncs() {
+			if res != nil && a.setTaint(res, a.taint[a.resultsOf(fn)]) {
+				grew = true
+			}
+		}
+	case "AtomicInt.Load", "AtomicInt.Add", "AtomicInt.Swap", "AtomicFloat.Load", "AtomicFloat.Add", "AtomicFloat.Swap":
+		if res != nil && a.setTaint(res, a.pointeeTaint(args[0])) {
+			grew = true
+		}
+	}
+	if strings.HasPrefix(op, "Atomic") && len(args) > 1 {
+		for l := range a.pts[args[0]] {
+			for _, arg := range args[1:] {
+				if a.setTaintLoc(l, a.taint[arg]) {
+					grew = true
+				}
+			}
+		}
+	}
+	return grew
+}
+
+// taskFuncs returns the functions passed to Pool.SetTask anywhere.
+func (a *analysis) taskFuncs() []*ssa.Function {
+	var out []*ssa.Function
+	for _, fn := range a.fns {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				call, ok := instr.(*ssa.Call)
+				if !ok {
+					continue
+				}
+				callee := call.Common().StaticCallee()
+				if callee == nil || !isCommlib(callee) || opName(callee) != "Pool.SetTask" {
+					continue
+				}
+				for _, arg := range call.Common().Args {
+					if g := modelgen.FunctionOf(arg); g != nil && a.analyzed[g] {
+						out = append(out, g)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
