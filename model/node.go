@@ -28,12 +28,12 @@ const (
 type Node struct {
 	ID       string  `json:"id"`
 	Kind     Kind    `json:"kind"`
-	Pos      Range   `json:"pos"`
+	Pos      Range   `json:"pos,omitzero"`
 	Children []*Node `json:"children,omitempty"`
 	Cond     *Node   `json:"cond,omitempty"` // the test of if, ifelse, case, loop and region blocks
 
 	Value  string  `json:"value,omitempty"`  // KindTest: the SSA value branched on
-	Block  *int    `json:"block,omitempty"`  // KindTest, KindBlock: the SSA block index
+	Block  *int    `json:"block,omitempty"`  // KindTest, KindBlock: the SSA block index (none for a region's jump blocks)
 	Target string  `json:"target,omitempty"` // KindBreak, KindContinue: the loop's ID
 	Succs  []int   `json:"succs,omitempty"`  // KindBlock: successor blocks (true, false for a Cond); -1 leaves the region
 	Loop   *Loop   `json:"loop,omitempty"`
@@ -67,7 +67,7 @@ const (
 // goes to Post (or to the test).
 type Loop struct {
 	Form         LoopForm `json:"form"`
-	Range        string   `json:"range,omitempty"` // for range loops: "slice", "int", "map", "chan", "string", "func", "array", "pointer"
+	Range        string   `json:"range,omitempty"` // for range loops: "slice", "array" (also through a pointer), "string", "int", "map", "chan", "func", "generic"
 	TestAtBottom bool     `json:"test_at_bottom,omitempty"`
 	// Trip, filled by reduce, is the loop's trip count as a formula of
 	// kept values, when it has one.

@@ -41,19 +41,12 @@ func (p *Program) checkShape() error {
 	if p.Driver != "" && !funcs[p.Driver] {
 		return fmt.Errorf("driver %q is not among the functions", p.Driver)
 	}
-	// Node IDs are unique among the trees of the program, and among their
-	// recover trees. modelgen numbers a recover tree apart from its
-	// function's tree, so the two may share an ID; tolerated until it
-	// does not.
-	treeIDs, recoverIDs := map[string]bool{}, map[string]bool{}
+	// Node IDs are unique in the program, recover trees included.
+	ids := map[string]bool{}
 	for _, f := range p.Functions {
 		loops := map[string]bool{}
 		var jumps []*Node
-		for i, tree := range []*Node{f.Tree, f.Recover} {
-			ids := treeIDs
-			if i == 1 {
-				ids = recoverIDs
-			}
+		for _, tree := range []*Node{f.Tree, f.Recover} {
 			if err := checkNode(tree, ids, loops, &jumps); err != nil {
 				return fmt.Errorf("function %s: %v", f.ID, err)
 			}

@@ -134,11 +134,11 @@ func (b *builder) function(fn *ssa.Function) *model.Function {
 			}
 		}
 	}
-	for _, tree := range []*model.Node{f.Tree, f.Recover} {
-		if tree != nil {
-			fb.recoverSwitches(tree)
-			fb.finish(f, tree)
-		}
+	fb.recoverSwitches(f.Tree)
+	fb.finish(f.ID, f.Tree)
+	if f.Recover != nil {
+		fb.recoverSwitches(f.Recover)
+		fb.finish(f.ID+"/recover", f.Recover)
 	}
 	f.Pos = fb.funcRange()
 	return f

@@ -12,25 +12,31 @@ import (
 	"golang.org/x/tools/go/ssa"
 )
 
-// finish fills positions, IDs, jump targets and loop forms of tree.
-func (fb *funcBuilder) finish(f *model.Function, tree *model.Node) {
+// finish fills positions, IDs, jump targets and loop forms of tree. IDs
+// start with prefix (the function's ID, or that and "/recover"). A node
+// without a position of its own is named after the last position before
+// it in the walk, so that its ID does not depend on code elsewhere in the
+// function.
+func (fb *funcBuilder) finish(prefix string, tree *model.Node) {
 	fb.ranges(tree)
 	start := fb.funcRange().Start
 	used := map[string]int{}
+	anchor := "-"
 	model.Walk(tree, func(n *model.Node) bool {
-		pos := "-"
+		pos := anchor
 		if p := n.Pos.Start; p.IsValid() {
 			if p.File == start.File && start.IsValid() {
 				pos = fmt.Sprintf("+%d:%d", p.Line-start.Line, p.Col)
 			} else {
 				pos = fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
 			}
+			anchor = pos
 		}
 		kind := string(n.Kind)
 		if n.Leaf != nil {
 			kind = string(n.Leaf.Kind)
 		}
-		id := f.ID + "/" + kind + "@" + pos
+		id := prefix + "/" + kind + "@" + pos
 		if k := used[id]; k > 0 {
 			used[id] = k + 1
 			id = fmt.Sprintf("%s#%d", id, k)
@@ -58,6 +64,9 @@ func (fb *funcBuilder) ranges(n *model.Node) model.Range {
 		return n.Pos
 	}
 	var r model.Range
+	if n.Kind == model.KindTest {
+		r.Union(n.Pos) // the condition's own position
+	}
 	r.Union(fb.ranges(n.Cond))
 	if l := n.Loop; l != nil {
 		r.Union(fb.ranges(l.Header))

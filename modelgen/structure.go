@@ -232,6 +232,12 @@ func (fb *funcBuilder) condNode(c *cexpr, entry *ssa.BasicBlock) *model.Node {
 	case "test":
 		idx := c.block.Index
 		n := &model.Node{Kind: model.KindTest, Block: &idx}
+		if cond := c.block.Instrs[len(c.block.Instrs)-1].(*ssa.If).Cond; cond.Pos().IsValid() {
+			if _, phi := cond.(*ssa.Phi); !phi && cond.Parent() == fb.fn {
+				p := fb.b.pos(cond.Pos())
+				n.Pos = model.Range{Start: p, End: p}
+			}
+		}
 		if c.block != entry {
 			n.Children = fb.leaves(c.block)
 		}
