@@ -64,6 +64,13 @@ func Load(cfg Config) (*Loaded, error) {
 	if err := packageErrors(root); err != nil {
 		return nil, err
 	}
+	switch {
+	case root.PkgPath == CommlibPath:
+		return nil, fmt.Errorf("%s is commlib, the SPMD library itself: model a program that uses it", cfg.Pattern)
+	case root.Name != "main":
+		return nil, fmt.Errorf("%s: package %s is not a main package (want an SPMD program: package main calling commlib.Main)",
+			cfg.Pattern, root.Name)
+	}
 	if root.Module == nil {
 		return nil, fmt.Errorf("%s: not in a module (predict models module-aware programs)", cfg.Pattern)
 	}
@@ -169,12 +176,23 @@ func packageErrors(p *packages.Package) error {
 	if len(p.Errors) == 0 {
 		return nil
 	}
+	// go list repeats the compiler's errors: prefer parse and type errors.
+	precise := slices.ContainsFunc(p.Errors, func(e packages.Error) bool { return e.Kind != packages.ListError })
 	var msgs []string
 	for _, e := range p.Errors {
-		msgs = append(msgs, e.Error())
+		if precise && e.Kind == packages.ListError {
+			continue
+		}
+		msg := e.Msg
+		if e.Pos != "" && e.Pos != "-" {
+			msg = e.Pos + ": " + e.Msg
+		}
+		if !slices.Contains(msgs, msg) {
+			msgs = append(msgs, msg)
+		}
 	}
 	if len(msgs) > 10 {
-		msgs = append(msgs[:10], fmt.Sprintf("(and %d more)", len(p.Errors)-10))
+		msgs = append(msgs[:10], fmt.Sprintf("(and %d more)", len(msgs)-10))
 	}
 	return fmt.Errorf("package %s:\n\t%s", p.PkgPath, strings.Join(msgs, "\n\t"))
 }
