@@ -87,7 +87,7 @@ func (a *analysis) apply(prog *model.Program) *Report {
 						if where == "?" {
 							where = fmt.Sprintf("%s:%d", at.File, at.Line)
 						}
-						fr.Opaque = append(fr.Opaque, Decision{Where: where, What: "branch on " + a.expr(cond, 2), Reason: n.Opaque})
+						fr.Opaque = append(fr.Opaque, Decision{Where: where, What: "branch on " + a.expr(cond, 4), Reason: n.Opaque})
 					}
 				}
 				visit(n.Cond, at)
@@ -127,7 +127,7 @@ func (a *analysis) apply(prog *model.Program) *Report {
 					continue
 				}
 				where, use := a.rootUse(v)
-				fr.Opaque = append(fr.Opaque, Decision{Where: where, What: a.expr(v, 2) + " " + use, Reason: why})
+				fr.Opaque = append(fr.Opaque, Decision{Where: where, What: a.expr(v, 3) + " " + use, Reason: why})
 			}
 		}
 		sort.Slice(fr.Opaque, func(i, j int) bool {
