@@ -355,6 +355,10 @@ func (a *analysis) expr(v ssa.Value, depth int) string {
 	switch v := v.(type) {
 	case *ssa.UnOp:
 		if v.Op == token.MUL {
+			switch v.X.(type) {
+			case *ssa.IndexAddr, *ssa.FieldAddr: // x[i], x.f read as values
+				return a.expr(v.X, depth)
+			}
 			return "*" + a.expr(v.X, depth-1)
 		}
 		return v.Op.String() + a.expr(v.X, depth-1)
