@@ -226,7 +226,17 @@ func (a *analysis) varies(v ssa.Value, inLoop map[int]bool) bool {
 	case *ssa.BinOp:
 		return a.varies(v.X, inLoop) || a.varies(v.Y, inLoop)
 	case *ssa.UnOp:
-		return v.Op == token.MUL || v.Op == token.ARROW || a.varies(v.X, inLoop)
+		switch v.Op {
+		case token.ARROW:
+			return true
+		case token.MUL:
+			return a.varies(v.X, inLoop) || a.writtenIn(v.X, v.Parent(), inLoop)
+		}
+		return a.varies(v.X, inLoop)
+	case *ssa.FieldAddr:
+		return a.varies(v.X, inLoop)
+	case *ssa.IndexAddr:
+		return a.varies(v.X, inLoop) || a.varies(v.Index, inLoop)
 	case *ssa.Convert:
 		return a.varies(v.X, inLoop)
 	case *ssa.ChangeType:
@@ -237,6 +247,32 @@ func (a *analysis) varies(v ssa.Value, inLoop map[int]bool) bool {
 		}
 	}
 	return true
+}
+
+// writtenIn reports whether the memory p points to may be written during
+// the loop: by an instruction of the loop, or by any call the loop makes.
+func (a *analysis) writtenIn(p ssa.Value, fn *ssa.Function, inLoop map[int]bool) bool {
+	for idx := range inLoop {
+		for _, instr := range fn.Blocks[idx].Instrs {
+			if call, ok := instr.(ssa.CallInstruction); ok {
+				if len(a.callees[call]) > 0 {
+					return true // a call of the module may write anything
+				}
+				if callee := call.Common().StaticCallee(); callee != nil && isCommlib(callee) && len(commSpecs[opName(callee)].recvBufs) == 0 &&
+					!strings.HasPrefix(opName(callee), "Atomic") {
+					continue // commlib writes only receive buffers and atomics
+				}
+			}
+		}
+	}
+	for l := range a.pts[p] {
+		for _, w := range a.writers[l] {
+			if b := w.Block(); b != nil && b.Parent() == fn && inLoop[b.Index] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // loopBlocks returns the SSA blocks of a loop node.
