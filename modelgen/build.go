@@ -42,6 +42,7 @@ type funcBuilder struct {
 	jumps     map[*model.Node]*model.Node // break/continue → its loop
 	testBlock map[*model.Node]*ssa.BasicBlock
 	loopStmt  map[*model.Node]loopSyntax
+	index     map[ssa.Instruction]int // instruction → its index in its block
 }
 
 // Build builds the model of the SPMD program l (or of one function, see

@@ -160,7 +160,7 @@ func (fb *funcBuilder) leaf(b *ssa.BasicBlock, first, last int, lf *model.Leaf) 
 			continue
 		}
 		for _, r := range *refs {
-			if rb := r.Block(); rb != b || !inRange(b, r, first, last) {
+			if rb := r.Block(); rb != b || !fb.inRange(b, r, first, last) {
 				out[valueName(v)] = true
 				break
 			}
@@ -170,9 +170,18 @@ func (fb *funcBuilder) leaf(b *ssa.BasicBlock, first, last int, lf *model.Leaf) 
 	return n
 }
 
-func inRange(b *ssa.BasicBlock, instr ssa.Instruction, first, last int) bool {
-	i := slices.Index(b.Instrs, instr)
-	return i >= first && i < last
+// inRange reports whether instr is among instructions [first, last) of b.
+func (fb *funcBuilder) inRange(b *ssa.BasicBlock, instr ssa.Instruction, first, last int) bool {
+	if fb.index == nil {
+		fb.index = map[ssa.Instruction]int{}
+	}
+	if _, ok := fb.index[b.Instrs[0]]; !ok {
+		for i, x := range b.Instrs {
+			fb.index[x] = i
+		}
+	}
+	i, ok := fb.index[instr]
+	return ok && i >= first && i < last
 }
 
 // isVariable reports whether v is a value a block reads from elsewhere

@@ -48,7 +48,8 @@ var shapes = []struct {
 	}
 	return 0 }`, []string{`switch cond`}, 0},
 	// fallthrough jumps from one case body into the next: the bodies
-	// share a tail, which a tree cannot hold without copying it.
+	// share a tail; it stays a chain of conditionals whose common tail is
+	// the fallthrough target (the return is copied where it ends a case).
 	{"switchFallthrough", `func switchFallthrough(x int) int {
 	s := 0
 	switch x {
@@ -56,7 +57,59 @@ var shapes = []struct {
 	case 2: s += 2
 	case 3: s += 3
 	}
+	return s }`, []string{`ifelse`}, 0},
+	// A fallthrough whose target does not end the function needs a region.
+	{"switchFallthroughRegion", `func switchFallthroughRegion(x int) int {
+	s := 0
+	switch x {
+	case 1: s += 1; fallthrough
+	case 2: s += 2
+	case 3: s += 3
+	default: s = -1
+	}
+	if s > 3 { sink(s) }
 	return s }`, []string{`region`}, 1},
+	// The early-exit shapes the robustness run found (modelgen/internal/robust).
+	{"rangeIntEarlyReturn", `func rangeIntEarlyReturn(n int) int {
+	s := 0
+	for i := range n {
+		if i*i > n { return i }
+		s += i
+	}
+	if s > 3 { sink(s) }
+	return s }`, []string{`loop range over int test-at-bottom`}, 0},
+	{"infiniteLeadingBreak", `func infiniteLeadingBreak(n int) int {
+	for {
+		if n > 10 { sink(n); break }
+		if n < 0 { break }
+		n++
+	}
+	if n > 3 { sink(n) }
+	return n }`, []string{`loop infinite`, `break`}, 0},
+	{"nestedInfinite", `func nestedInfinite(xs []int) {
+	for {
+		for _, x := range xs { if x > 0 { return } }
+		sink(0)
+	} }`, []string{`loop infinite(.|\n)*loop range`}, 0},
+	{"postWithContinue", `func postWithContinue(xs []int) int {
+	i := 0
+	for ; ; i++ {
+		if xs[i] < 0 {
+			if xs[i] < -5 { continue }
+			sink(i)
+		}
+		if xs[i] > 10 { break }
+	}
+	return i }`, []string{`post:`}, 0},
+	{"rangeFuncContinue", `func rangeFuncContinue(seq func(yield func(int) bool)) {
+	for x := range seq {
+		if x > 0 {
+			if x > 5 { continue }
+			if x > 7 { continue }
+			sink(x)
+		}
+		sink(0)
+	} }`, []string{`seq`}, 0},
 	{"typeSwitch", `func typeSwitch(x any) int {
 	switch v := x.(type) {
 	case int: return v

@@ -75,8 +75,8 @@ func (fb *funcBuilder) seq(v, stop *vnode, cx []*loopCtx, exempt *vnode) ([]*mod
 				return append(items, j), nil
 			}
 		}
-		if fb.visited[v.id] {
-			return nil, errUnstructured
+		if fb.visited[v.id] && len(v.succs) > 0 {
+			return nil, errUnstructured // a terminal block may be copied; others may not
 		}
 		if l := fb.g.loopAt[v]; l != nil && !first {
 			mark := len(fb.log)
@@ -165,7 +165,7 @@ func (fb *funcBuilder) reach(v, stop *vnode, cx []*loopCtx) []bool {
 			seen[x.id] = true // the stop may be visited already: a loop's header
 			continue
 		}
-		if fb.visited[x.id] || isJumpTarget(x, cx) {
+		if (fb.visited[x.id] && len(x.succs) > 0) || isJumpTarget(x, cx) {
 			continue
 		}
 		seen[x.id] = true
@@ -182,9 +182,13 @@ func (fb *funcBuilder) branch(v, stop *vnode, cx []*loopCtx) (*model.Node, *vnod
 	// The merge is the first node both arms reach, in reverse postorder;
 	// the stop counts only when they share nothing before it (it may be a
 	// loop header, early in the order but reached by a back edge).
+	// When an arm reaches the stop, a block that ends the function is not
+	// a merge: the arms that reach it get a copy each (a "continue" in a
+	// range-over-func body is a shared "return true").
+	tails := stop != nil && (r0[stop.id] || r1[stop.id])
 	var merge *vnode
 	for _, x := range fb.g.nodes {
-		if r0[x.id] && r1[x.id] && x != stop && (merge == nil || x.rpo < merge.rpo) {
+		if r0[x.id] && r1[x.id] && x != stop && !(tails && len(x.succs) == 0) && (merge == nil || x.rpo < merge.rpo) {
 			merge = x
 		}
 	}
@@ -284,7 +288,8 @@ func (fb *funcBuilder) loop(l *loop, cx []*loopCtx) (*model.Node, *vnode, error)
 		if stay == 1 {
 			node.Cond = &model.Node{Kind: model.KindNot, Children: []*model.Node{node.Cond}}
 		}
-	case h.cond != nil && l.body[h.succs[0]] != l.body[h.succs[1]]:
+	case h.cond != nil && l.body[h.succs[0]] != l.body[h.succs[1]] &&
+		fb.onlyExit(l, outside(l, h.succs...), cx):
 		// The test is at the top: for, while, range.
 		entry, exit := h.succs[0], h.succs[1]
 		node.Loop.Header = seqNode(fb.leaves(h.blocks[0]))
@@ -301,15 +306,13 @@ func (fb *funcBuilder) loop(l *loop, cx []*loopCtx) (*model.Node, *vnode, error)
 			node.Loop.Post = seqNode(fb.leaves(latch.blocks[0]))
 		}
 		body, err = fb.seq(entry, lc.cont, inner, nil)
-	case latch != nil && latch != h && latch.cond != nil && (latch.succs[0] == h) != (latch.succs[1] == h):
+	case latch != nil && latch != h && latch.cond != nil && (latch.succs[0] == h) != (latch.succs[1] == h) &&
+		outside(l, latch.succs...) != nil && fb.onlyExit(l, outside(l, latch.succs...), cx):
 		// The test is at the bottom: do-while, rotated range loops.
 		exit := latch.succs[0]
 		negate := true
 		if exit == h {
 			exit, negate = latch.succs[1], false
-		}
-		if l.body[exit] {
-			return nil, nil, errUnstructured
 		}
 		lc.follow, lc.cont = exit, latch
 		node.Loop.TestAtBottom = true
@@ -328,7 +331,15 @@ func (fb *funcBuilder) loop(l *loop, cx []*loopCtx) (*model.Node, *vnode, error)
 	default:
 		// No test: left by break, return or panic.
 		lc.follow, lc.cont = fb.chooseFollow(l, cx), h
-		body, err = fb.seq(h, h, inner, h)
+		stop := h
+		if latch != nil && latch != h && latch.cond == nil && latch.comment() == "for.post" && !fb.visited[latch.id] {
+			lc.cont, stop = latch, latch
+		}
+		body, err = fb.seq(h, stop, inner, h)
+		if err == nil && stop != h {
+			fb.visit(latch)
+			node.Loop.Post = seqNode(fb.leaves(latch.blocks[0]))
+		}
 	}
 	if err != nil {
 		return nil, nil, err
@@ -336,6 +347,58 @@ func (fb *funcBuilder) loop(l *loop, cx []*loopCtx) (*model.Node, *vnode, error)
 	node.Loop.Body = seqNode(body)
 	node.Loop.Form, node.Loop.Range = fb.loopForm(l, lc)
 	return node, lc.follow, nil
+}
+
+// outside returns the one of nodes that is not in l's body, or nil.
+func outside(l *loop, nodes ...*vnode) *vnode {
+	for _, n := range nodes {
+		if !l.body[n] {
+			return n
+		}
+	}
+	return nil
+}
+
+// onlyExit reports whether main is the one way out of l that code after
+// the loop continues from: every other exit is a jump out of an enclosing
+// loop or leads only to a return or panic (an early return).
+func (fb *funcBuilder) onlyExit(l *loop, main *vnode, cx []*loopCtx) bool {
+	for x := range l.body {
+		for _, s := range x.succs {
+			if !l.body[s] && s != main && !isJumpTarget(s, cx) && !fb.returnOnly(s, l) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// returnOnly reports whether the code from t (outside loop l) is a tail of
+// its own: it ends in returns or panics and shares no node with code that
+// is reached otherwise.
+func (fb *funcBuilder) returnOnly(t *vnode, l *loop) bool {
+	tail := map[*vnode]bool{}
+	stack := []*vnode{t}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if tail[x] {
+			continue
+		}
+		if l.body[x] || len(tail) > 64 {
+			return false
+		}
+		tail[x] = true
+		stack = append(stack, x.succs...)
+	}
+	for x := range tail {
+		for _, p := range x.preds {
+			if !tail[p] && !l.body[p] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // chooseFollow picks the exit node of a loop without a test: the builder's
@@ -383,10 +446,10 @@ func (fb *funcBuilder) region(v, stop *vnode, cx []*loopCtx) (*model.Node, error
 	for len(stack) > 0 {
 		x := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if _, ok := index[x]; ok || x == stop || (x != v && isJumpTarget(x, cx)) {
+		if _, ok := index[x]; ok || (x != v && (x == stop || isJumpTarget(x, cx))) {
 			continue
 		}
-		if fb.visited[x.id] {
+		if fb.visited[x.id] && len(x.succs) > 0 {
 			return nil, errUnstructured
 		}
 		index[x] = len(members)

@@ -54,12 +54,21 @@ func (fb *funcBuilder) recoverSwitches(n *model.Node) {
 // chain builds the switch starting at head; rest are the nodes after head
 // in its sequence. It returns the switch and how many of rest it took.
 // Case tests follow a test either as its else part or, when the then part
-// never completes, as the next node of the same sequence; nodes after the
-// last test inside an else part are the default case.
+// never completes, as the next node of the same sequence.
 func (fb *funcBuilder) chain(head *model.Node, rest []*model.Node) (*model.Node, int) {
 	sw := &model.Node{Kind: model.KindSwitch, Switch: &model.Switch{}}
 	used, tests := 0, 0
 	cur, siblings, top := head, rest, true
+	type move struct {
+		leaves []*model.Node
+		test   *model.Node
+	}
+	var moves []move
+	take := func(nodes []*model.Node, k int) {
+		if k > 0 {
+			moves = append(moves, move{nodes[:k], fb.firstTestNode(nodes[k].Cond)})
+		}
+	}
 	for {
 		if cur.Kind == model.KindIf && cur.Cond.Kind == model.KindNot {
 			// "if !c { rest }" is "if c {} else { rest }": an empty case.
@@ -71,6 +80,7 @@ func (fb *funcBuilder) chain(head *model.Node, rest []*model.Node) (*model.Node,
 		if cur.Kind == model.KindIfElse {
 			els := cur.Children[1]
 			if k := fb.caseTestAt(els.Children); k >= 0 {
+				take(els.Children, k)
 				cur, siblings, top = els.Children[k], els.Children[k+1:], false
 				tests++
 				continue
@@ -79,6 +89,7 @@ func (fb *funcBuilder) chain(head *model.Node, rest []*model.Node) (*model.Node,
 			break
 		}
 		if k := fb.caseTestAt(siblings); k >= 0 {
+			take(siblings, k)
 			cur, siblings = siblings[k], siblings[k+1:]
 			tests++
 			if top {
@@ -87,20 +98,26 @@ func (fb *funcBuilder) chain(head *model.Node, rest []*model.Node) (*model.Node,
 			continue
 		}
 		if !top && len(siblings) > 0 {
-			sw.Children = append(sw.Children, &model.Node{Kind: model.KindCase, Children: []*model.Node{seqNode(siblings)}})
+			// The nodes after the last test in an else part run after its
+			// case too (a fallthrough, or code the cases share): no switch.
+			return nil, 0
 		}
 		break
 	}
 	if tests == 0 {
 		return nil, 0
 	}
+	// The leaves that compute a case's value become part of its test.
+	for _, m := range moves {
+		m.test.Children = append(slices.Clone(m.leaves), m.test.Children...)
+	}
 	sw.Switch.Form, sw.Switch.Tag = fb.switchForm(sw)
 	return sw, used
 }
 
 // caseTestAt returns the index of the case test that nodes start with,
-// after the leaves of its own test block (which are moved into the test:
-// they compute the case value), or -1.
+// after the leaves of its own test block (they compute the case value), or
+// -1.
 func (fb *funcBuilder) caseTestAt(nodes []*model.Node) int {
 	for k, n := range nodes {
 		if n.Kind != model.KindLeaf {
@@ -113,7 +130,6 @@ func (fb *funcBuilder) caseTestAt(nodes []*model.Node) int {
 					return -1
 				}
 			}
-			test.Children = append(slices.Clone(nodes[:k]), test.Children...)
 			return k
 		}
 	}

@@ -36,16 +36,18 @@ func checkCoverage(t *testing.T, f *model.Function, fn *ssa.Function) {
 		for i, instr := range b.Instrs {
 			switch instr.(type) {
 			case *ssa.If:
-				if tests[b.Index] != 1 {
+				if tests[b.Index] != 1 && !(tests[b.Index] > 1 && len(b.Succs) == 0) {
 					t.Errorf("%s: block %d's branch is in %d tests, want 1", f.ID, b.Index, tests[b.Index])
 				}
 				continue
 			case *ssa.Jump:
 				continue
 			}
-			if c := count[key{b.Index, i}]; c != 1 {
-				t.Errorf("%s: instruction b%d[%d] %q is in %d leaves, want 1", f.ID, b.Index, i, instr, c)
+			c := count[key{b.Index, i}]
+			if c == 1 || (c > 1 && len(b.Succs) == 0) { // a block that ends the function may be copied
+				continue
 			}
+			t.Errorf("%s: instruction b%d[%d] %q is in %d leaves, want 1", f.ID, b.Index, i, instr, c)
 		}
 	}
 }
