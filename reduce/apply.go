@@ -112,7 +112,7 @@ func (a *analysis) apply(prog *model.Program) *Report {
 			for i := len(loops) - 1; i >= 0; i-- {
 				n := loops[i]
 				n.Loop.Trip = a.tripCount(fn, n, comm)
-				n.Loop.Trip.Nest = nestFormula(n)
+				n.Loop.Trip.Nest = a.nestFormula(n)
 			}
 			for _, n := range loops {
 				t := n.Loop.Trip

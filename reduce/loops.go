@@ -172,6 +172,7 @@ func (a *analysis) loopFormula(fn *ssa.Function, n *model.Node) (formula, opaque
 	if init == nil || step == 0 {
 		return "", ""
 	}
+	a.induction[n] = a.expr(phi, 1)
 	first := a.plus(init, offset) // the first value tested
 	hi := a.expr(bound, 3)
 	var f string
@@ -345,10 +346,30 @@ func sub(x, y string) string {
 	if strings.HasPrefix(y, "-") && !strings.ContainsAny(y[1:], " +-") {
 		return x + " + " + y[1:]
 	}
-	if strings.ContainsAny(y, " +-") {
+	if strings.ContainsAny(y, " +-") && !wrapped(y) {
 		y = "(" + y + ")"
 	}
 	return x + " - " + y
+}
+
+// wrapped reports whether s is one parenthesized group.
+func wrapped(s string) bool {
+	if !strings.HasPrefix(s, "(") {
+		return false
+	}
+	depth := 0
+	for i, c := range s {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 && i != len(s)-1 {
+				return false
+			}
+		}
+	}
+	return depth == 0
 }
 
 func ceilDiv(x string, k int64) string {
@@ -383,7 +404,13 @@ func (a *analysis) expr(v ssa.Value, depth int) string {
 		return v.Name()
 	}
 	if name := a.loaded.Names[v]; name != "" {
-		return name
+		// Arithmetic reads better as itself: in j := i + 1 the value is
+		// named j, yet the formula wants i + 1.
+		switch v.(type) {
+		case *ssa.BinOp, *ssa.Convert, *ssa.ChangeType:
+		default:
+			return name
+		}
 	}
 	if depth <= 0 {
 		return v.Name()
@@ -428,8 +455,10 @@ func (a *analysis) expr(v ssa.Value, depth int) string {
 }
 
 // nestFormula is the number of runs of the innermost body of the perfect
-// nest n heads (n's body holds one loop and nothing else that loops).
-func nestFormula(n *model.Node) string {
+// nest n heads (n's body holds one loop and nothing else that loops): a
+// product when the inner count does not depend on n's induction variable,
+// a sum over it when it does (a triangular nest).
+func (a *analysis) nestFormula(n *model.Node) string {
 	if n.Loop.Trip == nil || n.Loop.Trip.Formula == "" {
 		return ""
 	}
@@ -451,5 +480,29 @@ func nestFormula(n *model.Node) string {
 	if in == "" {
 		return ""
 	}
-	return fmt.Sprintf("Σ over (%s) iterations of [%s]", n.Loop.Trip.Formula, in)
+	if v := a.induction[n]; v != "" && mentions(in, v) {
+		return fmt.Sprintf("Σ_{%s: %s iterations} (%s)", v, n.Loop.Trip.Formula, in)
+	}
+	return fmt.Sprintf("(%s) × (%s)", n.Loop.Trip.Formula, in)
+}
+
+// mentions reports whether formula uses the name as a whole word.
+func mentions(formula, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(formula[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		before := j == 0 || !isIdent(formula[j-1])
+		after := j+len(name) == len(formula) || !isIdent(formula[j+len(name)])
+		if before && after {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func isIdent(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }

@@ -54,8 +54,9 @@ type analysis struct {
 
 	msgTaint string // taint of the data that messages carry
 
-	opaque map[ssa.Value]string // tainted roots: branch conditions and communication arguments
-	roots  map[ssa.Value]string // why a value is a root
+	opaque    map[ssa.Value]string   // tainted roots: branch conditions and communication arguments
+	induction map[*model.Node]string // a counted loop's induction variable
+	roots     map[ssa.Value]string   // why a value is a root
 }
 
 // Reduce analyses the program whose model prog was built by
@@ -72,7 +73,7 @@ func Reduce(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Function]*
 		taint:   map[ssa.Value]string{}, taintLoc: map[loc]string{}, resTaint: map[*ssa.Function][]string{},
 		ctl: map[ssa.Value]bool{}, ctlLoc: map[loc]bool{}, ctlParams: map[*ssa.Function]map[int]bool{},
 		ctlResults: map[*ssa.Function]map[int]bool{}, keepCalls: map[ssa.Instruction]bool{},
-		opaque: map[ssa.Value]string{}, roots: map[ssa.Value]string{},
+		opaque: map[ssa.Value]string{}, roots: map[ssa.Value]string{}, induction: map[*model.Node]string{},
 	}
 	for _, f := range prog.Functions {
 		fn := ssaOf[f]

@@ -136,3 +136,49 @@ func main() { f() }
 		t.Errorf("h keeps the sum gvar1 + gvar2: kept %q", kept)
 	}
 }
+
+// TestNests: trip counts of a rectangular and a triangular nest.
+func TestNests(t *testing.T) {
+	const src = `package main
+
+func rect(a [][]float64, n, m int) float64 {
+	s := 0.0
+	for i := 0; i < n; i++ {
+		for j := 0; j < m; j++ {
+			s += a[i][j]
+		}
+	}
+	return s
+}
+
+func tri(a [][]float64, n int) float64 {
+	s := 0.0
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			s += a[i][j]
+		}
+	}
+	return s
+}
+
+func main() { _ = rect(nil, 0, 0) + tri(nil, 0) }
+`
+	for fn, want := range map[string]string{
+		"rect": "(max(0, n)) × (max(0, m))",
+		"tri":  "Σ_{i: max(0, n) iterations} (max(0, n - (i + 1)))",
+	} {
+		_, rep := reduceSource(t, src, fn, Options{})
+		var got string
+		for _, f := range rep.Functions {
+			if f.ID == fn && len(f.Loops) > 0 {
+				got = f.Loops[0].Nest
+				if !f.Loops[0].Candidate || !f.Loops[1].Candidate {
+					t.Errorf("%s: the nest is not a collapse candidate: %+v", fn, f.Loops)
+				}
+			}
+		}
+		if got != want {
+			t.Errorf("%s: nest %q, want %q", fn, got, want)
+		}
+	}
+}
