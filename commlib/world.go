@@ -122,6 +122,7 @@ func RunWith(cfg Config, body func(c *Comm)) error {
 	w.running.Store(int64(cfg.NP))
 	stopWatch := make(chan struct{})
 	go w.watch(stopWatch)
+	hs := currentHooks()
 	for r := range cfg.NP {
 		wg.Add(1)
 		c := &Comm{w: w, p: w.procs[r], sh: worldShared, rank: r}
@@ -130,6 +131,11 @@ func RunWith(cfg Config, body func(c *Comm)) error {
 			defer w.goroutineDone()
 			defer c.p.finished.Store(true)
 			defer w.recoverRank(r, 0)
+			for _, h := range hs {
+				if h.RankStart != nil {
+					h.RankStart(r, cfg.NP)
+				}
+			}
 			body(c)
 			if c.p.pool != nil {
 				c.p.pool.Close()
@@ -149,12 +155,18 @@ func RunWith(cfg Config, body func(c *Comm)) error {
 		}
 	}
 	close(stopWatch)
+	err := w.failure
 	if w.tracer != nil {
-		if err := w.tracer.finish(w); err != nil && w.failure == nil {
-			return err
+		if terr := w.tracer.finish(w); terr != nil && err == nil {
+			err = terr
 		}
 	}
-	return w.failure
+	for _, h := range hs {
+		if h.RunEnd != nil {
+			h.RunEnd(err)
+		}
+	}
+	return err
 }
 
 // goroutineDone accounts for a tracked goroutine that ends.

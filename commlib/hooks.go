@@ -1,0 +1,36 @@
+// This file defines the hooks that tools (the timing pass of predict) use
+// to follow a run: when ranks start and when runs end.
+
+package commlib
+
+import "sync"
+
+// Hooks are called by every run of the process, from the goroutines
+// concerned. They must be cheap and safe for concurrent use.
+type Hooks struct {
+	// RankStart is called in a rank's goroutine before its body runs,
+	// with the rank and the number of ranks.
+	RankStart func(rank, np int)
+	// RunEnd is called when a run ends, after every rank has returned (or
+	// the run failed), with the run's error.
+	RunEnd func(err error)
+}
+
+var (
+	hooksMu sync.Mutex
+	hooks   []Hooks
+)
+
+// AddHooks registers hooks for every later run of the process.
+func AddHooks(h Hooks) {
+	hooksMu.Lock()
+	defer hooksMu.Unlock()
+	hooks = append(hooks, h)
+}
+
+// currentHooks returns the registered hooks.
+func currentHooks() []Hooks {
+	hooksMu.Lock()
+	defer hooksMu.Unlock()
+	return hooks
+}
