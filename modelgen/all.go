@@ -6,6 +6,7 @@ package modelgen
 
 import (
 	"fmt"
+	"go/ast"
 	"go/types"
 	"sort"
 	"strings"
@@ -44,9 +45,11 @@ func LoadPackages(cfg Config, patterns ...string) (*Loaded, []error, error) {
 	if prog == nil {
 		return nil, errs, fmt.Errorf("building SSA of %v failed", patterns)
 	}
-	l := &Loaded{Prog: prog, Names: debugNames(prog), info: map[*types.Package]*types.Info{}}
+	l := &Loaded{Prog: prog, Names: debugNames(prog), info: map[*types.Package]*types.Info{},
+		Syntax: map[*types.Package][]*ast.File{}}
 	for i, p := range good {
 		l.info[p.Types] = p.TypesInfo
+		l.Syntax[p.Types] = p.Syntax
 		if ssaPkgs[i] != nil {
 			l.Packages = append(l.Packages, ssaPkgs[i])
 		}

@@ -35,7 +35,9 @@ type Loaded struct {
 	ModuleDir string
 	// Names are the source names of SSA values (variables), where known.
 	Names map[ssa.Value]string
-	info  map[*types.Package]*types.Info
+	// Syntax holds the parsed files of each loaded package.
+	Syntax map[*types.Package][]*ast.File
+	info   map[*types.Package]*types.Info
 }
 
 // Load loads the package named by cfg.Pattern and every package of its
@@ -110,8 +112,10 @@ func Load(cfg Config) (*Loaded, error) {
 	}
 	l := &Loaded{Prog: prog, Module: module, ModuleDir: root.Module.Dir, Names: debugNames(prog),
 		info: map[*types.Package]*types.Info{}}
+	l.Syntax = map[*types.Package][]*ast.File{}
 	for _, p := range pkgs {
 		l.info[p.Types] = p.TypesInfo
+		l.Syntax[p.Types] = p.Syntax
 	}
 	for i, p := range ssaPkgs {
 		if p == nil {

@@ -1,0 +1,132 @@
+// This file defines the builds and runs of the timing pass: the plain and
+// the instrumented binary, the content hash of the sources, and running a
+// program with its arguments.
+
+package estimator
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/predict-tools/predict/modelgen"
+)
+
+// ContentHash hashes the sources of the loaded packages (and the module's
+// go.mod): a profile is valid only for the sources it was measured on.
+func ContentHash(l *modelgen.Loaded) (string, error) {
+	var files []string
+	for _, p := range l.Packages {
+		for _, f := range l.Syntax[p.Pkg] {
+			files = append(files, l.Prog.Fset.File(f.Pos()).Name())
+		}
+	}
+	slices.Sort(files)
+	if l.ModuleDir != "" {
+		files = append(files, filepath.Join(l.ModuleDir, "go.mod"))
+	}
+	h := sha256.New()
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return "", err
+		}
+		rel := name
+		if r, err := filepath.Rel(l.ModuleDir, name); err == nil {
+			rel = filepath.ToSlash(r)
+		}
+		fmt.Fprintf(h, "%s %d\n", rel, len(data))
+		h.Write(data)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// build compiles the package pattern (relative to the module directory)
+// into bin, with the overlay of plan if not nil.
+func build(l *modelgen.Loaded, pattern, work, bin string, plan *Plan) error {
+	args := []string{"build", "-o", bin}
+	if plan != nil {
+		replace := map[string]string{}
+		dir := filepath.Join(work, "overlay")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		i := 0
+		for orig, text := range plan.Overlay {
+			i++
+			dst := filepath.Join(dir, fmt.Sprintf("%03d_%s", i, filepath.Base(orig)))
+			if err := os.WriteFile(dst, text, 0o644); err != nil {
+				return err
+			}
+			replace[orig] = dst
+		}
+		data, err := json.Marshal(map[string]any{"Replace": replace})
+		if err != nil {
+			return err
+		}
+		ov := filepath.Join(work, "overlay.json")
+		if err := os.WriteFile(ov, data, 0o644); err != nil {
+			return err
+		}
+		args = append(args, "-overlay", ov)
+	}
+	args = append(args, pattern)
+	cmd := exec.Command("go", args...)
+	cmd.Dir = l.ModuleDir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		what := "the program"
+		if plan != nil {
+			what = "the instrumented program (a bug of predict: please report it with this output)"
+		}
+		return fmt.Errorf("building %s: %v\n%s", what, err, strings.TrimSpace(out.String()))
+	}
+	return nil
+}
+
+// runResult is what one run of a program gave.
+type runResult struct {
+	wall   time.Duration
+	output string
+}
+
+// run runs bin with np ranks and the program's arguments, with env added.
+func run(bin string, np int, args []string, env []string, timeout time.Duration) (runResult, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append([]string{"-np", strconv.Itoa(np)}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	res := runResult{wall: time.Since(start), output: out.String()}
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return res, fmt.Errorf("the program did not finish within %v (raise --timeout)\n%s", timeout, tail(res.output))
+	case err != nil:
+		return res, fmt.Errorf("the program failed: %v\n%s", err, tail(res.output))
+	}
+	return res, nil
+}
+
+// tail keeps the end of a long output.
+func tail(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 4000 {
+		s = "…" + s[len(s)-4000:]
+	}
+	return s
+}

@@ -1,0 +1,24 @@
+// Package estimator is the timing pass of predict (DESIGN.md §6; ParJava's
+// thesis §4.3-§4.4): it measures, once, on one node, what the reduced model
+// leaves to measurement.
+//
+// [Instrument] plans probes on a copy of the program's sources, keyed to
+// the nodes of the model: maximal straight-line segments of statements
+// between control points (calls of commlib or of the program's functions,
+// control statements), whole loop nests that are collapse candidates (with
+// their trip counts and sampled per-iteration times), and the opaque
+// decisions (whose outcomes are recorded per rank). Probes are inserted at
+// byte offsets without adding lines, so positions stay those of the user's
+// files, and the copy is built with go build -overlay: the user's tree is
+// never touched. The probes' runtime is package probe.
+//
+// [Profile] runs the instrumented program at a given np with the program's
+// arguments and turns the raw measurements into a [ProfileFile]: per
+// fragment the executions, mean, standard deviation, minimum and maximum
+// with the probe overhead compensated, and the error bound of the mean
+// |Δ| ≤ 3σ/√N (relative δ ≤ 3σ/(√N(t̄ − σ)), seed-003 §4.4); per loop the
+// trip-count distribution, the per-iteration time and the balance degree
+// D = max|T_i − T̄| against α·T̄; per opaque decision its outcomes per rank.
+// Profiles are versioned JSON keyed by node IDs and the content hash of the
+// program's sources: a stale profile is an error, never used silently.
+package estimator

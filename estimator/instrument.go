@@ -1,0 +1,418 @@
+// This file defines the instrumentation plan: which fragments get probes,
+// where, and the instrumented sources.
+
+package estimator
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/predict-tools/predict/model"
+	"github.com/predict-tools/predict/modelgen"
+	"golang.org/x/tools/go/ssa"
+)
+
+// ProbePath is the import path of the probes' runtime.
+const ProbePath = "github.com/predict-tools/predict/estimator/probe"
+
+// FragmentKind says what a fragment's probes measure.
+type FragmentKind string
+
+// Fragment kinds.
+const (
+	FragSegment FragmentKind = "seg"    // straight-line statements between control points
+	FragLoop    FragmentKind = "loop"   // a whole loop statement (a collapse candidate nest)
+	FragBranch  FragmentKind = "branch" // an opaque decision: its outcomes per rank
+)
+
+// Fragment is one instrumented part of the program.
+type Fragment struct {
+	ID     int32        `json:"id"`
+	Kind   FragmentKind `json:"kind"`
+	Func   string       `json:"func"`   // the model function
+	Node   string       `json:"node"`   // the model node the measurement belongs to
+	Covers []string     `json:"covers"` // the model leaves whose time it holds
+	Pos    model.Range  `json:"pos"`
+}
+
+// Plan is an instrumented copy of a program.
+type Plan struct {
+	Fragments []Fragment
+	// Overlay maps files of the program (absolute paths) to their
+	// instrumented text; files to add have paths that do not exist.
+	Overlay map[string][]byte
+}
+
+// edit inserts text at a byte offset of a file.
+type edit struct {
+	offset int
+	seq    int
+	text   string
+}
+
+// instrumenter builds a Plan.
+type instrumenter struct {
+	l     *modelgen.Loaded
+	fset  *token.FileSet
+	plan  *Plan
+	edits map[string][]edit // by file
+	seq   int
+}
+
+// funcCtx is the function whose statements are being instrumented.
+type funcCtx struct {
+	f        *model.Function
+	file     string
+	calls    map[token.Pos]bool // positions of calls that are control points (ufc, cfc, go, defer)
+	leaves   []*model.Node
+	loops    map[model.Pos]*model.Node // loop nodes by the position of their statement
+	tests    []*model.Node             // opaque tests
+	condOf   map[*model.Node]*model.Node
+	vars     []string // probe variables to declare
+	usedSegs bool
+}
+
+// Instrument plans probes for every function of the model prog (reduced:
+// it needs the collapse candidates and the opaque decisions) and returns
+// the instrumented sources.
+func Instrument(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Function]*ssa.Function) (*Plan, error) {
+	in := &instrumenter{l: l, fset: l.Prog.Fset, plan: &Plan{Overlay: map[string][]byte{}}, edits: map[string][]edit{}}
+	seen := map[ast.Node]bool{}
+	files := map[string]*ast.File{}
+	for _, p := range l.Packages {
+		for _, f := range pkgFiles(l, p) {
+			files[in.fset.File(f.Pos()).Name()] = f
+		}
+	}
+	for _, f := range prog.Functions {
+		fn := ssaOf[f]
+		if fn == nil {
+			continue
+		}
+		syn := fn.Syntax()
+		var body *ast.BlockStmt
+		switch s := syn.(type) {
+		case *ast.FuncDecl:
+			body = s.Body
+		case *ast.FuncLit:
+			body = s.Body
+		}
+		if body == nil || seen[syn] {
+			continue
+		}
+		seen[syn] = true
+		file := in.fset.File(syn.Pos()).Name()
+		if files[file] == nil {
+			continue // not a source file of the module (generated wrappers)
+		}
+		fc := in.newFuncCtx(f, file)
+		in.stmts(body.List, fc)
+		if len(fc.vars) > 0 {
+			decl := fmt.Sprintf(" var %s int64; _ = %s;", strings.Join(fc.vars, ", "), strings.Join(fc.vars, "+"))
+			in.insert(file, body.Lbrace+1, decl)
+		}
+	}
+	if len(in.plan.Fragments) == 0 {
+		return in.plan, nil
+	}
+	for file, edits := range in.edits {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("instrument: %v", err)
+		}
+		astFile := files[file]
+		edits = append(edits, edit{offset: in.fset.Position(astFile.Name.End()).Offset, seq: -1,
+			text: fmt.Sprintf("; import __probe %q", ProbePath)})
+		in.plan.Overlay[file] = apply(src, edits)
+	}
+	// The tables of the probes, sized before the program runs.
+	mainDir := filepath.Dir(in.fset.File(pkgFiles(l, l.Main)[0].Pos()).Name())
+	in.plan.Overlay[filepath.Join(mainDir, "zz_predict_probes.go")] = []byte(fmt.Sprintf(
+		"package main\n\nimport __probe %q\n\nfunc init() { __probe.Declare(%d) }\n", ProbePath, len(in.plan.Fragments)))
+	return in.plan, nil
+}
+
+// pkgFiles returns the syntax of a package's files.
+func pkgFiles(l *modelgen.Loaded, p *ssa.Package) []*ast.File {
+	return l.Syntax[p.Pkg]
+}
+
+func (in *instrumenter) newFuncCtx(f *model.Function, file string) *funcCtx {
+	fc := &funcCtx{f: f, file: file, calls: map[token.Pos]bool{}, loops: map[model.Pos]*model.Node{},
+		condOf: map[*model.Node]*model.Node{}}
+	var walk func(n *model.Node)
+	walk = func(n *model.Node) {
+		if n == nil {
+			return
+		}
+		if n.Cond != nil {
+			var mark func(c *model.Node)
+			mark = func(c *model.Node) {
+				fc.condOf[c] = n.Cond
+				for _, x := range c.Children {
+					mark(x)
+				}
+			}
+			mark(n.Cond)
+		}
+		switch {
+		case n.Leaf != nil:
+			fc.leaves = append(fc.leaves, n)
+		case n.Kind == model.KindLoop:
+			fc.loops[n.Pos.Start] = n
+		case n.Kind == model.KindTest && n.Opaque != "":
+			fc.tests = append(fc.tests, n)
+		}
+		walk(n.Cond)
+		if l := n.Loop; l != nil {
+			walk(l.Header)
+			walk(l.Body)
+			walk(l.Post)
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(f.Tree)
+	walk(f.Recover)
+	return fc
+}
+
+// isControlCall reports whether the statement range holds a call that is a
+// control point: commlib, a function of the module, go, defer.
+func (in *instrumenter) hasControlCall(s ast.Node, fc *funcCtx) bool {
+	start, end := in.pos(s.Pos()), in.pos(s.End())
+	for _, n := range fc.leaves {
+		switch n.Leaf.Kind {
+		case model.LeafUFC, model.LeafCFC, model.LeafSpawn, model.LeafDefer:
+			if p := n.Pos.Start; p.IsValid() && !p.Before(start) && p.Before(end) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// simple reports whether s can be part of a straight-line segment.
+func (in *instrumenter) simple(s ast.Stmt, fc *funcCtx) bool {
+	switch s.(type) {
+	case *ast.AssignStmt, *ast.ExprStmt, *ast.IncDecStmt, *ast.DeclStmt, *ast.EmptyStmt:
+	default:
+		return false
+	}
+	blocking := false
+	ast.Inspect(s, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW {
+				blocking = true
+			}
+		case *ast.FuncLit:
+			return false
+		}
+		return !blocking
+	})
+	return !blocking && !in.hasControlCall(s, fc)
+}
+
+// stmts instruments a statement list: runs of simple statements become
+// segments; control statements are entered.
+func (in *instrumenter) stmts(list []ast.Stmt, fc *funcCtx) {
+	var run []ast.Stmt
+	flush := func() {
+		if len(run) > 0 {
+			in.segment(run, fc)
+			run = nil
+		}
+	}
+	for _, s := range list {
+		if in.simple(s, fc) {
+			run = append(run, s)
+			continue
+		}
+		flush()
+		in.control(s, s, fc)
+	}
+	flush()
+}
+
+// control instruments inside a control statement; outer is s with its label.
+func (in *instrumenter) control(outer, s ast.Stmt, fc *funcCtx) {
+	switch st := s.(type) {
+	case *ast.LabeledStmt:
+		in.control(outer, st.Stmt, fc)
+	case *ast.ForStmt:
+		if in.loopFragment(outer, st, st.Body, fc) {
+			return
+		}
+		if st.Cond != nil {
+			in.branch(st.Cond, fc)
+		}
+		in.stmts(st.Body.List, fc)
+	case *ast.RangeStmt:
+		if in.loopFragment(outer, st, st.Body, fc) {
+			return
+		}
+		in.stmts(st.Body.List, fc)
+	case *ast.IfStmt:
+		in.branch(st.Cond, fc)
+		in.stmts(st.Body.List, fc)
+		switch e := st.Else.(type) {
+		case *ast.BlockStmt:
+			in.stmts(e.List, fc)
+		case *ast.IfStmt:
+			in.control(e, e, fc)
+		}
+	case *ast.SwitchStmt:
+		for _, c := range st.Body.List {
+			in.stmts(c.(*ast.CaseClause).Body, fc)
+		}
+	case *ast.TypeSwitchStmt:
+		for _, c := range st.Body.List {
+			in.stmts(c.(*ast.CaseClause).Body, fc)
+		}
+	case *ast.SelectStmt:
+		for _, c := range st.Body.List {
+			in.stmts(c.(*ast.CommClause).Body, fc)
+		}
+	case *ast.BlockStmt:
+		in.stmts(st.List, fc)
+	}
+}
+
+// segment instruments a run of simple statements.
+func (in *instrumenter) segment(run []ast.Stmt, fc *funcCtx) {
+	rng := in.rangeOf(run[0].Pos(), run[len(run)-1].End())
+	covers := in.covered(rng, fc)
+	if len(covers) == 0 {
+		return // nothing the model executes (declarations only)
+	}
+	id := in.fragment(FragSegment, fc, covers[0], covers, rng)
+	if !fc.usedSegs {
+		fc.usedSegs = true
+		fc.vars = append(fc.vars, "__pt")
+	}
+	in.insert(fc.file, run[0].Pos(), "__pt = __probe.Now(); ")
+	in.insert(fc.file, run[len(run)-1].End(), fmt.Sprintf("; __probe.Seg(%d, __pt)", id))
+}
+
+// loopFragment times a loop that is a collapse candidate as a whole, with
+// its trip count and sampled iterations. Loops left early (return, goto,
+// labeled jumps) or calling the module's functions are instrumented inside
+// instead.
+func (in *instrumenter) loopFragment(outer, s ast.Stmt, body *ast.BlockStmt, fc *funcCtx) bool {
+	node := fc.loops[in.pos(s.Pos())]
+	if node == nil || node.Loop.Trip == nil || !node.Loop.Trip.Candidate || leavesEarly(body) ||
+		in.hasControlCall(body, fc) {
+		// Calls of the module's functions inside: their own fragments time
+		// them, and fragments never nest, so that every nanosecond is
+		// measured once.
+		return false
+	}
+	rng := in.rangeOf(s.Pos(), s.End())
+	id := in.fragment(FragLoop, fc, node.ID, in.covered(rng, fc), rng)
+	t, n, it := fmt.Sprintf("__lt%d", id), fmt.Sprintf("__ln%d", id), fmt.Sprintf("__li%d", id)
+	fc.vars = append(fc.vars, t, n, it)
+	in.insert(fc.file, outer.Pos(), fmt.Sprintf("%s = __probe.Now(); %s = 0; %s = 0; ", t, n, it))
+	in.insert(fc.file, body.Lbrace+1, fmt.Sprintf(" %s++; if %s <= __probe.IterSamples { %s = __probe.Iter(%d, %s) };", n, n, it, id, it))
+	in.insert(fc.file, outer.End(), fmt.Sprintf("; if %s != 0 { __probe.IterEnd(%d, %s) }; __probe.Loop(%d, %s, %s)", it, id, it, id, t, n))
+	return true
+}
+
+// leavesEarly reports whether a loop body may leave the loop other than by
+// its end or a plain break: return, goto, labeled break or continue.
+func leavesEarly(body *ast.BlockStmt) bool {
+	early := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			early = true
+		case *ast.BranchStmt:
+			if n.Tok == token.GOTO || n.Label != nil {
+				early = true
+			}
+		}
+		return !early
+	})
+	return early
+}
+
+// branch records the outcomes of cond when the model says it is opaque.
+func (in *instrumenter) branch(cond ast.Expr, fc *funcCtx) {
+	rng := in.rangeOf(cond.Pos(), cond.End())
+	for _, t := range fc.tests {
+		p := t.Pos.Start
+		if !p.IsValid() || p.Before(rng.Start) || !p.Before(rng.End) {
+			continue
+		}
+		root := fc.condOf[t]
+		if root == nil {
+			root = t
+		}
+		id := in.fragment(FragBranch, fc, root.ID, nil, rng)
+		in.insert(fc.file, cond.Pos(), fmt.Sprintf("__probe.Branch(%d, ", id))
+		in.insert(fc.file, cond.End(), ")")
+		return
+	}
+}
+
+// covered returns the IDs of the function's leaves that start in rng.
+func (in *instrumenter) covered(rng model.Range, fc *funcCtx) []string {
+	var ids []string
+	for _, n := range fc.leaves {
+		if p := n.Pos.Start; p.IsValid() && !p.Before(rng.Start) && p.Before(rng.End) {
+			ids = append(ids, n.ID)
+		}
+	}
+	return ids
+}
+
+func (in *instrumenter) fragment(kind FragmentKind, fc *funcCtx, node string, covers []string, rng model.Range) int32 {
+	id := int32(len(in.plan.Fragments))
+	in.plan.Fragments = append(in.plan.Fragments, Fragment{ID: id, Kind: kind, Func: fc.f.ID, Node: node, Covers: covers, Pos: rng})
+	return id
+}
+
+func (in *instrumenter) insert(file string, p token.Pos, text string) {
+	in.seq++
+	in.edits[file] = append(in.edits[file], edit{offset: in.fset.Position(p).Offset, seq: in.seq, text: text})
+}
+
+// pos converts a position the way modelgen does (module-relative file).
+func (in *instrumenter) pos(p token.Pos) model.Pos {
+	tp := in.fset.Position(p)
+	file := tp.Filename
+	if rel, err := filepath.Rel(in.l.ModuleDir, file); err == nil && !strings.HasPrefix(rel, "..") {
+		file = filepath.ToSlash(rel)
+	}
+	return model.Pos{File: file, Line: tp.Line, Col: tp.Column}
+}
+
+func (in *instrumenter) rangeOf(a, b token.Pos) model.Range {
+	return model.Range{Start: in.pos(a), End: in.pos(b)}
+}
+
+// apply inserts edits into src.
+func apply(src []byte, edits []edit) []byte {
+	sort.SliceStable(edits, func(i, j int) bool {
+		if edits[i].offset != edits[j].offset {
+			return edits[i].offset < edits[j].offset
+		}
+		return edits[i].seq < edits[j].seq
+	})
+	var out []byte
+	last := 0
+	for _, e := range edits {
+		out = append(out, src[last:e.offset]...)
+		out = append(out, e.text...)
+		last = e.offset
+	}
+	return append(out, src[last:]...)
+}

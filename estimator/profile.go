@@ -1,0 +1,175 @@
+// This file defines the profile file: what the timing pass measured, keyed
+// by model node IDs, and its reading with the checks that keep a stale or
+// foreign profile from being used.
+
+package estimator
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Profile file identification.
+const (
+	ProfileFormat  = "predict-profile"
+	ProfileVersion = 1
+)
+
+// ProfileFile is the result of a timing pass. Times are picoseconds.
+type ProfileFile struct {
+	Format      string   `json:"format"`
+	Version     int      `json:"version"`
+	Package     string   `json:"package"`
+	Module      string   `json:"module"`
+	ContentHash string   `json:"content_hash"`
+	NP          int      `json:"np"`
+	Args        []string `json:"args,omitempty"`
+	Host        string   `json:"host"`    // GOOS/GOARCH and CPUs of the machine measured
+	Created     string   `json:"created"` // RFC 3339
+	Alpha       float64  `json:"alpha"`   // balance threshold: D ≤ alpha·mean
+
+	Overhead    Overhead `json:"overhead"`      // probe costs subtracted from the measurements
+	WallPS      int64    `json:"wall_ps"`       // the instrumented run
+	PlainWallPS int64    `json:"plain_wall_ps"` // the same run without probes
+	MeasuredPS  int64    `json:"measured_ps"`   // sum of the compensated fragment times
+	// ErrorRel is the program-level bound: the time-weighted mean of the
+	// fragments' relative error bounds.
+	ErrorRel float64 `json:"error_rel"`
+
+	Fragments []FragmentStats `json:"fragments"`
+	Loops     []LoopStats     `json:"loops,omitempty"`
+	Decisions []DecisionStats `json:"decisions,omitempty"`
+}
+
+// Overhead is the cost of the probes, measured when the program started.
+type Overhead struct {
+	SegPS     int64 `json:"seg_ps"`     // a Now/Seg pair around nothing
+	IterPS    int64 `json:"iter_ps"`    // one sampled-iteration probe
+	CounterPS int64 `json:"counter_ps"` // the per-iteration counter
+}
+
+// FragmentStats is the measured time of one fragment per execution.
+type FragmentStats struct {
+	Node       string       `json:"node"`
+	Kind       FragmentKind `json:"kind"`
+	Pos        string       `json:"pos"` // file:line-line
+	Covers     []string     `json:"covers,omitempty"`
+	Executions int64        `json:"executions"`
+	MeanPS     int64        `json:"mean_ps"`
+	SDPS       int64        `json:"sd_ps"`
+	MinPS      int64        `json:"min_ps"`
+	MaxPS      int64        `json:"max_ps"`
+	ErrorPS    int64        `json:"error_ps"`  // |Δ| ≤ 3σ/√N
+	ErrorRel   float64      `json:"error_rel"` // δ ≤ 3σ/(√N(mean − σ)); 1 when mean ≤ σ
+}
+
+// LoopStats describes a loop timed as a whole.
+type LoopStats struct {
+	Node      string      `json:"node"`
+	Trips     []TripCount `json:"trips"`       // trip count → how many entries had it
+	PerIterPS int64       `json:"per_iter_ps"` // mean time of one iteration
+	Samples   int         `json:"samples"`     // per-iteration times sampled
+	D         float64     `json:"d"`           // max |T_i − T̄| / T̄ over the samples
+	Balanced  bool        `json:"balanced"`    // D ≤ alpha
+}
+
+// TripCount is one value of a trip-count distribution.
+type TripCount struct {
+	Trips int64 `json:"trips"`
+	Count int64 `json:"count"`
+}
+
+// DecisionStats are the outcomes of an opaque decision per rank.
+type DecisionStats struct {
+	Node  string         `json:"node"`
+	Pos   string         `json:"pos"`
+	Ranks []RankOutcomes `json:"ranks"`
+}
+
+// RankOutcomes are one rank's outcomes of a decision: counts and the
+// sequence as runs of equal outcomes (true first when Runs[0] > 0 counts
+// trues; see FirstTrue).
+type RankOutcomes struct {
+	Rank      int     `json:"rank"`
+	True      int64   `json:"true"`
+	False     int64   `json:"false"`
+	FirstTrue bool    `json:"first_true"`
+	Runs      []int64 `json:"runs,omitempty"` // lengths of alternating runs, starting with FirstTrue's value
+	Truncated bool    `json:"truncated,omitempty"`
+}
+
+// Write writes the profile as indented JSON.
+func (p *ProfileFile) Write(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(p)
+}
+
+// ReadProfile reads a profile file and checks that it is one, of this
+// version.
+func ReadProfile(path string) (*ProfileFile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("profile: %v", err)
+	}
+	var head struct {
+		Format  string `json:"format"`
+		Version int    `json:"version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("profile %s: not a JSON profile: %v", path, jsonErrorPos(data, err))
+	}
+	if head.Format != ProfileFormat {
+		return nil, fmt.Errorf("profile %s: format %q, want %q (write one with predict profile)", path, head.Format, ProfileFormat)
+	}
+	if head.Version != ProfileVersion {
+		return nil, fmt.Errorf("profile %s: version %d, this predict reads version %d: run predict profile again", path, head.Version, ProfileVersion)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var p ProfileFile
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("profile %s: %v", path, jsonErrorPos(data, err))
+	}
+	return &p, nil
+}
+
+// Check reports a profile measured on other sources or another package
+// than the ones given.
+func (p *ProfileFile) Check(pkg, contentHash string) error {
+	switch {
+	case p.Package != pkg:
+		return fmt.Errorf("profile of package %s, not of %s", p.Package, pkg)
+	case p.ContentHash != contentHash:
+		return fmt.Errorf("stale profile: the sources of %s changed since it was measured (%s); run predict profile again",
+			pkg, p.Created)
+	}
+	return nil
+}
+
+// jsonErrorPos adds line:col to a JSON syntax or type error.
+func jsonErrorPos(data []byte, err error) error {
+	var off int64 = -1
+	switch e := err.(type) {
+	case *json.SyntaxError:
+		off = e.Offset
+	case *json.UnmarshalTypeError:
+		off = e.Offset
+	}
+	if off < 0 {
+		return err
+	}
+	line, col := 1, 1
+	for _, c := range data[:min(int(off), len(data))] {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return fmt.Errorf("line %d col %d: %v", line, col, err)
+}

@@ -1,0 +1,90 @@
+// This file defines the summary `predict profile` prints.
+
+package estimator
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/predict-tools/predict/trace"
+)
+
+// WriteSummary prints what a timing pass measured: the runs, the probe
+// overhead, the fragments that take most time with their error bounds,
+// the loops and their balance, and the opaque decisions recorded.
+func (p *ProfileFile) WriteSummary(w io.Writer, top int) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "profile of %s at np=%d", p.Package, p.NP)
+	if len(p.Args) > 0 {
+		fmt.Fprintf(&b, " with %s", strings.Join(p.Args, " "))
+	}
+	fmt.Fprintf(&b, " (%s)\n", p.Host)
+	slow := 0.0
+	if p.PlainWallPS > 0 {
+		slow = float64(p.WallPS) / float64(p.PlainWallPS)
+	}
+	fmt.Fprintf(&b, "run: %v without probes, %v with (slowdown %.2fx); probe overhead %v per fragment, %v per sampled iteration, %v per counted iteration (compensated)\n",
+		trace.Time(p.PlainWallPS), trace.Time(p.WallPS), slow, trace.Time(p.Overhead.SegPS), trace.Time(p.Overhead.IterPS), trace.Time(p.Overhead.CounterPS))
+	cover := 0.0
+	if p.PlainWallPS > 0 {
+		cover = float64(p.MeasuredPS) / float64(p.PlainWallPS*int64(max(p.NP, 1)))
+	}
+	fmt.Fprintf(&b, "measured: %v in %d fragments (%.1f%% of the plain run's time × np); program-level error bound ±%.2f%%\n",
+		trace.Time(p.MeasuredPS), len(p.Fragments), 100*cover, 100*p.ErrorRel)
+	frags := slices.Clone(p.Fragments)
+	slices.SortStableFunc(frags, func(x, y FragmentStats) int {
+		tx, ty := x.MeanPS*x.Executions, y.MeanPS*y.Executions
+		switch {
+		case tx > ty:
+			return -1
+		case tx < ty:
+			return 1
+		}
+		return strings.Compare(x.Node, y.Node)
+	})
+	if len(frags) > top {
+		frags = frags[:top]
+	}
+	fmt.Fprintf(&b, "\n%-12s %10s %12s %12s %9s  %s\n", "total", "runs", "mean", "±bound", "bound", "fragment")
+	for _, f := range frags {
+		fmt.Fprintf(&b, "%-12v %10d %12v %12v %8.2f%%  %s %s\n", trace.Time(f.MeanPS*f.Executions), f.Executions,
+			trace.Time(f.MeanPS), trace.Time(f.ErrorPS), 100*f.ErrorRel, f.Kind, f.Pos)
+	}
+	if len(p.Loops) > 0 {
+		fmt.Fprintf(&b, "\nloops timed whole (balanced when D ≤ %.2g):\n", p.Alpha)
+		for _, l := range p.Loops {
+			state := "balanced"
+			if !l.Balanced {
+				state = "unbalanced: interpreted per iteration"
+			}
+			fmt.Fprintf(&b, "  %s  %v per iteration, D=%.3f (%d samples), %s, trips %s\n", l.Node, trace.Time(l.PerIterPS), l.D,
+				l.Samples, state, tripsString(l.Trips))
+		}
+	}
+	if len(p.Decisions) > 0 {
+		fmt.Fprintf(&b, "\nopaque decisions recorded:\n")
+		for _, d := range p.Decisions {
+			var parts []string
+			for _, r := range d.Ranks {
+				parts = append(parts, fmt.Sprintf("rank %d: %d true, %d false", r.Rank, r.True, r.False))
+			}
+			fmt.Fprintf(&b, "  %s  %s\n", d.Pos, strings.Join(parts, "; "))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func tripsString(ts []TripCount) string {
+	var parts []string
+	for i, t := range ts {
+		if i == 4 {
+			parts = append(parts, fmt.Sprintf("… (%d values)", len(ts)))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%d×%d", t.Trips, t.Count))
+	}
+	return strings.Join(parts, " ")
+}
