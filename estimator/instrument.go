@@ -6,10 +6,12 @@ package estimator
 import (
 	"fmt"
 	"go/ast"
+	"go/printer"
 	"go/token"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/predict-tools/predict/model"
@@ -38,6 +40,7 @@ type Fragment struct {
 	Node   string       `json:"node"`   // the model node the measurement belongs to
 	Covers []string     `json:"covers"` // the model leaves whose time it holds
 	Pos    model.Range  `json:"pos"`
+	Static bool         `json:"static,omitempty"` // a loop whose trip count is computed before it runs
 }
 
 // Plan is an instrumented copy of a program.
@@ -316,12 +319,201 @@ func (in *instrumenter) loopFragment(outer, s ast.Stmt, body *ast.BlockStmt, fc 
 	}
 	rng := in.rangeOf(s.Pos(), s.End())
 	id := in.fragment(FragLoop, fc, node.ID, in.covered(rng, fc), rng)
+	if trips, ok := in.staticTrips(s, body, node); ok {
+		// The trip count is computed before the loop: nothing runs per
+		// iteration, so the measurement is the loop's own time.
+		in.plan.Fragments[id].Static = true
+		t, n := fmt.Sprintf("__lt%d", id), fmt.Sprintf("__ln%d", id)
+		fc.vars = append(fc.vars, t, n)
+		in.insert(fc.file, outer.Pos(), fmt.Sprintf("%s = %s; %s = __probe.Now(); ", n, trips, t))
+		in.insert(fc.file, outer.End(), fmt.Sprintf("; __probe.Loop(%d, %s, %s)", id, t, n))
+		return true
+	}
 	t, n, it := fmt.Sprintf("__lt%d", id), fmt.Sprintf("__ln%d", id), fmt.Sprintf("__li%d", id)
 	fc.vars = append(fc.vars, t, n, it)
 	in.insert(fc.file, outer.Pos(), fmt.Sprintf("%s = __probe.Now(); %s = 0; %s = 0; ", t, n, it))
-	in.insert(fc.file, body.Lbrace+1, fmt.Sprintf(" %s++; if %s <= __probe.IterSamples { %s = __probe.Iter(%d, %s) };", n, n, it, id, it))
-	in.insert(fc.file, outer.End(), fmt.Sprintf("; if %s != 0 { __probe.IterEnd(%d, %s) }; __probe.Loop(%d, %s, %s)", it, id, it, id, t, n))
+	// Iteration k's start closes iteration k-1's sample; the loop's end
+	// closes the last one when the loop ran no more than IterSamples.
+	in.insert(fc.file, body.Lbrace+1, fmt.Sprintf(" %s++; if %s <= __probe.IterSamples+1 { %s = __probe.Iter(%d, %s) };", n, n, it, id, it))
+	in.insert(fc.file, outer.End(), fmt.Sprintf("; if %s != 0 && %s <= __probe.IterSamples { __probe.IterEnd(%d, %s) }; __probe.Loop(%d, %s, %s)", it, n, id, it, id, t, n))
 	return true
+}
+
+// staticTrips returns a Go expression computing the trip count of a loop
+// before it runs, for the counted forms whose bounds have no side effects:
+// range over a slice, array or integer, and for i := a; i < b; i += c
+// (and <=, >, >=) where the body neither assigns i nor breaks.
+func (in *instrumenter) staticTrips(s ast.Stmt, body *ast.BlockStmt, node *model.Node) (string, bool) {
+	if node.Loop.Trip.Formula == "" || breaks(body) {
+		return "", false
+	}
+	src := func(e ast.Expr) (string, bool) {
+		if e == nil || !callFree(e) {
+			return "", false
+		}
+		var b strings.Builder
+		if err := printer.Fprint(&b, in.fset, e); err != nil {
+			return "", false
+		}
+		return b.String(), true
+	}
+	switch st := s.(type) {
+	case *ast.RangeStmt:
+		x, ok := src(st.X)
+		if !ok {
+			return "", false
+		}
+		switch node.Loop.Range {
+		case "slice", "array":
+			return fmt.Sprintf("int64(len(%s))", x), true
+		case "int":
+			return fmt.Sprintf("max(0, int64(%s))", x), true
+		}
+	case *ast.ForStmt:
+		init, ok1 := st.Init.(*ast.AssignStmt)
+		cond, ok2 := st.Cond.(*ast.BinaryExpr)
+		if !ok1 || !ok2 || len(init.Lhs) != 1 || len(init.Rhs) != 1 {
+			return "", false
+		}
+		v, ok := init.Lhs[0].(*ast.Ident)
+		if !ok || assigns(body, v.Name) {
+			return "", false
+		}
+		if x, ok := cond.X.(*ast.Ident); !ok || x.Name != v.Name {
+			return "", false
+		}
+		var step int64
+		switch p := st.Post.(type) {
+		case *ast.IncDecStmt:
+			if x, ok := p.X.(*ast.Ident); !ok || x.Name != v.Name {
+				return "", false
+			}
+			step = 1
+			if p.Tok == token.DEC {
+				step = -1
+			}
+		case *ast.AssignStmt:
+			x, ok := p.Lhs[0].(*ast.Ident)
+			lit, ok2 := p.Rhs[0].(*ast.BasicLit)
+			if !ok || !ok2 || x.Name != v.Name || lit.Kind != token.INT || (p.Tok != token.ADD_ASSIGN && p.Tok != token.SUB_ASSIGN) {
+				return "", false
+			}
+			k, err := strconv.ParseInt(lit.Value, 0, 64)
+			if err != nil || k <= 0 {
+				return "", false
+			}
+			step = k
+			if p.Tok == token.SUB_ASSIGN {
+				step = -k
+			}
+		default:
+			return "", false
+		}
+		a, ok1 := src(init.Rhs[0])
+		b, ok2 := src(cond.Y)
+		if !ok1 || !ok2 || mentionsIdent(cond.Y, v.Name) {
+			return "", false
+		}
+		switch {
+		case cond.Op == token.LSS && step > 0:
+			return fmt.Sprintf("__probe.Trips(int64(%s)-int64(%s), %d)", b, a, step), true
+		case cond.Op == token.LEQ && step > 0:
+			return fmt.Sprintf("__probe.Trips(int64(%s)-int64(%s)+1, %d)", b, a, step), true
+		case cond.Op == token.GTR && step < 0:
+			return fmt.Sprintf("__probe.Trips(int64(%s)-int64(%s), %d)", a, b, -step), true
+		case cond.Op == token.GEQ && step < 0:
+			return fmt.Sprintf("__probe.Trips(int64(%s)-int64(%s)+1, %d)", a, b, -step), true
+		}
+	}
+	return "", false
+}
+
+// callFree reports whether e calls nothing (so evaluating it again is
+// harmless) and receives from no channel.
+func callFree(e ast.Expr) bool {
+	free := true
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			if id, ok := n.Fun.(*ast.Ident); !ok || (id.Name != "len" && id.Name != "cap" && id.Name != "int" && id.Name != "int64") {
+				free = false
+			}
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW {
+				free = false
+			}
+		case *ast.FuncLit:
+			free = false
+		}
+		return free
+	})
+	return free
+}
+
+// breaks reports whether a loop body has a break that leaves this loop.
+func breaks(body *ast.BlockStmt) bool {
+	found := false
+	var visit func(n ast.Node, inner bool) bool
+	visit = func(n ast.Node, inner bool) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+			if n != ast.Node(body) {
+				ast.Inspect(n, func(m ast.Node) bool {
+					if b, ok := m.(*ast.BranchStmt); ok && b.Label != nil {
+						found = true
+					}
+					_, lit := m.(*ast.FuncLit)
+					return !lit && !found
+				})
+				return false
+			}
+		case *ast.BranchStmt:
+			if n.Tok == token.BREAK || n.Tok == token.GOTO || n.Label != nil {
+				found = true
+			}
+		}
+		return !found
+	}
+	ast.Inspect(body, func(n ast.Node) bool { return visit(n, false) })
+	return found
+}
+
+// assigns reports whether body assigns the variable name.
+func assigns(body *ast.BlockStmt, name string) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				if id, ok := l.(*ast.Ident); ok && id.Name == name {
+					found = true
+				}
+			}
+		case *ast.IncDecStmt:
+			if id, ok := n.X.(*ast.Ident); ok && id.Name == name {
+				found = true
+			}
+		case *ast.UnaryExpr:
+			if id, ok := n.X.(*ast.Ident); ok && n.Op == token.AND && id.Name == name {
+				found = true // its address escapes
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+func mentionsIdent(e ast.Expr, name string) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && id.Name == name {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // leavesEarly reports whether a loop body may leave the loop other than by

@@ -50,10 +50,18 @@ func balance(samples []int64, overheadNS float64) (meanNS, d float64) {
 		return 0, 0
 	}
 	xs := make([]float64, len(samples))
-	sum := 0.0
 	for i, s := range samples {
 		xs[i] = math.Max(0, float64(s)-overheadNS)
-		sum += xs[i]
+	}
+	// Interrupts and preemptions make rare huge samples: drop the top and
+	// bottom 1 %.
+	slices.Sort(xs)
+	if cut := len(xs) / 100; cut > 0 {
+		xs = xs[cut : len(xs)-cut]
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
 	}
 	meanNS = sum / float64(len(xs))
 	if meanNS == 0 {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 func main() {
@@ -24,7 +25,7 @@ const (
 // Main runs predict with args and returns the exit status.
 func Main(args []string, stdout, stderr io.Writer) int {
 	root := newRoot()
-	root.SetArgs(args)
+	root.SetArgs(longFlags(args))
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.Execute()
@@ -38,4 +39,20 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return exitFailure
+}
+
+// longFlags accepts the MPI-style -np for --np (flags of predict itself,
+// before a "--" that starts the program's arguments).
+func longFlags(args []string) []string {
+	out := make([]string, len(args))
+	copy(out, args)
+	for i, a := range out {
+		if a == "--" {
+			break
+		}
+		if a == "-np" || strings.HasPrefix(a, "-np=") {
+			out[i] = "-" + a
+		}
+	}
+	return out
 }

@@ -18,10 +18,11 @@ commlib) how the program will scale on a cluster before it runs there: it builds
 a model of the program from its Go source, measures the cost of its fragments
 once on one node, and interprets the model for any number of processes.
 
-Available now: model (print the model of a program). Planned: profile (the
-timing pass), calibrate (the machine file), run (one prediction and its modeled
-trace), scale (speedup table and plot, the scalability limit), patterns
-(inefficiency patterns in a trace), validate (predicted against measured).`,
+Available now: model (print the model of a program, or with --reduced what
+decides its control flow), profile (the timing pass). Planned: calibrate (the
+machine file), run (one prediction and its modeled trace), scale (speedup table
+and plot, the scalability limit), patterns (inefficiency patterns in a trace),
+validate (predicted against measured).`,
 		SilenceUsage:               true,
 		SuggestionsMinimumDistance: 2,
 		SilenceErrors:              true,
@@ -43,6 +44,6 @@ trace), scale (speedup table and plot, the scalability limit), patterns
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &usageError{cmd: cmd, err: err}
 	})
-	root.AddCommand(newModelCmd())
+	root.AddCommand(newModelCmd(), newProfileCmd())
 	return root
 }

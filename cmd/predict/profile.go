@@ -1,0 +1,84 @@
+// This file defines the profile command: the timing pass.
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"time"
+
+	"github.com/predict-tools/predict/estimator"
+	"github.com/spf13/cobra"
+)
+
+func newProfileCmd() *cobra.Command {
+	var (
+		np      int
+		output  string
+		alpha   float64
+		timeout time.Duration
+		tags    []string
+		top     int
+	)
+	cmd := &cobra.Command{
+		Use:   "profile PKG [-- PROGRAM ARGS...]",
+		Short: "Measure the program's fragments once on this machine (the timing pass)",
+		Long: `Profile builds the model of PKG, reduces it, and builds an instrumented copy of
+the program (probes are inserted into a copy of the sources, built with go build
+-overlay: your tree is not touched). It runs the program once without and once
+with the probes, at -np ranks and with the arguments after --, and writes the
+profile: per fragment (straight-line code between control points, loops timed
+whole) the executions, mean, standard deviation and extremes with the probe cost
+subtracted, and the error bound of the mean; per loop its trip counts and
+balance; per opaque decision its outcomes per rank. The profile is keyed by the
+model's node IDs and the content hash of the sources.`,
+		Example: `  predict profile ./testprogs/stencil -np 1 -o stencil.profile.json -- -class W`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 || cmd.ArgsLenAtDash() == 0 {
+				return usagef(cmd, "missing PKG: the program to profile, e.g. predict profile ./testprogs/stencil")
+			}
+			if dash := cmd.ArgsLenAtDash(); dash > 1 || (dash < 0 && len(args) > 1) {
+				return usagef(cmd, "want one package before --, got %v (program arguments go after --)", args[:max(dash, len(args))])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if np < 1 {
+				return usagef(cmd, "-np %d: want at least 1 rank", np)
+			}
+			if alpha <= 0 || alpha >= 1 {
+				return usagef(cmd, "--alpha %g: want a fraction between 0 and 1", alpha)
+			}
+			if err := checkDir(args[0]); err != nil {
+				return err
+			}
+			var progArgs []string
+			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+				progArgs = args[dash:]
+			}
+			p, err := estimator.Run(estimator.Config{Pattern: args[0], Tags: tags, NP: np, Args: progArgs,
+				Alpha: alpha, Timeout: timeout, Log: cmd.ErrOrStderr()})
+			if err != nil {
+				return err
+			}
+			if output != "" {
+				var buf bytes.Buffer
+				if err := p.Write(&buf); err != nil {
+					return err
+				}
+				if err := os.WriteFile(output, buf.Bytes(), 0o644); err != nil {
+					return err
+				}
+			}
+			return p.WriteSummary(cmd.OutOrStdout(), top)
+		},
+	}
+	flags := cmd.Flags()
+	flags.IntVar(&np, "np", 1, "number of ranks of the profiling run")
+	flags.StringVarP(&output, "output", "o", "", "write the profile to `FILE` (JSON)")
+	flags.Float64Var(&alpha, "alpha", 0.1, "balance threshold: a loop is balanced when D ≤ alpha·mean")
+	flags.DurationVar(&timeout, "timeout", 10*time.Minute, "stop a run that takes longer than `DURATION`")
+	flags.StringSliceVar(&tags, "tags", nil, "build `TAGS` (comma-separated), as for go build")
+	flags.IntVar(&top, "top", 15, "print the `N` fragments that take most time")
+	return cmd
+}

@@ -1,0 +1,142 @@
+// This file turns the raw measurements of a probed run into the profile.
+
+package estimator
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+
+	"github.com/predict-tools/predict/estimator/probe"
+	"github.com/predict-tools/predict/model"
+)
+
+// readRaw reads what the probes wrote.
+func readRaw(path string) (*probe.Raw, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var raw probe.Raw
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if raw.Version != probe.RawVersion {
+		return nil, fmt.Errorf("%s: raw data version %d, want %d", path, raw.Version, probe.RawVersion)
+	}
+	if raw.Error != "" {
+		return nil, fmt.Errorf("the instrumented run failed: %s", raw.Error)
+	}
+	return &raw, nil
+}
+
+// fill computes the profile's statistics from the raw data.
+func (p *ProfileFile) fill(prog *model.Program, plan *Plan, raw *probe.Raw) {
+	ov := raw.Overhead
+	p.Overhead = Overhead{SegPS: ps(ov.SegNS), IterPS: ps(ov.IterNS), CounterPS: ps(ov.CounterNS)}
+	var weighted, total float64
+	for _, rf := range raw.Fragments {
+		if int(rf.ID) >= len(plan.Fragments) {
+			continue
+		}
+		fr := plan.Fragments[rf.ID]
+		pos := fr.Pos.String()
+		switch fr.Kind {
+		case FragBranch:
+			d := DecisionStats{Node: fr.Node, Pos: pos}
+			for _, b := range rf.Branches {
+				ro := RankOutcomes{Rank: b.Rank, True: b.True, False: b.False, Truncated: b.Truncated}
+				for i, r := range b.Runs {
+					if i == 0 {
+						ro.FirstTrue = r.Value
+					}
+					ro.Runs = append(ro.Runs, r.Len)
+				}
+				d.Ranks = append(d.Ranks, ro)
+			}
+			p.Decisions = append(p.Decisions, d)
+			continue
+		case FragLoop:
+			if rf.Count == 0 {
+				continue
+			}
+		}
+		over := ov.SegNS
+		var trips float64
+		if fr.Kind == FragLoop {
+			for _, t := range rf.Trips {
+				trips += float64(t[0] * t[1])
+			}
+			if rf.TripsOther != nil {
+				trips += float64(rf.TripsOther.Sum)
+			}
+		}
+		if fr.Kind == FragLoop && !fr.Static {
+			trips = 0
+			// A loop's measurement also holds its counter per iteration
+			// and the sampled-iteration probes of its first iterations.
+			n := 0.0
+			for _, t := range rf.Trips {
+				trips += float64(t[0] * t[1])
+				n += float64(t[1])
+			}
+			if rf.TripsOther != nil {
+				// Entries beyond the distinct values kept: their sum.
+				trips += float64(rf.TripsOther.Sum)
+				n += float64(rf.TripsOther.Count)
+			}
+			perEntry := trips / math.Max(n, 1)
+			sampled := math.Min(perEntry, probe.IterSamples+1)
+			over += perEntry*ov.CounterNS + sampled*ov.IterNS
+		}
+		m := moments{count: rf.Count, sum: rf.SumNS, sumSq: rf.SumSqNS, min: float64(rf.MinNS), max: float64(rf.MaxNS), overheadNS: over}
+		mean, sd, lo, hi, errAbs, errRel := m.stats()
+		p.Fragments = append(p.Fragments, FragmentStats{Node: fr.Node, Kind: fr.Kind, Pos: pos, Covers: fr.Covers,
+			Executions: rf.Count, MeanPS: mean, SDPS: sd, MinPS: lo, MaxPS: hi, ErrorPS: errAbs, ErrorRel: errRel})
+		t := float64(mean) * float64(rf.Count)
+		total += t
+		weighted += t * errRel
+		if fr.Kind == FragLoop {
+			ls := LoopStats{Node: fr.Node, Samples: len(rf.IterSamples)}
+			for _, t := range rf.Trips {
+				ls.Trips = append(ls.Trips, TripCount{Trips: t[0], Count: t[1]})
+			}
+			if trips > 0 {
+				ls.PerIterPS = int64(float64(mean) * float64(rf.Count) / trips)
+			}
+			meanIter, d := balance(rf.IterSamples, ov.IterNS)
+			if meanIter < 10*ov.IterNS && mean > 0 {
+				// Iterations too short for the clock: judge balance by the
+				// spread of whole entries instead (σ/mean: their extremes
+				// are mostly interrupts).
+				d = float64(sd) / float64(mean)
+				ls.Samples = 0
+			}
+			ls.D = d
+			ls.Balanced = ls.D <= p.Alpha
+			p.Loops = append(p.Loops, ls)
+		}
+	}
+	p.MeasuredPS = int64(total)
+	if total > 0 {
+		p.ErrorRel = weighted / total
+	}
+	slices.SortFunc(p.Fragments, func(a, b FragmentStats) int { return cmpStr(a.Node, b.Node) })
+	slices.SortFunc(p.Loops, func(a, b LoopStats) int { return cmpStr(a.Node, b.Node) })
+	slices.SortFunc(p.Decisions, func(a, b DecisionStats) int { return cmpStr(a.Node, b.Node) })
+	_ = prog
+}
+
+func ps(ns float64) int64 { return int64(math.Round(ns * 1000)) }
+
+func cmpStr(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,108 @@
+package estimator
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestProfileStencil runs the timing pass on the stencil (class S, np 2)
+// and checks the profile: fragments keyed by model node IDs, the loops
+// timed whole, the opaque decisions recorded per rank, the stale check.
+func TestProfileStencil(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a program")
+	}
+	p, err := Run(Config{Dir: "..", Pattern: "./testprogs/stencil", NP: 2, Args: []string{"-class", "S"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Format != ProfileFormat || p.NP != 2 || !strings.HasPrefix(p.ContentHash, "sha256:") {
+		t.Errorf("header %+v", p)
+	}
+	var sweep *FragmentStats
+	for i, f := range p.Fragments {
+		if f.Node == "sweep/loop@+2:2" {
+			sweep = &p.Fragments[i]
+		}
+		if f.Executions <= 0 || f.MeanPS < 0 || f.MinPS > f.MaxPS {
+			t.Errorf("fragment %+v", f)
+		}
+	}
+	// 100 iterations × 2 ranks, and rank 0's sequential reference.
+	if sweep == nil || sweep.Executions != 300 || sweep.MeanPS <= 0 {
+		t.Fatalf("sweep's loop: %+v", sweep)
+	}
+	var found bool
+	for _, l := range p.Loops {
+		if l.Node == "sweep/loop@+2:2" {
+			found = true
+			if len(l.Trips) != 2 || l.Trips[0].Trips != 32768 || l.Trips[1].Trips != 65536 || l.PerIterPS <= 0 { // halves on 2 ranks, whole in the reference
+				t.Errorf("sweep's loop stats %+v", l)
+			}
+		}
+	}
+	if !found {
+		t.Error("no loop statistics for sweep")
+	}
+	// The residual test of -converge is opaque: recorded per rank.
+	var residual *DecisionStats
+	for i, d := range p.Decisions {
+		if strings.HasPrefix(d.Pos, "testprogs/stencil/main.go:110") {
+			residual = &p.Decisions[i]
+		}
+	}
+	if residual == nil || len(residual.Ranks) != 2 || residual.Ranks[0].False != 100 {
+		t.Errorf("the residual decision: %+v", residual)
+	}
+	// Round trip, and a stale profile is refused.
+	path := filepath.Join(t.TempDir(), "p.json")
+	f, _ := os.Create(path)
+	p.Write(f)
+	f.Close()
+	q, err := ReadProfile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Check(p.Package, p.ContentHash); err != nil {
+		t.Error(err)
+	}
+	if err := q.Check(p.Package, "sha256:other"); err == nil || !strings.Contains(err.Error(), "stale profile") {
+		t.Errorf("stale check: %v", err)
+	}
+	if err := q.Check("other/pkg", p.ContentHash); err == nil {
+		t.Error("a profile of another package is accepted")
+	}
+}
+
+func TestReadProfileErrors(t *testing.T) {
+	dir := t.TempDir()
+	for name, tc := range map[string]struct{ text, want string }{
+		"corrupt": {`{"format": "predict-profile", "version": 1, "np": }`, "line 1 col"},
+		"foreign": {`{"format": "something"}`, `format "something"`},
+		"old":     {`{"format": "predict-profile", "version": 0}`, "version 0"},
+		"unknown": {`{"format": "predict-profile", "version": 1, "bogus": 1}`, `unknown field "bogus"`},
+	} {
+		path := filepath.Join(dir, name+".json")
+		os.WriteFile(path, []byte(tc.text), 0o644)
+		if _, err := ReadProfile(path); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error containing %q", name, err, tc.want)
+		}
+	}
+	if _, err := ReadProfile(filepath.Join(dir, "missing.json")); err == nil {
+		t.Error("a missing profile is accepted")
+	}
+}
+
+// TestProfileFailingProgram: a program that fails under profiling is a
+// clear error with its output.
+func TestProfileFailingProgram(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a program")
+	}
+	_, err := Run(Config{Dir: "..", Pattern: "./testprogs/stencil", NP: 1, Args: []string{"-class", "Q"}})
+	if err == nil || !strings.Contains(err.Error(), "the program failed") || !strings.Contains(err.Error(), "-class") {
+		t.Errorf("error %v", err)
+	}
+}
