@@ -65,6 +65,8 @@ type instrumenter struct {
 	plan  *Plan
 	edits map[string][]edit // by file
 	seq   int
+	whole map[*model.Node]bool // loops timed whole
+	quiet map[string]bool      // functions timed by the loops that call them: no probes
 }
 
 // funcCtx is the function whose statements are being instrumented.
@@ -85,6 +87,7 @@ type funcCtx struct {
 // the instrumented sources.
 func Instrument(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Function]*ssa.Function) (*Plan, error) {
 	in := &instrumenter{l: l, fset: l.Prog.Fset, plan: &Plan{Overlay: map[string][]byte{}}, edits: map[string][]edit{}}
+	in.planWholeLoops(prog, ssaOf)
 	seen := map[ast.Node]bool{}
 	files := map[string]*ast.File{}
 	for _, p := range l.Packages {
@@ -105,7 +108,7 @@ func Instrument(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Functi
 		case *ast.FuncLit:
 			body = s.Body
 		}
-		if body == nil || seen[syn] {
+		if body == nil || seen[syn] || in.quiet[f.ID] {
 			continue
 		}
 		seen[syn] = true
@@ -310,11 +313,7 @@ func (in *instrumenter) segment(run []ast.Stmt, fc *funcCtx) {
 // instead.
 func (in *instrumenter) loopFragment(outer, s ast.Stmt, body *ast.BlockStmt, fc *funcCtx) bool {
 	node := fc.loops[in.pos(s.Pos())]
-	if node == nil || node.Loop.Trip == nil || !node.Loop.Trip.Candidate || leavesEarly(body) ||
-		in.hasControlCall(body, fc) {
-		// Calls of the module's functions inside: their own fragments time
-		// them, and fragments never nest, so that every nanosecond is
-		// measured once.
+	if node == nil || !in.whole[node] {
 		return false
 	}
 	rng := in.rangeOf(s.Pos(), s.End())
@@ -337,6 +336,174 @@ func (in *instrumenter) loopFragment(outer, s ast.Stmt, body *ast.BlockStmt, fc 
 	in.insert(fc.file, body.Lbrace+1, fmt.Sprintf(" %s++; if %s <= __probe.IterSamples+1 { %s = __probe.Iter(%d, %s) };", n, n, it, id, it))
 	in.insert(fc.file, outer.End(), fmt.Sprintf("; if %s != 0 && %s <= __probe.IterSamples { __probe.IterEnd(%d, %s) }; __probe.Loop(%d, %s, %s)", it, n, id, it, id, t, n))
 	return true
+}
+
+// planWholeLoops chooses the loops timed whole: those that neither
+// communicate nor leave early. The functions they call get no probes of
+// their own (the loop's time holds theirs), which is only right if they are
+// called from nowhere else: a loop whose callees are also called outside
+// such loops is instrumented inside instead, unless the callee is a small
+// helper (no loops, no calls), whose other calls then go unmeasured.
+// Fragments therefore never nest, and every nanosecond is measured at
+// most once.
+func (in *instrumenter) planWholeLoops(prog *model.Program, ssaOf map[*model.Function]*ssa.Function) {
+	stmts := map[string]map[model.Pos]ast.Stmt{} // function → its loop statements by position
+	for _, f := range prog.Functions {
+		fn := ssaOf[f]
+		m := map[model.Pos]ast.Stmt{}
+		if fn != nil && fn.Syntax() != nil {
+			ast.Inspect(fn.Syntax(), func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.FuncLit:
+					return n == fn.Syntax()
+				case *ast.ForStmt, *ast.RangeStmt:
+					m[in.pos(n.Pos())] = n.(ast.Stmt)
+				}
+				return true
+			})
+		}
+		stmts[f.ID] = m
+	}
+	roots := map[string]bool{prog.Body: true, prog.Driver: true}
+	banned := map[*model.Node]bool{}
+	// Small helpers (no loops, no calls of the module) are cheap enough
+	// that their calls outside whole loops may go unmeasured: they never
+	// ban a loop.
+	small := map[string]bool{}
+	for _, f := range prog.Functions {
+		small[f.ID] = true
+		model.Walk(f.Tree, func(n *model.Node) bool {
+			if n.Kind == model.KindLoop || (n.Leaf != nil && n.Leaf.Kind == model.LeafUFC) {
+				small[f.ID] = false
+			}
+			return small[f.ID]
+		})
+	}
+	for {
+		in.whole, in.quiet = map[*model.Node]bool{}, map[string]bool{}
+		type site struct {
+			fn   string
+			loop *model.Node // the whole loop holding the call, or nil
+		}
+		calls := map[string][]site{}            // callee → its call sites
+		loopCalls := map[*model.Node][]string{} // whole loop → callees inside it
+		callsOf := map[string][]string{}        // function → its callees
+		for _, f := range prog.Functions {
+			var walk func(n *model.Node, outer *model.Node)
+			walk = func(n *model.Node, outer *model.Node) {
+				if n == nil {
+					return
+				}
+				if n.Kind == model.KindLoop && outer == nil && !banned[n] {
+					st := stmts[f.ID][n.Pos.Start]
+					if t := n.Loop.Trip; t != nil && t.Communicates == "" && st != nil && !leavesEarly(loopBody(st)) {
+						outer = n
+						in.whole[n] = true
+					}
+				}
+				if lf := n.Leaf; lf != nil && lf.Kind == model.LeafUFC {
+					targets := lf.Targets
+					if !lf.Dynamic {
+						targets = []string{lf.Callee}
+					}
+					for _, t := range targets {
+						calls[t] = append(calls[t], site{f.ID, outer})
+						callsOf[f.ID] = append(callsOf[f.ID], t)
+						if outer != nil {
+							loopCalls[outer] = append(loopCalls[outer], t)
+						}
+					}
+				}
+				walk(n.Cond, outer)
+				if l := n.Loop; l != nil {
+					walk(l.Header, outer)
+					walk(l.Body, outer)
+					walk(l.Post, outer)
+				}
+				for _, c := range n.Children {
+					walk(c, outer)
+				}
+			}
+			walk(f.Tree, nil)
+			walk(f.Recover, nil)
+		}
+		// The functions the whole loops reach get no probes.
+		var reach func(id string)
+		reach = func(id string) {
+			if in.quiet[id] || roots[id] {
+				return
+			}
+			in.quiet[id] = true
+			for _, c := range callsOf[id] {
+				reach(c)
+			}
+		}
+		for _, cs := range loopCalls {
+			for _, c := range cs {
+				reach(c)
+			}
+		}
+		// A quiet function also called from outside whole loops and quiet
+		// functions bans the loops that reach it; then plan again (their
+		// inner loops may be timed whole instead).
+		grew := false
+		for g := range in.quiet {
+			if small[g] {
+				continue
+			}
+			for _, cs := range calls[g] {
+				if cs.loop != nil || in.quiet[cs.fn] {
+					continue
+				}
+				for loop, callees := range loopCalls {
+					if !banned[loop] && in.reaches(callees, g, callsOf) {
+						banned[loop] = true
+						grew = true
+					}
+				}
+			}
+		}
+		if !grew {
+			return
+		}
+	}
+}
+
+// reaches reports whether g is among the functions callees reach.
+func (in *instrumenter) reaches(callees []string, g string, callsOf map[string][]string) bool {
+	seen := map[string]bool{}
+	var visit func(id string) bool
+	visit = func(id string) bool {
+		if id == g {
+			return true
+		}
+		if seen[id] {
+			return false
+		}
+		seen[id] = true
+		for _, c := range callsOf[id] {
+			if visit(c) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range callees {
+		if visit(c) {
+			return true
+		}
+	}
+	return false
+}
+
+func loopBody(s ast.Stmt) *ast.BlockStmt {
+	switch s := s.(type) {
+	case *ast.ForStmt:
+		return s.Body
+	case *ast.RangeStmt:
+		return s.Body
+	}
+	return nil
 }
 
 // staticTrips returns a Go expression computing the trip count of a loop

@@ -89,6 +89,10 @@ type TripCount struct {
 	// the profile finds it balanced.
 	Candidate bool   `json:"candidate,omitempty"`
 	Reason    string `json:"reason,omitempty"` // why it is not a candidate
+	// Communicates says how the loop communicates or synchronizes (a
+	// commlib call, a goroutine, a call of a function that does), or is
+	// empty when it does neither.
+	Communicates string `json:"communicates,omitempty"`
 }
 
 // Switch describes a KindSwitch node.

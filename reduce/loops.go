@@ -102,6 +102,7 @@ func (a *analysis) tripCount(fn *ssa.Function, n *model.Node, comm map[string]st
 			return reason == ""
 		})
 	}
+	tc.Communicates = reason
 	switch {
 	case reason != "":
 		tc.Reason = "not a collapse candidate: " + reason
