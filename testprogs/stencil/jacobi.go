@@ -1,12 +1,10 @@
-// This file defines the Jacobi sweep, the problem's source term and
-// boundary values, the block distribution and the solution hash, shared by
-// the distributed run and the sequential reference.
+// This file defines the Jacobi sweep and the problem's source term and
+// boundary values, shared by the distributed run and the sequential
+// reference.
 
 package main
 
 import (
-	"encoding/binary"
-	"hash/fnv"
 	"math"
 )
 
@@ -56,31 +54,4 @@ func sequential(n, iters int) []float64 {
 		u, next = next, u
 	}
 	return u[1 : n+1]
-}
-
-// block returns the first global point (0-based) and the number of points
-// of rank out of np for n points: the first n%np ranks get one point more.
-func block(n, rank, np int) (first, count int) {
-	size, extra := n/np, n%np
-	first = rank*size + min(rank, extra)
-	count = size
-	if rank < extra {
-		count++
-	}
-	return first, count
-}
-
-// hashBits returns FNV-64a of the IEEE-754 bits of v, little-endian.
-func hashBits(v []float64) uint64 {
-	h := fnv.New64a()
-	buf := make([]byte, 0, 8<<10)
-	for _, x := range v {
-		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(x))
-		if len(buf) == cap(buf) {
-			h.Write(buf)
-			buf = buf[:0]
-		}
-	}
-	h.Write(buf)
-	return h.Sum64()
 }

@@ -74,7 +74,7 @@ func main() {
 		}
 		progutil.NeedMemory(c, *class, perRank)
 
-		first, count := block(n, rank, np)
+		first, count := progutil.Block(n, rank, np)
 		left, right := rank-1, rank+1
 		if left < 0 {
 			left = commlib.ProcNull
@@ -119,7 +119,7 @@ func main() {
 		if rank == 0 {
 			solution = make([]float64, n)
 			for r := range np {
-				displs[r], counts[r] = block(n, r, np)
+				displs[r], counts[r] = progutil.Block(n, r, np)
 			}
 		}
 		c.Gatherv(u[1:count+1], solution, counts, displs, 0)
@@ -141,6 +141,6 @@ func main() {
 			}
 			progutil.Printf(c, "solution matches the sequential run bit for bit\n")
 		}
-		progutil.Checksum(c, fmt.Sprintf("iters=%d fnv=%016x", iters, hashBits(solution)))
+		progutil.Checksum(c, fmt.Sprintf("iters=%d fnv=%016x", iters, progutil.HashFloats(solution)))
 	})
 }

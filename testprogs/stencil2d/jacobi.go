@@ -1,12 +1,10 @@
 // This file defines the 5-point Jacobi sweep on a block with a one-point
-// halo, the problem's source term and boundary values, the block
-// distribution, and the sequential reference run.
+// halo, the problem's source term and boundary values, and the sequential
+// reference run.
 
 package main
 
 import (
-	"encoding/binary"
-	"hash/fnv"
 	"math"
 )
 
@@ -84,31 +82,4 @@ func sequential(n, iters int) []float64 {
 		out = append(out, u.row(i)...)
 	}
 	return out
-}
-
-// block returns the first index (0-based) and the number of the n points
-// that part p of parts gets: the first n%parts parts get one point more.
-func block(n, p, parts int) (first, count int) {
-	size, extra := n/parts, n%parts
-	first = p*size + min(p, extra)
-	count = size
-	if p < extra {
-		count++
-	}
-	return first, count
-}
-
-// hashBits returns FNV-64a of the IEEE-754 bits of v, little-endian.
-func hashBits(v []float64) uint64 {
-	h := fnv.New64a()
-	buf := make([]byte, 0, 8<<10)
-	for _, x := range v {
-		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(x))
-		if len(buf) == cap(buf) {
-			h.Write(buf)
-			buf = buf[:0]
-		}
-	}
-	h.Write(buf)
-	return h.Sum64()
 }

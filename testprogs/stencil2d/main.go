@@ -80,8 +80,8 @@ func main() {
 			return // not in the grid (cannot happen: the grid holds all np ranks)
 		}
 		coords := cart.Coords(cart.Rank())
-		firstRow, rows := block(n, coords[0], dims[0])
-		firstCol, cols := block(n, coords[1], dims[1])
+		firstRow, rows := progutil.Block(n, coords[0], dims[0])
+		firstCol, cols := progutil.Block(n, coords[1], dims[1])
 		up, down := cart.Shift(0, 1)
 		left, right := cart.Shift(1, 1)
 
@@ -150,7 +150,7 @@ func main() {
 			}
 			progutil.Printf(cart, "grid matches the sequential run bit for bit\n")
 		}
-		progutil.Checksum(cart, fmt.Sprintf("iters=%d fnv=%016x", iters, hashBits(solution)))
+		progutil.Checksum(cart, fmt.Sprintf("iters=%d fnv=%016x", iters, progutil.HashFloats(solution)))
 	})
 }
 
@@ -170,8 +170,8 @@ func gather(cart *commlib.Comm, u grid, dims []int, n int) []float64 {
 		offset := 0
 		for r := range np {
 			coords := cart.Coords(r)
-			_, rows := block(n, coords[0], dims[0])
-			_, cols := block(n, coords[1], dims[1])
+			_, rows := progutil.Block(n, coords[0], dims[0])
+			_, cols := progutil.Block(n, coords[1], dims[1])
 			counts[r], displs[r] = rows*cols, offset
 			offset += rows * cols
 		}
@@ -183,8 +183,8 @@ func gather(cart *commlib.Comm, u grid, dims []int, n int) []float64 {
 	grid := make([]float64, n*n)
 	for r := range np {
 		coords := cart.Coords(r)
-		firstRow, rows := block(n, coords[0], dims[0])
-		firstCol, cols := block(n, coords[1], dims[1])
+		firstRow, rows := progutil.Block(n, coords[0], dims[0])
+		firstCol, cols := progutil.Block(n, coords[1], dims[1])
 		for i := range rows {
 			copy(grid[(firstRow+i)*n+firstCol:], all[displs[r]+i*cols:displs[r]+(i+1)*cols])
 		}

@@ -6,7 +6,10 @@ package progutil
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
+	"hash/fnv"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -99,6 +102,34 @@ func availableMemory() (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// Block returns the first index (0-based) and the number of the n points
+// that part p of parts gets: the first n%parts parts get one point more.
+func Block(n, p, parts int) (first, count int) {
+	size, extra := n/parts, n%parts
+	first = p*size + min(p, extra)
+	count = size
+	if p < extra {
+		count++
+	}
+	return first, count
+}
+
+// HashFloats returns FNV-64a of the IEEE-754 bits of v, little-endian: a
+// checksum of results that are bitwise identical for every np.
+func HashFloats(v []float64) uint64 {
+	h := fnv.New64a()
+	buf := make([]byte, 0, 8<<10)
+	for _, x := range v {
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(x))
+		if len(buf) == cap(buf) {
+			h.Write(buf)
+			buf = buf[:0]
+		}
+	}
+	h.Write(buf)
+	return h.Sum64()
 }
 
 // Elapsed returns the seconds since start, for the timing lines programs print.
