@@ -91,7 +91,7 @@ func (p *ProfileFile) fill(prog *model.Program, plan *Plan, raw *probe.Raw) {
 			sampled := math.Min(perEntry, probe.IterSamples+1)
 			over += perEntry*ov.CounterNS + sampled*ov.IterNS
 		}
-		m := moments{count: rf.Count, sum: rf.SumNS, sumSq: rf.SumSqNS, min: float64(rf.MinNS), max: float64(rf.MaxNS), overheadNS: over}
+		m := moments{count: rf.Count, sum: float64(rf.SumNS), sumSq: rf.SumSqNS, min: float64(rf.MinNS), max: float64(rf.MaxNS), overheadNS: over}
 		mean, sd, lo, hi, errAbs, errRel := m.stats()
 		p.Fragments = append(p.Fragments, FragmentStats{Node: fr.Node, Kind: fr.Kind, Pos: pos, Covers: fr.Covers,
 			Executions: rf.Count, MeanPS: mean, SDPS: sd, MinPS: lo, MaxPS: hi, ErrorPS: errAbs, ErrorRel: errRel})

@@ -3,53 +3,91 @@
 package probe
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/bits"
 	"os"
+	"path/filepath"
 	"slices"
 )
 
 // RawVersion is the version of the raw data format.
-const RawVersion = 1
+const RawVersion = 2
+
+// OutEnv is the environment variable naming the file the data is written
+// to.
+const OutEnv = "PREDICT_PROBE_OUT"
 
 // Raw is what a probed run measured. Times are nanoseconds.
 type Raw struct {
 	Version   int           `json:"version"`
-	NP        int           `json:"np"`
-	Args      []string      `json:"args,omitempty"`
-	WallNS    int64         `json:"wall_ns"` // from the first rank's start to the end of the run
-	Error     string        `json:"error,omitempty"`
+	NP        int           `json:"np"`              // ranks of the latest run
+	Args      []string      `json:"args,omitempty"`  // the program's arguments
+	WallNS    int64         `json:"wall_ns"`         // from the first rank's start to the end of the latest run
+	Error     string        `json:"error,omitempty"` // the run's error, if it failed
 	Overhead  RawOverhead   `json:"overhead"`
-	Fragments []RawFragment `json:"fragments"`
+	Fragments []RawFragment `json:"fragments"` // the fragments that ran, by ID
 }
 
-// RawOverhead are the costs of the probes, in nanoseconds.
+// RawOverhead are the costs of the probes, medians in nanoseconds.
 type RawOverhead struct {
-	SegNS     float64 `json:"seg_ns"`
-	IterNS    float64 `json:"iter_ns"`
+	// SegNS is what a Now/Seg pair around nothing records: the bias of
+	// every Seg and Loop measurement.
+	SegNS float64 `json:"seg_ns"`
+	// IterNS is what a sampled iteration's Iter call adds to the loop's
+	// time, and what an iteration sample reads for an empty body.
+	IterNS float64 `json:"iter_ns"`
+	// CounterNS is what the per-iteration counter and its test add to an
+	// iteration.
 	CounterNS float64 `json:"counter_ns"`
+	// PairNS is the whole cost of a Now/Seg pair (the bias plus the part
+	// outside the measured interval): the slowdown per segment executed.
+	PairNS float64 `json:"pair_ns"`
 }
 
-// RawFragment are the statistics of one fragment.
+// RawFragment are the statistics of one fragment. Seg and loop fragments
+// have the durations of their executions; loops also their trip counts
+// and sampled iterations; branches their outcomes per rank (Count is then
+// the number of outcomes).
 type RawFragment struct {
-	ID          int32       `json:"id"`
-	Kind        string      `json:"kind"`
-	Count       int64       `json:"count"`
-	SumNS       float64     `json:"sum_ns"`
-	SumSqNS     float64     `json:"sum_sq_ns"`
-	MinNS       int64       `json:"min_ns"`
-	MaxNS       int64       `json:"max_ns"`
-	Trips       [][2]int64  `json:"trips,omitempty"` // (trip count, entries), by trip count
-	TripsOther  *tripOther  `json:"trips_other,omitempty"`
+	ID      int32   `json:"id"`
+	Kind    string  `json:"kind"` // "seg", "loop" or "branch"
+	Count   int64   `json:"count"`
+	SumNS   int64   `json:"sum_ns"`
+	SumSqNS float64 `json:"sum_sq_ns"` // Σ d², summed exactly, rounded once
+	MinNS   int64   `json:"min_ns"`
+	MaxNS   int64   `json:"max_ns"`
+	// Trips are (trip count, entries) pairs by trip count, for at most
+	// 1024 trip counts (the most frequent); TripsOther the other entries.
+	Trips      [][2]int64     `json:"trips,omitempty"`
+	TripsOther *RawTripsOther `json:"trips_other,omitempty"`
+	// IterSamples are sampled iteration times (at most 4096, a uniform
+	// sample of IterSeen).
 	IterSamples []int64     `json:"iter_samples,omitempty"`
-	Branches    []RawBranch `json:"branches,omitempty"`
+	IterSeen    int64       `json:"iter_seen,omitempty"`
+	Branches    []RawBranch `json:"branches,omitempty"` // by rank
 }
 
-// RawBranch are one rank's outcomes of a decision.
+// RawTripsOther summarizes the loop entries whose trip count is not in
+// RawFragment.Trips.
+type RawTripsOther struct {
+	Count int64 `json:"count"` // entries
+	Min   int64 `json:"min"`
+	Max   int64 `json:"max"`
+	Sum   int64 `json:"sum"` // Σ trip count
+}
+
+// RawBranch are one rank's outcomes of a decision. Rank -1 gathers the
+// goroutines that are not known to belong to a rank.
 type RawBranch struct {
-	Rank      int      `json:"rank"`
-	True      int64    `json:"true"`
-	False     int64    `json:"false"`
+	Rank  int   `json:"rank"`
+	True  int64 `json:"true"`
+	False int64 `json:"false"`
+	// Runs are the outcomes in order, run-length encoded. When Truncated,
+	// they are the beginning of the sequence (100000 runs) and True and
+	// False still count every outcome.
 	Runs      []RawRun `json:"runs,omitempty"`
 	Truncated bool     `json:"truncated,omitempty"`
 }
@@ -60,68 +98,161 @@ type RawRun struct {
 	Len   int64 `json:"len"`
 }
 
-// Snapshot returns the data measured so far.
+// Snapshot returns the data measured so far. It may run while probes
+// record.
 func Snapshot() Raw {
 	raw := Raw{Version: RawVersion, NP: int(np.Load()), Args: os.Args[1:]}
 	if t0 := wallT0.Load(); t0 > 0 {
-		raw.WallNS = Now() - t0
+		end := wallEnd.Load()
+		if end < t0 {
+			end = Now()
+		}
+		raw.WallNS = end - t0
 	}
 	seg, iter, counter := Overhead()
-	raw.Overhead = RawOverhead{SegNS: seg, IterNS: iter, CounterNS: counter}
-	fragsMu.RLock()
-	defer fragsMu.RUnlock()
-	for id, f := range frags {
-		f.mu.Lock()
-		if f.count > 0 || len(f.samples) > 0 {
-			rf := RawFragment{ID: int32(id), Kind: f.kind, Count: f.count, SumNS: f.sum, SumSqNS: f.sumSq,
-				MinNS: f.min, MaxNS: f.max, IterSamples: slices.Clone(f.samples)}
-			for t, n := range f.trips {
-				rf.Trips = append(rf.Trips, [2]int64{t, n})
-			}
-			slices.SortFunc(rf.Trips, func(a, b [2]int64) int { return int(a[0] - b[0]) })
-			if f.tripsOther.Count > 0 {
-				o := f.tripsOther
-				rf.TripsOther = &o
-			}
-			for r, b := range f.branches {
-				rf.Branches = append(rf.Branches, RawBranch{Rank: r, True: b.trueN, False: b.falseN,
-					Runs: slices.Clone(b.runs), Truncated: b.truncated})
-			}
-			slices.SortFunc(rf.Branches, func(a, b RawBranch) int { return a.Rank - b.Rank })
-			if rf.Kind == "" {
-				rf.Kind = "loop"
-			}
+	raw.Overhead = RawOverhead{SegNS: seg, IterNS: iter, CounterNS: counter, PairNS: pairNS}
+	t := tab.Load()
+	for i, f := range t.frags[1:] {
+		if rf, ok := f.raw(int32(i)); ok {
 			raw.Fragments = append(raw.Fragments, rf)
 		}
-		f.mu.Unlock()
 	}
 	return raw
 }
 
-// Flush writes the data to $PREDICT_PROBE_OUT, if it is set.
+// raw returns fragment id's data, and whether it ran.
+func (f *frag) raw(id int32) (RawFragment, bool) {
+	rf := RawFragment{ID: id, Kind: "seg"}
+	var sqHi, sqLo uint64
+	trips := map[int64]int64{}
+	var other RawTripsOther
+	loop := false
+	for i := range f.cells {
+		c := &f.cells[i]
+		c.mu.Lock()
+		if c.n > 0 {
+			if rf.Count == 0 || c.min < rf.MinNS {
+				rf.MinNS = c.min
+			}
+			rf.MaxNS = max(rf.MaxNS, c.max)
+			rf.Count += c.n
+			rf.SumNS += c.sum
+			var carry uint64
+			sqLo, carry = bits.Add64(sqLo, c.sqLo, 0)
+			sqHi += c.sqHi + carry
+		}
+		if l := c.loop; l != nil {
+			loop = true
+			for t, n := range l.trips {
+				trips[t] += n
+			}
+			if l.lastN > 0 {
+				trips[l.last] += l.lastN
+			}
+			other.merge(l.other)
+		}
+		c.mu.Unlock()
+	}
+	rf.SumSqNS = float64(sqHi)*math.Exp2(64) + float64(sqLo)
+	if loop {
+		rf.Kind = "loop"
+		for t, n := range trips {
+			rf.Trips = append(rf.Trips, [2]int64{t, n})
+		}
+		if len(rf.Trips) > maxTripValues {
+			// Keep the most frequent trip counts.
+			slices.SortFunc(rf.Trips, func(a, b [2]int64) int { return cmp.Or(cmp.Compare(b[1], a[1]), cmp.Compare(a[0], b[0])) })
+			for _, t := range rf.Trips[maxTripValues:] {
+				other.add(t[0], t[1])
+			}
+			rf.Trips = rf.Trips[:maxTripValues]
+		}
+		slices.SortFunc(rf.Trips, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+		if other.Count > 0 {
+			rf.TripsOther = &other
+		}
+	}
+
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.seen > 0 {
+		rf.Kind = "loop"
+		rf.IterSamples = slices.Clone(f.samples)
+		rf.IterSeen = f.seen
+	}
+	for i, b := range f.branches {
+		if b == nil {
+			continue
+		}
+		rf.Kind = "branch"
+		rf.Count += b.trueN + b.falseN
+		rf.Branches = append(rf.Branches, RawBranch{Rank: i - 1, True: b.trueN, False: b.falseN,
+			Runs: slices.Clone(b.runs), Truncated: b.truncated})
+	}
+	return rf, rf.Count > 0 || f.seen > 0
+}
+
+// merge adds p's entries.
+func (o *RawTripsOther) merge(p RawTripsOther) {
+	if p.Count == 0 {
+		return
+	}
+	if o.Count == 0 {
+		*o = p
+		return
+	}
+	o.Min, o.Max = min(o.Min, p.Min), max(o.Max, p.Max)
+	o.Count += p.Count
+	o.Sum += p.Sum
+}
+
+// Flush writes the data measured so far to the file named by
+// $PREDICT_PROBE_OUT, if it is set.
 func Flush() error { return write(Snapshot()) }
 
+// flushAtEnd writes the data when a run ends, with the run's error.
 func flushAtEnd(err error) {
+	if os.Getenv(OutEnv) == "" {
+		return
+	}
 	raw := Snapshot()
 	if err != nil {
 		raw.Error = err.Error()
 	}
 	if werr := write(raw); werr != nil {
-		fmt.Fprintf(os.Stderr, "predict probes: %v\n", werr)
+		fmt.Fprintf(os.Stderr, "predict probe: %v\n", werr)
 	}
 }
 
+// write writes raw to $PREDICT_PROBE_OUT, through a temporary file renamed
+// into place, so that a reader never sees half of it.
 func write(raw Raw) error {
-	path := os.Getenv("PREDICT_PROBE_OUT")
+	path := os.Getenv(OutEnv)
 	if path == "" {
 		return nil
 	}
 	data, err := json.Marshal(raw)
 	if err != nil {
-		return err
+		return fmt.Errorf("encoding the measurements: %v", err)
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return fmt.Errorf("writing the measurements: %v", err)
+	data = append(data, '\n')
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("writing the measurements to %s: %v", path, err)
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing the measurements to %s: %v", path, err)
 	}
 	return nil
 }

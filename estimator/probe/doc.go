@@ -1,18 +1,98 @@
 // Package probe is the runtime of the probes the timing pass inserts into
-// an instrumented copy of a program (see package estimator).
+// an instrumented copy of a program (DESIGN.md §6, package estimator). The
+// instrumented binary runs once; the probes record per-fragment
+// statistics and write them, when the run ends, to the file named by
+// $PREDICT_PROBE_OUT, which predict profile turns into the profile.
 //
-// The instrumented code calls [Now] before a fragment and [Seg] or [Loop]
-// after it, with the start time kept in a local variable, so fragments run
-// by several ranks at once do not disturb each other; [Iter] and [IterEnd]
-// sample the iterations of loops timed whole, and [Branch] records the
-// outcomes of opaque decisions per rank. Statistics live in one slot per
-// fragment (sized by [Declare]) behind a mutex: a Now/Seg pair costs a
-// few tens of nanoseconds, which [Overhead] measures so that the estimator
-// can subtract it.
+// # The calls
 //
-// Ranks are told apart only where it matters, in Branch: commlib's
-// RankStart hook maps each rank's goroutine to its rank, and Branch looks
-// its goroutine up (about a microsecond; skipped when there is one rank).
-// When the run ends (commlib's RunEnd hook) the data is written as JSON to
-// the file named by $PREDICT_PROBE_OUT ([Raw]).
+// The instrumenter emits `probe.Declare(n)` in an init function (IDs are
+// 0..n-1) and, around the fragments:
+//
+//	t := probe.Now(); …segment…; probe.Seg(id, t)
+//	t := probe.Now(); …loop nest…; probe.Loop(id, t, trips)
+//	n++; if n <= probe.IterSamples+1 { it = probe.Iter(id, it) }  // first statement of the body
+//	if it != 0 && n <= probe.IterSamples { probe.IterEnd(id, it) } // after the loop
+//	if probe.Branch(id, cond) { … }
+//
+// Start times live in the caller's locals, so ranks running the same
+// fragment at once do not disturb each other. [Trips] computes the trip
+// count of a counted loop; [Now] and [Trips] inline.
+//
+// # Tables and locking
+//
+// Declare builds one slot per fragment, in a table indexed by ID (plus a
+// slot for the calibration, [Overhead]); the hot paths index it, with no
+// map and no allocation. The table is replaced, never modified, if an ID
+// beyond Declare's count shows up (recorded all the same, after a slower
+// first call).
+//
+// A fragment's durations (count, Σd, Σd² in 128 bits, min, max) and loop
+// trip counts are striped: a slot has one cache-line cell per scheduler P
+// (a power of two ≥ GOMAXPROCS, at most 32), each behind its own
+// sync.Mutex; a probe records into the cell of the P it runs on (read
+// with runtime.procPin, which the runtime keeps for linkname users), so
+// ranks recording the same fragment in parallel lock different cells and
+// write different cache lines: the mutex is uncontended unless the
+// scheduler moves a goroutine between reading its P and locking. Cells
+// are merged when the data is written. A cell keeps the latest trip count
+// and its pending entries apart, so a loop entered with the same trip
+// count as before touches no map. Iteration samples (a reservoir of 4096
+// per loop, algorithm R with a fixed seed per fragment) and branch
+// outcomes sit behind one mutex per fragment.
+//
+// # Ranks
+//
+// Branch records outcomes per rank. commlib's RankStart hook gives each
+// rank's goroutine a profiler label set of its own (runtime/pprof,
+// {"predict_rank": "r"}); goroutines inherit their creator's label set, so
+// pool and Parallel threads carry their rank's. Branch reads the
+// goroutine's label-set pointer (runtime_getProfLabel, kept for linkname
+// users) and looks it up among the ranks': about 10 ns. A goroutine whose
+// labels the program changed (pprof.Do) falls back to its goroutine id,
+// parsed from runtime.Stack (3 to 10 µs by stack depth, cached per
+// goroutine), and to the rank of its creator ("created by … in goroutine
+// N"). Other goroutines are rank -1. With one rank there is no lookup:
+// everything is rank 0.
+//
+// # Costs
+//
+// On the development machine (AMD EPYC VM, 2 cores; one clock reading,
+// time.Since on the vDSO clock, is 25 ns): a Now/Seg pair costs 56 ns,
+// of which an empty fragment reads 25 ns (the bias subtracted from every
+// measurement); a Loop with a changing trip count 70 ns with its Now;
+// an Iter call 31-33 ns; the counter 0.3 ns per iteration; Branch 6 ns at
+// np = 1, 15 ns at np > 1. Two goroutines recording the same fragment
+// scale linearly (28 ns per pair each, aggregated). The overhead is
+// measured once, by Declare, in about 4 ms: 9 rounds (after one to warm
+// up) of each measurement, medians. The clock dominates: the probes' own
+// bookkeeping is 5 to 10 ns.
+//
+// # Output
+//
+// The data is written when a run ends (commlib's RunEnd hook, the run's
+// error included) and by [Flush], as one JSON document ([Raw], version
+// [RawVersion]), through a temporary file renamed into place. It holds
+// the ranks of the latest run, the program's arguments, the wall time
+// from the first rank's start to the end of the latest run, the
+// overheads, and the fragments that ran, by ID:
+//
+//	{"version":2,"np":2,"args":["-class","S"],"wall_ns":81234567,
+//	 "overhead":{"seg_ns":25.2,"iter_ns":33.1,"counter_ns":0.3,"pair_ns":55.8},
+//	 "fragments":[
+//	  {"id":0,"kind":"seg","count":2,"sum_ns":812,"sum_sq_ns":330344,"min_ns":402,"max_ns":410},
+//	  {"id":1,"kind":"loop","count":4,"sum_ns":…,"trips":[[100,3],[128,1]],
+//	   "iter_samples":[31,30,…],"iter_seen":260},
+//	  {"id":2,"kind":"branch","count":6,"sum_ns":0,"sum_sq_ns":0,"min_ns":0,"max_ns":0,
+//	   "branches":[{"rank":0,"true":2,"false":1,"runs":[{"value":true,"len":2},{"value":false,"len":1}]},
+//	               {"rank":1,"true":0,"false":3,"runs":[{"value":false,"len":3}]}]}]}
+//
+// Durations include the probes' bias: subtract seg_ns per Seg or Loop
+// execution, counter_ns per iteration and iter_ns per sampled iteration
+// of a loop; iteration samples each include one iter_ns. Trip counts are
+// exact for up to 1024 distinct values (the most frequent, when the cells
+// saw more), the rest summarized in trips_other (count, min, max, sum).
+// Outcome runs are capped at 100000 per rank: beyond, "truncated" is set,
+// the runs are the beginning of the sequence and true/false still count
+// every outcome.
 package probe

@@ -1,154 +1,271 @@
-// This file defines the probes.
+// This file defines the probes the instrumented code calls and the tables
+// they record into.
 
 package probe
 
 import (
-	"bytes"
+	"math/bits"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/predict-tools/predict/commlib"
+	_ "unsafe" // go:linkname
 )
 
-// IterSamples is how many iterations of each entry of a loop are sampled.
+// IterSamples is how many iterations of each entry of a loop are sampled:
+// the instrumented code calls Iter at the start of iterations
+// 1..IterSamples+1 (the last call closes iteration IterSamples).
 const IterSamples = 64
 
 const (
-	maxTripValues = 1024
-	maxSamples    = 4096
-	maxRuns       = 100000
+	maxTripValues = 1024   // distinct trip counts counted exactly
+	maxSamples    = 4096   // per-iteration samples kept per loop
+	maxRuns       = 100000 // outcome runs kept per rank and decision
+	maxStripes    = 32     // statistics cells per fragment
 )
 
-var start = time.Now()
+// calibrationID is the fragment the overhead measurement records into; it
+// is never written out.
+const calibrationID = -1
+
+// start is when the package was initialized, a nanosecond early so that
+// Now is never 0 (Iter's callers use 0 for "no previous iteration").
+var start = time.Now().Add(-1)
 
 // Now returns the monotonic time in nanoseconds since the process started.
 func Now() int64 { return int64(time.Since(start)) }
 
-// frag holds the statistics of one fragment.
-type frag struct {
+// procPin and procUnpin give the id of the P (the scheduler's processor)
+// that runs the caller: the stripe of a fragment's statistics it records
+// into, so that ranks running in parallel write different cache lines. The
+// runtime keeps them for linkname users (go.dev/issue/67401).
+//
+//go:linkname procPin runtime.procPin
+func procPin() int
+
+//go:linkname procUnpin runtime.procUnpin
+func procUnpin()
+
+// cell is one stripe of a fragment's duration statistics: one cache line.
+type cell struct {
 	mu         sync.Mutex
-	kind       string
-	count      int64
-	sum        float64
-	sumSq      float64
+	n          int64
+	sum        int64
+	sqHi, sqLo uint64 // Σ d², 128 bits: exact
 	min, max   int64
-	trips      map[int64]int64
-	tripsOther tripOther
-	samples    []int64
-	seen       int64 // samples offered, for reservoir sampling
-	rng        uint64
-	branches   map[int]*branch
-	attempts   atomic.Int64 // Branch calls, read without the lock
+	loop       *loopCell // trip counts, once Loop has run here
 }
 
-type tripOther struct {
-	Count, Min, Max, Sum int64
+// loopCell counts the trip counts of a loop fragment's entries recorded
+// in one cell.
+type loopCell struct {
+	last, lastN int64           // the latest trip count and its entries not yet in trips
+	trips       map[int64]int64 // trip count → entries, at most maxTripValues keys
+	other       RawTripsOther   // the entries whose trip count found no room in trips
 }
 
-type branch struct {
+// frag is one fragment's slot.
+type frag struct {
+	cells []cell // len a power of two
+	mask  int
+
+	mu       sync.Mutex // what follows
+	samples  []int64    // per-iteration times, a reservoir
+	seen     int64      // per-iteration times offered to the reservoir
+	rng      uint64
+	branches []*branchRec // by rank+1
+}
+
+// branchRec is one rank's outcomes of a decision.
+type branchRec struct {
 	trueN, falseN int64
 	runs          []RawRun
 	truncated     bool
 }
 
+// table is the fragment slots: slot 0 is the calibration fragment, slot
+// id+1 fragment id. It is replaced (never modified) when it grows; slots
+// are shared between the old and the new table.
+type table struct{ frags []*frag }
+
 var (
-	fragsMu sync.RWMutex
-	frags   []*frag
-	np      atomic.Int64
-	ranks   sync.Map // goroutine id → rank
-	wallT0  atomic.Int64
+	tab      atomic.Pointer[table]
+	growMu   sync.Mutex // serializes replacements of tab
+	declared atomic.Bool
+	stripes  int
 )
 
-// Declare sizes the tables for fragments 0..n-1.
+func init() {
+	stripes = 1
+	for stripes < min(runtime.GOMAXPROCS(0), maxStripes) {
+		stripes *= 2
+	}
+	tab.Store(&table{frags: []*frag{newFrag(calibrationID)}})
+}
+
+func newFrag(id int32) *frag {
+	// A fixed seed per fragment: the sampling policy is the same from run
+	// to run (which iterations are kept still depends on the interleaving
+	// of the ranks).
+	seed := (uint64(int64(id))+2)*0x9e3779b97f4a7c15 | 1
+	return &frag{cells: make([]cell, stripes), mask: stripes - 1, rng: seed}
+}
+
+// Declare sizes the tables for fragments 0..n-1 and measures the probes'
+// overhead (once, a few milliseconds). The instrumented program calls it
+// from an init function; fragments beyond n are still recorded, more
+// slowly the first time.
 func Declare(n int32) {
-	fragsMu.Lock()
-	defer fragsMu.Unlock()
-	for int32(len(frags)) < n {
-		frags = append(frags, &frag{rng: uint64(len(frags))*0x9e3779b97f4a7c15 + 1})
-	}
+	grow(n)
+	declared.Store(true)
+	Overhead()
 }
 
-// get returns fragment id's slot, growing the table if Declare did not
-// cover it.
-func get(id int32) *frag {
-	fragsMu.RLock()
-	if int(id) < len(frags) {
-		f := frags[id]
-		fragsMu.RUnlock()
-		return f
+// grow makes room for fragments 0..n-1.
+func grow(n int32) *table {
+	growMu.Lock()
+	defer growMu.Unlock()
+	old := tab.Load()
+	if int(n)+1 <= len(old.frags) {
+		return old
 	}
-	fragsMu.RUnlock()
-	Declare(id + 1)
-	return get(id)
+	t := &table{frags: make([]*frag, int(n)+1)}
+	copy(t.frags, old.frags)
+	for i := len(old.frags); i < len(t.frags); i++ {
+		t.frags[i] = newFrag(int32(i - 1))
+	}
+	tab.Store(t)
+	return t
 }
 
-func (f *frag) add(kind string, d int64) {
-	f.kind = kind
-	if f.count == 0 || d < f.min {
-		f.min = d
+// fragOf returns fragment id's slot.
+func fragOf(id int32) *frag {
+	t := tab.Load()
+	if i := int(id) + 1; uint(i) < uint(len(t.frags)) {
+		return t.frags[i]
 	}
-	if d > f.max {
-		f.max = d
-	}
-	f.count++
-	f.sum += float64(d)
-	f.sumSq += float64(d) * float64(d)
+	return fragSlow(id)
 }
 
-// Seg records one execution of straight-line fragment id begun at t0.
+// fragSlow returns the slot of a fragment beyond the table, growing it.
+//
+//go:noinline
+func fragSlow(id int32) *frag {
+	if id < calibrationID {
+		panic("probe: negative fragment id")
+	}
+	return grow(id + 1).frags[id+1]
+}
+
+// cellOf returns the cell of fragment id that the caller records into.
+func cellOf(id int32) *cell {
+	f := fragOf(id)
+	p := procPin()
+	procUnpin()
+	return &f.cells[p&f.mask]
+}
+
+// add records a duration.
+func (c *cell) add(d int64) {
+	d = max(d, 0)
+	if c.n == 0 {
+		c.min, c.max = d, d
+	} else if d < c.min {
+		c.min = d
+	} else if d > c.max {
+		c.max = d
+	}
+	c.n++
+	c.sum += d
+	hi, lo := bits.Mul64(uint64(d), uint64(d))
+	var carry uint64
+	c.sqLo, carry = bits.Add64(c.sqLo, lo, 0)
+	c.sqHi += hi + carry
+}
+
+// Seg records one execution of straight-line fragment id, begun at t0 (a
+// Now value).
 func Seg(id int32, t0 int64) {
 	d := Now() - t0
-	f := get(id)
-	f.mu.Lock()
-	f.add("seg", d)
-	f.mu.Unlock()
+	c := cellOf(id)
+	c.mu.Lock()
+	c.add(d)
+	c.mu.Unlock()
 }
 
-// Loop records one execution of loop fragment id begun at t0 whose body
-// ran trips times.
+// Loop records one execution of loop fragment id (a whole loop statement,
+// possibly a nest) begun at t0, whose body ran trips times.
 func Loop(id int32, t0 int64, trips int64) {
 	d := Now() - t0
-	f := get(id)
-	f.mu.Lock()
-	f.add("loop", d)
-	if f.trips == nil {
-		f.trips = map[int64]int64{}
+	c := cellOf(id)
+	c.mu.Lock()
+	c.add(d)
+	l := c.loop
+	if l == nil {
+		l = &loopCell{}
+		c.loop = l
 	}
-	if _, ok := f.trips[trips]; ok || len(f.trips) < maxTripValues {
-		f.trips[trips]++
+	if l.lastN > 0 && l.last == trips {
+		l.lastN++
 	} else {
-		o := &f.tripsOther
-		if o.Count == 0 || trips < o.Min {
-			o.Min = trips
-		}
-		o.Max = max(o.Max, trips)
-		o.Count++
-		o.Sum += trips
+		l.settle()
+		l.last, l.lastN = trips, 1
 	}
-	f.mu.Unlock()
+	c.mu.Unlock()
 }
 
-// Iter marks the start of iteration k of loop id, for k = 1..IterSamples+1:
-// it records iteration k-1's duration (last is what the previous call
-// returned for this entry, 0 for the first) and returns the time now.
+// settle moves the pending entries of the latest trip count into the
+// table.
+func (l *loopCell) settle() {
+	if l.lastN == 0 {
+		return
+	}
+	if l.trips == nil {
+		l.trips = map[int64]int64{}
+	}
+	if _, ok := l.trips[l.last]; ok || len(l.trips) < maxTripValues {
+		l.trips[l.last] += l.lastN
+	} else {
+		l.other.add(l.last, l.lastN)
+	}
+	l.lastN = 0
+}
+
+// add counts n entries of trip count t.
+func (o *RawTripsOther) add(t, n int64) {
+	if o.Count == 0 {
+		o.Min, o.Max = t, t
+	}
+	o.Min, o.Max = min(o.Min, t), max(o.Max, t)
+	o.Count += n
+	o.Sum += t * n
+}
+
+// Iter is called at the start of each of the first IterSamples+1
+// iterations of an entry of loop id, with the value the previous call
+// returned for this entry (0 for the first iteration); it records the
+// previous iteration's duration as a sample and returns Now().
 func Iter(id int32, last int64) int64 {
 	now := Now()
 	if last != 0 {
-		sample(id, now-last)
+		fragOf(id).sample(now - last)
 	}
 	return now
 }
 
-// IterEnd closes the last iteration of an entry of loop id that ran no
-// more than IterSamples iterations.
-func IterEnd(id int32, last int64) { sample(id, Now()-last) }
+// IterEnd closes the last sampled iteration of an entry of loop id (called
+// once after the loop when last != 0 and the entry ran at most
+// IterSamples iterations).
+func IterEnd(id int32, last int64) {
+	if last != 0 {
+		d := Now() - last
+		fragOf(id).sample(d)
+	}
+}
 
-// sample keeps a per-iteration time, reservoir-sampled.
-func sample(id int32, d int64) {
-	f := get(id)
+// sample offers a per-iteration time to the reservoir (algorithm R: every
+// offered time is kept with probability maxSamples/seen).
+func (f *frag) sample(d int64) {
 	f.mu.Lock()
 	f.seen++
 	if len(f.samples) < maxSamples {
@@ -157,14 +274,15 @@ func sample(id int32, d int64) {
 		f.rng ^= f.rng << 13
 		f.rng ^= f.rng >> 7
 		f.rng ^= f.rng << 17
-		if j := int64(f.rng % uint64(f.seen)); j < maxSamples {
+		if j, _ := bits.Mul64(f.rng, uint64(f.seen)); j < maxSamples {
 			f.samples[j] = d
 		}
 	}
 	f.mu.Unlock()
 }
 
-// Trips is the trip count of a counted loop: max(0, ceil(span/step)).
+// Trips is the trip count of a counted loop: max(0, ⌈span/step⌉) for a
+// positive step.
 func Trips(span, step int64) int64 {
 	if span <= 0 {
 		return 0
@@ -172,81 +290,38 @@ func Trips(span, step int64) int64 {
 	return (span + step - 1) / step
 }
 
-// attributed is how many outcomes of a decision are recorded per rank;
-// later ones are only counted (rank -1), since finding the rank of a
-// goroutine costs a microsecond.
-const attributed = 10000
-
 // Branch records an outcome of opaque decision id for the calling
-// goroutine's rank and returns cond.
+// goroutine's rank and returns cond unchanged.
 func Branch(id int32, cond bool) bool {
-	f := get(id)
 	r := 0
-	if np.Load() > 1 {
-		r = -1
-		if f.attempts.Add(1) <= attributed {
-			r = rankOf()
-		}
+	if np.Load() != 1 {
+		r = rankOf()
 	}
+	f := fragOf(id)
 	f.mu.Lock()
-	f.kind = "branch"
-	f.count++
-	if f.branches == nil {
-		f.branches = map[int]*branch{}
+	for len(f.branches) <= r+1 {
+		f.branches = append(f.branches, nil)
 	}
-	b := f.branches[r]
+	b := f.branches[r+1]
 	if b == nil {
-		b = &branch{}
-		f.branches[r] = b
+		b = &branchRec{}
+		f.branches[r+1] = b
 	}
 	if cond {
 		b.trueN++
 	} else {
 		b.falseN++
 	}
-	switch n := len(b.runs); {
-	case n > 0 && b.runs[n-1].Value == cond:
-		b.runs[n-1].Len++
-	case n < maxRuns:
-		b.runs = append(b.runs, RawRun{Value: cond, Len: 1})
-	default:
-		b.truncated = true
+	if !b.truncated {
+		switch n := len(b.runs); {
+		case n > 0 && b.runs[n-1].Value == cond:
+			b.runs[n-1].Len++
+		case n < maxRuns:
+			b.runs = append(b.runs, RawRun{Value: cond, Len: 1})
+		default:
+			b.truncated = true
+		}
 	}
 	f.mu.Unlock()
 	return cond
-}
-
-// rankOf returns the rank of the calling goroutine: 0 when there is one
-// rank, -1 for goroutines that are not ranks (pool threads).
-func rankOf() int {
-	if np.Load() <= 1 {
-		return 0
-	}
-	if r, ok := ranks.Load(goid()); ok {
-		return r.(int)
-	}
-	return -1
-}
-
-// goid returns the calling goroutine's id.
-func goid() int64 {
-	var buf [64]byte
-	b := buf[:runtime.Stack(buf[:], false)]
-	b = bytes.TrimPrefix(b, []byte("goroutine "))
-	if i := bytes.IndexByte(b, ' '); i > 0 {
-		b = b[:i]
-	}
-	id, _ := strconv.ParseInt(string(b), 10, 64)
-	return id
-}
-
-func init() {
-	commlib.AddHooks(commlib.Hooks{
-		RankStart: func(rank, n int) {
-			np.Store(int64(n))
-			wallT0.CompareAndSwap(0, Now())
-			ranks.Store(goid(), rank)
-		},
-		RunEnd: func(err error) { flushAtEnd(err) },
-	})
 }

@@ -1,91 +1,396 @@
 package probe
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"runtime/pprof"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/predict-tools/predict/commlib"
 )
 
+// Fragment ids the tests use; each test has its own.
+const (
+	idStats = iota
+	idLoop
+	idIter
+	idReservoir
+	idOther
+	idConcSeg
+	idConcLoop
+	idConcIter
+	idBranch
+	idBranchPool
+	idBranchNP1
+	idTrunc
+	idFlush
+	idBranchOwnLabels
+	idGrow = 200
+)
+
+func init() { Declare(idBranchOwnLabels + 1) }
+
+// forget forgets what fragments ids recorded, so that tests can be repeated.
+func forget(ids ...int32) {
+	for _, id := range ids {
+		f := fragOf(id)
+		for i := range f.cells {
+			c := &f.cells[i]
+			c.mu.Lock()
+			c.n, c.sum, c.sqHi, c.sqLo, c.min, c.max, c.loop = 0, 0, 0, 0, 0, 0, nil
+			c.mu.Unlock()
+		}
+		f.mu.Lock()
+		f.samples, f.seen, f.branches = nil, 0, nil
+		f.mu.Unlock()
+	}
+}
+
+// fragment returns fragment id's data.
+func fragment(t *testing.T, id int32) RawFragment {
+	t.Helper()
+	rf, ok := fragOf(id).raw(id)
+	if !ok {
+		t.Fatalf("fragment %d did not run", id)
+	}
+	return rf
+}
+
 func TestStatistics(t *testing.T) {
-	Declare(3)
-	f := get(0)
-	f.mu.Lock()
-	f.add("seg", 10)
-	f.add("seg", 30)
-	f.mu.Unlock()
-	if f.count != 2 || f.sum != 40 || f.sumSq != 1000 || f.min != 10 || f.max != 30 {
-		t.Errorf("stats %+v", f)
+	forget(idStats)
+	durations := []int64{10, 30, 20, 1_000_000_007, 5}
+	for _, d := range durations {
+		Seg(idStats, Now()-d) // at least d
 	}
-	Loop(1, Now(), 5)
-	Loop(1, Now(), 5)
-	Loop(1, Now(), 7)
-	if got := get(1).trips; got[5] != 2 || got[7] != 1 {
-		t.Errorf("trips %v", got)
+	rf := fragment(t, idStats)
+	var sum int64
+	var sumSq float64
+	for _, d := range durations {
+		sum += d
+		sumSq += float64(d) * float64(d)
 	}
-	last := Iter(1, 0)
-	last = Iter(1, last)
-	IterEnd(1, last)
-	if n := len(get(1).samples); n != 2 {
-		t.Errorf("%d iteration samples, want 2", n)
+	if rf.Kind != "seg" || rf.Count != 5 || rf.MinNS < 5 || rf.MaxNS < 1_000_000_007 {
+		t.Fatalf("%+v", rf)
+	}
+	// The probe adds its own (small) time to each duration.
+	if extra := rf.SumNS - sum; extra < 0 || extra > 5*100_000 {
+		t.Errorf("sum %d, want %d plus the probes' time", rf.SumNS, sum)
+	}
+
+	// Exactly, on the cell.
+	c := &cell{}
+	for _, d := range durations {
+		c.add(d)
+	}
+	if c.n != 5 || c.sum != sum || c.min != 5 || c.max != 1_000_000_007 {
+		t.Errorf("cell %+v", c)
+	}
+	// Σd² = 1000000014000000049 + 1425, beyond float64's exact integers:
+	// the 128-bit sum holds it.
+	if c.sqHi != 0 || c.sqLo != 1_000_000_014_000_000_049+100+900+400+25 {
+		t.Errorf("Σd² = %d:%d", c.sqHi, c.sqLo)
+	}
+	if math.Abs(sumSq-float64(c.sqLo)) > 1e3 {
+		t.Errorf("Σd² %g vs %d", sumSq, c.sqLo)
+	}
+	big := &cell{}
+	for range 3 {
+		big.add(1 << 40)
+	}
+	if big.sqHi != 3<<16 || big.sqLo != 0 { // 3·2^80 = 3·2^16·2^64
+		t.Errorf("Σd² of 3·(2^40)² = %d:%d", big.sqHi, big.sqLo)
+	}
+	big.add(-4) // a bad start time counts as 0
+	if big.min != 0 || big.n != 4 {
+		t.Errorf("negative duration: %+v", big)
+	}
+}
+
+func TestLoopTrips(t *testing.T) {
+	forget(idLoop)
+	for _, trips := range []int64{5, 5, 7, 5, 0, 7, 7, 7} {
+		Loop(idLoop, Now(), trips)
+	}
+	rf := fragment(t, idLoop)
+	want := [][2]int64{{0, 1}, {5, 3}, {7, 4}}
+	if rf.Kind != "loop" || rf.Count != 8 || !reflect.DeepEqual(rf.Trips, want) || rf.TripsOther != nil {
+		t.Errorf("%+v, want trips %v", rf, want)
+	}
+}
+
+func TestTripsOther(t *testing.T) {
+	forget(idOther)
+	// 1024 distinct trip counts are counted exactly, the others summed.
+	for i := range int64(maxTripValues + 10) {
+		Loop(idOther, Now(), i)
+		Loop(idOther, Now(), i)
+	}
+	Loop(idOther, Now(), 3)
+	rf := fragment(t, idOther)
+	if len(rf.Trips) != maxTripValues || rf.Count != 2*(maxTripValues+10)+1 {
+		t.Fatalf("%d trip counts, %d entries", len(rf.Trips), rf.Count)
+	}
+	var entries, sum int64
+	for _, tr := range rf.Trips {
+		entries += tr[1]
+		sum += tr[0] * tr[1]
+	}
+	o := rf.TripsOther
+	if o == nil || o.Count != 20 || o.Min != maxTripValues || o.Max != maxTripValues+9 {
+		t.Fatalf("other %+v", o)
+	}
+	if entries+o.Count != rf.Count {
+		t.Errorf("%d + %d entries, want %d", entries, o.Count, rf.Count)
+	}
+	var all int64
+	for i := range int64(maxTripValues + 10) {
+		all += 2 * i
+	}
+	if sum+o.Sum != all+3 {
+		t.Errorf("trips sum %d + %d, want %d", sum, o.Sum, all+3)
+	}
+	// Merging cells keeps the most frequent trip counts.
+	f := newFrag(99)
+	f.cells = make([]cell, 2)
+	f.cells[0].loop = &loopCell{trips: map[int64]int64{}}
+	f.cells[1].loop = &loopCell{trips: map[int64]int64{}}
+	for i := range int64(maxTripValues) {
+		f.cells[0].loop.trips[i] = 2
+		f.cells[1].loop.trips[i+maxTripValues] = 1
+	}
+	f.cells[1].loop.trips[5] = 1
+	f.cells[0].n, f.cells[1].n = 1, 1
+	rf, _ = f.raw(99)
+	if len(rf.Trips) != maxTripValues || rf.Trips[0] != [2]int64{0, 2} || rf.Trips[5] != [2]int64{5, 3} ||
+		rf.TripsOther.Count != maxTripValues || rf.TripsOther.Min != maxTripValues {
+		t.Errorf("merged: %v… other %+v", rf.Trips[:6], rf.TripsOther)
+	}
+}
+
+func TestIterSamples(t *testing.T) {
+	forget(idIter)
+	// Two entries of 3 iterations, as the instrumented code samples them.
+	for range 2 {
+		var n, it int64
+		for range 3 {
+			n++
+			if n <= IterSamples+1 {
+				it = Iter(idIter, it)
+			}
+		}
+		if it != 0 && n <= IterSamples {
+			IterEnd(idIter, it)
+		}
+		Loop(idIter, Now(), n)
+	}
+	rf := fragment(t, idIter)
+	if rf.Kind != "loop" || len(rf.IterSamples) != 6 || rf.IterSeen != 6 || rf.Trips[0] != [2]int64{3, 2} {
+		t.Errorf("%+v", rf)
+	}
+	for _, s := range rf.IterSamples {
+		if s < 0 || s > 10_000_000 {
+			t.Errorf("sample %d ns", s)
+		}
+	}
+}
+
+func TestReservoir(t *testing.T) {
+	// Offer 0..N-1: the reservoir keeps maxSamples of them, spread over
+	// the whole range, the same ones each time.
+	const n = 10 * maxSamples
+	run := func() []int64 {
+		f := newFrag(idReservoir)
+		for i := range int64(n) {
+			f.sample(i)
+		}
+		return f.samples
+	}
+	s := run()
+	if len(s) != maxSamples {
+		t.Fatalf("%d samples", len(s))
+	}
+	if !reflect.DeepEqual(s, run()) {
+		t.Error("sampling differs between runs")
+	}
+	var late, mean float64
+	for _, v := range s {
+		mean += float64(v) / maxSamples
+		if v >= n/2 {
+			late++
+		}
+	}
+	if math.Abs(mean-n/2) > 0.05*n || math.Abs(late/maxSamples-0.5) > 0.05 {
+		t.Errorf("mean sample %g (want ≈ %d), %.0f in the second half", mean, n/2, late)
 	}
 }
 
 func TestConcurrent(t *testing.T) {
-	Declare(10)
+	forget(idConcSeg, idConcLoop, idConcIter)
+	const goroutines, reps = 8, 2000
 	var wg sync.WaitGroup
-	for g := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range 1000 {
-				Seg(int32(2+g%2), Now())
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := range reps {
+				Seg(idConcSeg, Now())
+				Loop(idConcLoop, Now(), int64(g))
+				if i < 100 {
+					IterEnd(idConcIter, Iter(idConcIter, Iter(idConcIter, 0)))
+				}
+				if i%500 == 0 {
+					Snapshot() // reading while others record
+				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	if c := get(2).count + get(3).count; c != 8000 {
-		t.Errorf("%d segments recorded, want 8000", c)
+	seg, loop, iter := fragment(t, idConcSeg), fragment(t, idConcLoop), fragment(t, idConcIter)
+	if seg.Count != goroutines*reps || loop.Count != goroutines*reps {
+		t.Errorf("%d segments, %d loops recorded, want %d", seg.Count, loop.Count, goroutines*reps)
+	}
+	if len(loop.Trips) != goroutines {
+		t.Errorf("trips %v", loop.Trips)
+	}
+	for _, tr := range loop.Trips {
+		if tr[1] != reps {
+			t.Errorf("trips %v", loop.Trips)
+		}
+	}
+	if iter.IterSeen != goroutines*100*2 {
+		t.Errorf("%d iterations sampled, want %d", iter.IterSeen, goroutines*100*2)
 	}
 }
 
 func TestBranchPerRank(t *testing.T) {
-	Declare(20)
-	const id = 12
+	forget(idBranch, idBranchPool, idBranchNP1)
+	// Rank r: r+1 trues, r+2 falses, repeated 3 times, then from a pool
+	// thread one true per rank (recorded under the rank), and from a
+	// goroutine the program starts itself one false (-1: not a rank's).
 	err := commlib.Run(3, func(c *commlib.Comm) {
-		for i := range 10 {
-			Branch(id, i < c.Rank()+2) // rank r: r+2 trues, then falses
+		r := c.Rank()
+		for range 3 {
+			for range r + 1 {
+				Branch(idBranch, true)
+			}
+			for range r + 2 {
+				Branch(idBranch, false)
+			}
 		}
+		p := c.NewPool(2)
+		p.SetTask(func(int) float64 {
+			Branch(idBranchPool, true)
+			return 0
+		})
+		p.WaitForAll()
+		c.Parallel(2, func(int) { Branch(idBranchPool, false) })
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw := Snapshot()
-	var rf *RawFragment
-	for i := range raw.Fragments {
-		if raw.Fragments[i].ID == id {
-			rf = &raw.Fragments[i]
-		}
-	}
-	if rf == nil || len(rf.Branches) != 3 {
-		t.Fatalf("branches %+v", rf)
+	done := make(chan bool)
+	go func() { done <- Branch(idBranchPool, false) }()
+	<-done
+
+	rf := fragment(t, idBranch)
+	if rf.Kind != "branch" || len(rf.Branches) != 3 || rf.Count != 3*(3+5+7) {
+		t.Fatalf("%+v", rf)
 	}
 	for r, b := range rf.Branches {
-		want := int64(r + 2)
-		if b.Rank != r || b.True != want || b.False != 10-want || len(b.Runs) != 2 || b.Runs[0].Len != want || !b.Runs[0].Value {
-			t.Errorf("rank %d: %+v", r, b)
+		var want []RawRun
+		for range 3 {
+			want = append(want, RawRun{true, int64(r + 1)}, RawRun{false, int64(r + 2)})
 		}
+		if b.Rank != r || b.True != 3*int64(r+1) || b.False != 3*int64(r+2) || b.Truncated || !reflect.DeepEqual(b.Runs, want) {
+			t.Errorf("rank %d: %+v, want runs %v", r, b, want)
+		}
+	}
+	pool := fragment(t, idBranchPool)
+	want := []RawBranch{{Rank: -1, False: 1, Runs: []RawRun{{false, 1}}}}
+	for r := range 3 {
+		want = append(want, RawBranch{Rank: r, True: 1, False: 2, Runs: []RawRun{{true, 1}, {false, 2}}})
+	}
+	if !reflect.DeepEqual(pool.Branches, want) {
+		t.Errorf("threads' outcomes %+v, want %+v", pool.Branches, want)
+	}
+
+	// One rank: no lookup, everything is rank 0.
+	if err := commlib.Run(1, func(c *commlib.Comm) {
+		Branch(idBranchNP1, true)
+		c.Parallel(2, func(int) { Branch(idBranchNP1, true) })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	one := fragment(t, idBranchNP1)
+	if len(one.Branches) != 1 || one.Branches[0].Rank != 0 || one.Branches[0].True != 3 {
+		t.Errorf("np 1: %+v", one.Branches)
+	}
+}
+
+func TestBranchOwnLabels(t *testing.T) {
+	forget(idBranchOwnLabels)
+	// A program that sets profiler labels itself: its rank goroutines and
+	// the goroutines they start are found by goroutine id.
+	err := commlib.Run(2, func(c *commlib.Comm) {
+		pprof.Do(context.Background(), pprof.Labels("phase", "solve"), func(context.Context) {
+			for range c.Rank() + 1 {
+				Branch(idBranchOwnLabels, true)
+			}
+			c.Parallel(2, func(int) { Branch(idBranchOwnLabels, false) })
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []RawBranch{
+		{Rank: 0, True: 1, False: 2, Runs: []RawRun{{true, 1}, {false, 2}}},
+		{Rank: 1, True: 2, False: 2, Runs: []RawRun{{true, 2}, {false, 2}}},
+	}
+	if got := fragment(t, idBranchOwnLabels).Branches; !reflect.DeepEqual(got, want) {
+		t.Errorf("outcomes %+v, want %+v", got, want)
+	}
+}
+
+func TestBranchTruncated(t *testing.T) {
+	forget(idTrunc)
+	// Alternating outcomes: one run each; beyond maxRuns only counts.
+	const n = maxRuns + 50
+	for i := range n {
+		Branch(idTrunc, i%2 == 0)
+	}
+	Branch(idTrunc, true)
+	b := fragment(t, idTrunc).Branches
+	if len(b) != 1 {
+		t.Fatalf("%+v", b)
+	}
+	if !b[0].Truncated || len(b[0].Runs) != maxRuns || b[0].True != n/2+1 || b[0].False != n/2 {
+		t.Errorf("truncated %v, %d runs, %d true, %d false", b[0].Truncated, len(b[0].Runs), b[0].True, b[0].False)
+	}
+	if r := b[0].Runs[maxRuns-1]; r.Len != 1 || r.Value != (maxRuns%2 == 1) {
+		t.Errorf("last run %+v", r)
+	}
+}
+
+func TestGrow(t *testing.T) {
+	forget(idGrow)
+	// A fragment beyond Declare's count is still recorded.
+	Seg(idGrow, Now())
+	if rf := fragment(t, idGrow); rf.Count != 1 {
+		t.Errorf("%+v", rf)
 	}
 }
 
 func TestFlush(t *testing.T) {
-	Declare(1)
-	Seg(0, Now())
+	forget(idFlush)
+	Seg(idFlush, Now())
+	Seg(idFlush, Now())
 	path := filepath.Join(t.TempDir(), "raw.json")
-	t.Setenv("PREDICT_PROBE_OUT", path)
+	t.Setenv(OutEnv, path)
 	if err := Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -97,32 +402,158 @@ func TestFlush(t *testing.T) {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		t.Fatal(err)
 	}
-	if raw.Version != RawVersion || len(raw.Fragments) == 0 {
-		t.Errorf("raw %+v", raw)
+	if want := Snapshot(); raw.Version != RawVersion || !reflect.DeepEqual(raw.Fragments, want.Fragments) ||
+		raw.Overhead != want.Overhead || !reflect.DeepEqual(raw.Args, want.Args) {
+		t.Errorf("read back %+v\nwant %+v", raw, want)
 	}
-	if raw.Overhead.SegNS <= 0 || raw.Overhead.SegNS > 5000 {
-		t.Errorf("segment overhead %g ns", raw.Overhead.SegNS)
+	for i, rf := range raw.Fragments {
+		if i > 0 && rf.ID <= raw.Fragments[i-1].ID {
+			t.Errorf("fragment %d after %d", rf.ID, raw.Fragments[i-1].ID)
+		}
+		if rf.ID < 0 {
+			t.Errorf("calibration fragment written")
+		}
+	}
+
+	// A failed run writes its error.
+	err = commlib.Run(2, func(c *commlib.Comm) {
+		if c.Rank() == 1 {
+			panic("boom")
+		}
+	})
+	if err == nil {
+		t.Fatal("the run did not fail")
+	}
+	data, err = os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw = Raw{}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(raw.Error, "boom") || raw.NP != 2 || raw.WallNS <= 0 {
+		t.Errorf("after a failed run: error %q, np %d, wall %d ns", raw.Error, raw.NP, raw.WallNS)
+	}
+
+	// Unwritable.
+	t.Setenv(OutEnv, filepath.Join(t.TempDir(), "no", "such", "dir", "raw.json"))
+	if err := Flush(); err == nil || !strings.Contains(err.Error(), "raw.json") {
+		t.Errorf("writing into a missing directory: %v", err)
+	}
+	var pe *os.PathError
+	if err := write(Raw{}); !errors.As(err, &pe) && err == nil {
+		t.Errorf("no error")
 	}
 }
 
-func BenchmarkSeg(b *testing.B) {
-	Declare(1)
+func TestOverhead(t *testing.T) {
+	seg, iter, counter := Overhead()
+	t.Logf("seg %.1f ns (pair %.1f ns), iter %.1f ns, counter %.2f ns", seg, pairNS, iter, counter)
+	if seg < 5 || seg > 5000 {
+		t.Errorf("seg overhead %g ns", seg)
+	}
+	if pairNS < seg || pairNS > 10000 {
+		t.Errorf("pair %g ns, seg %g ns", pairNS, seg)
+	}
+	if iter < 5 || iter > 5000 {
+		t.Errorf("iter overhead %g ns", iter)
+	}
+	if counter < 0 || counter > 50 {
+		t.Errorf("counter overhead %g ns", counter)
+	}
+}
+
+func TestTrips(t *testing.T) {
+	for _, c := range [][3]int64{{10, 1, 10}, {10, 3, 4}, {9, 3, 3}, {0, 1, 0}, {-5, 2, 0}, {1, 100, 1}} {
+		if got := Trips(c[0], c[1]); got != c[2] {
+			t.Errorf("Trips(%d, %d) = %d, want %d", c[0], c[1], got, c[2])
+		}
+	}
+}
+
+func BenchmarkNow(b *testing.B) {
+	var s int64
 	for range b.N {
-		Seg(0, Now())
+		s += Now()
+	}
+	calSink += s
+}
+
+func BenchmarkSeg(b *testing.B) {
+	for range b.N {
+		t := Now()
+		Seg(idStats, t)
+	}
+}
+
+func BenchmarkSegParallel(b *testing.B) {
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			t := Now()
+			Seg(idStats, t)
+		}
+	})
+}
+
+func BenchmarkLoop(b *testing.B) {
+	for i := range b.N {
+		Loop(idLoop, Now(), int64(i&3))
 	}
 }
 
 func BenchmarkIter(b *testing.B) {
-	Declare(1)
 	last := int64(0)
 	for range b.N {
-		last = Iter(0, last)
+		last = Iter(idIter, last)
 	}
 }
 
 func BenchmarkBranchNP1(b *testing.B) {
-	Declare(1)
+	np.Store(1)
 	for i := range b.N {
-		Branch(0, i%3 == 0)
+		Branch(idBranchNP1, i%3 == 0)
 	}
+}
+
+func BenchmarkBranchNP3(b *testing.B) {
+	err := commlib.Run(3, func(c *commlib.Comm) {
+		if c.Rank() != 0 {
+			return
+		}
+		b.ResetTimer()
+		for i := range b.N {
+			Branch(idBranch, i%3 == 0)
+		}
+		b.StopTimer()
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkBranchNP3Fallback is Branch in a rank whose program set its own
+// profiler labels: the goroutine id is read from the stack trace.
+func BenchmarkBranchNP3Fallback(b *testing.B) {
+	err := commlib.Run(3, func(c *commlib.Comm) {
+		if c.Rank() != 0 {
+			return
+		}
+		pprof.Do(context.Background(), pprof.Labels("phase", "bench"), func(context.Context) {
+			b.ResetTimer()
+			for i := range b.N {
+				Branch(idBranch, i%3 == 0)
+			}
+			b.StopTimer()
+		})
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+func TestCalibrationTime(t *testing.T) {
+	t0 := Now()
+	calibrate()
+	t.Logf("calibration took %.1f ms: seg %.1f ns (pair %.1f ns), iter %.1f ns, counter %.2f ns", float64(Now()-t0)/1e6, segNS, pairNS, iterNS, counterNS)
 }
