@@ -73,6 +73,14 @@ func (p *ProfileFile) fill(prog *model.Program, plan *Plan, raw *probe.Raw) {
 				trips += float64(rf.TripsOther.Sum)
 			}
 		}
+		if fr.Kind == FragLoop && fr.Static {
+			// The sampling test runs every iteration; the first entries
+			// also pay for their sampled iterations.
+			n := float64(rf.Count)
+			perEntry := trips / math.Max(n, 1)
+			sampledPerEntry := math.Min(perEntry, probe.IterSamples+1) * math.Min(n, probe.SampledEntries) / math.Max(n, 1)
+			over += perEntry*ov.CounterNS + sampledPerEntry*ov.IterNS
+		}
 		if fr.Kind == FragLoop && !fr.Static {
 			trips = 0
 			// A loop's measurement also holds its counter per iteration

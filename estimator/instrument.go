@@ -40,7 +40,7 @@ type Fragment struct {
 	Node   string       `json:"node"`   // the model node the measurement belongs to
 	Covers []string     `json:"covers"` // the model leaves whose time it holds
 	Pos    model.Range  `json:"pos"`
-	Static bool         `json:"static,omitempty"` // a loop whose trip count is computed before it runs
+	Static bool         `json:"static,omitempty"` // a loop whose trip count is computed before it runs (its first entries sampled)
 }
 
 // Plan is an instrumented copy of a program.
@@ -321,11 +321,14 @@ func (in *instrumenter) loopFragment(outer, s ast.Stmt, body *ast.BlockStmt, fc 
 	if trips, ok := in.staticTrips(s, body, node); ok {
 		// The trip count is computed before the loop: nothing runs per
 		// iteration, so the measurement is the loop's own time.
+		// The first entries still sample their first iterations, for the
+		// balance degree.
 		in.plan.Fragments[id].Static = true
-		t, n := fmt.Sprintf("__lt%d", id), fmt.Sprintf("__ln%d", id)
-		fc.vars = append(fc.vars, t, n)
-		in.insert(fc.file, outer.Pos(), fmt.Sprintf("%s = %s; %s = __probe.Now(); ", n, trips, t))
-		in.insert(fc.file, outer.End(), fmt.Sprintf("; __probe.Loop(%d, %s, %s)", id, t, n))
+		t, n, it, ls := fmt.Sprintf("__lt%d", id), fmt.Sprintf("__ln%d", id), fmt.Sprintf("__li%d", id), fmt.Sprintf("__ls%d", id)
+		fc.vars = append(fc.vars, t, n, it, ls)
+		in.insert(fc.file, outer.Pos(), fmt.Sprintf("%s = %s; %s = __probe.SampleEntry(%d); %s = 0; %s = __probe.Now(); ", n, trips, ls, id, it, t))
+		in.insert(fc.file, body.Lbrace+1, fmt.Sprintf(" if %s > 0 { %s--; %s = __probe.Iter(%d, %s) };", ls, ls, it, id, it))
+		in.insert(fc.file, outer.End(), fmt.Sprintf("; if %s != 0 && %s > 0 { __probe.IterEnd(%d, %s) }; __probe.Loop(%d, %s, %s)", it, ls, id, it, id, t, n))
 		return true
 	}
 	t, n, it := fmt.Sprintf("__lt%d", id), fmt.Sprintf("__ln%d", id), fmt.Sprintf("__li%d", id)

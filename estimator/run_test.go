@@ -106,3 +106,58 @@ func TestProfileFailingProgram(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestKnownCosts profiles a program of known costs: a loop of 200 µs
+// iterations is measured within 5 % and balanced, a loop of growing
+// iterations is unbalanced, and a decision's outcomes are recorded per rank
+// exactly.
+func TestKnownCosts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a program")
+	}
+	// Times at np = 1 (on a small shared machine two spinning ranks delay
+	// each other), outcomes per rank at np = 2.
+	p, err := Run(Config{Dir: "..", Pattern: "./estimator/testdata/known", NP: 1, Args: []string{"-n", "64"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := Run(Config{Dir: "..", Pattern: "./estimator/testdata/known", NP: 2, Args: []string{"-n", "64"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loops := map[string]LoopStats{}
+	for _, l := range p.Loops {
+		loops[strings.SplitN(l.Node, "/", 2)[0]] = l
+	}
+	b, u := loops["balanced"], loops["unbalanced"]
+	if got, want := float64(b.PerIterPS), 200e6; got < want*0.95 || got > want*1.05 {
+		t.Errorf("balanced loop: %v per iteration, want 200us within 5%%", b.PerIterPS)
+	}
+	if !b.Balanced || b.Samples == 0 {
+		t.Errorf("balanced loop judged unbalanced: %+v", b)
+	}
+	if u.Balanced {
+		t.Errorf("unbalanced loop judged balanced: %+v", u)
+	}
+	if got, want := float64(u.PerIterPS), 220e6; got < want*0.95 || got > want*1.05 {
+		t.Errorf("unbalanced loop: %v per iteration, want 220us within 5%%", u.PerIterPS)
+	}
+	var found bool
+	for _, d := range p2.Decisions {
+		if !strings.Contains(d.Pos, "known/main.go") {
+			continue
+		}
+		found = true
+		if len(d.Ranks) != 2 {
+			t.Fatalf("decision %+v", d)
+		}
+		for _, r := range d.Ranks {
+			if r.True != 16 || r.False != 48 {
+				t.Errorf("rank %d: %d true, %d false, want 16 and 48", r.Rank, r.True, r.False)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("the decision on the table was not recorded: %+v", p.Decisions)
+	}
+}

@@ -54,9 +54,9 @@ func balance(samples []int64, overheadNS float64) (meanNS, d float64) {
 		xs[i] = math.Max(0, float64(s)-overheadNS)
 	}
 	// Interrupts and preemptions make rare huge samples: drop the top and
-	// bottom 1 %.
+	// bottom 5 % (at least one sample each when there are ten or more).
 	slices.Sort(xs)
-	if cut := len(xs) / 100; cut > 0 {
+	if cut := max(len(xs)/20, min(1, len(xs)/10)); cut > 0 {
 		xs = xs[cut : len(xs)-cut]
 	}
 	sum := 0.0

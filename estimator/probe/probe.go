@@ -325,3 +325,24 @@ func Branch(id int32, cond bool) bool {
 	f.mu.Unlock()
 	return cond
 }
+
+// SampledEntries is how many entries of a loop whose trip count is known
+// before it runs get their first iterations sampled (loops counted in
+// their body sample every entry).
+const SampledEntries = 4
+
+var entries sync.Map // fragment id → *atomic.Int64, entries seen by SampleEntry
+
+// SampleEntry is called when a loop with a precomputed trip count starts;
+// it returns how many Iter calls this entry should make: IterSamples+1
+// for the first SampledEntries entries of loop id, 0 after.
+func SampleEntry(id int32) int64 {
+	v, ok := entries.Load(id)
+	if !ok {
+		v, _ = entries.LoadOrStore(id, new(atomic.Int64))
+	}
+	if v.(*atomic.Int64).Add(1) <= SampledEntries {
+		return IterSamples + 1
+	}
+	return 0
+}
