@@ -1,0 +1,138 @@
+// This file defines the cost functions: LogGOPS message costs, ping-pong
+// table interpolation, thread primitive costs and compute scaling.
+
+package machine
+
+import (
+	"math"
+	"sort"
+
+	"github.com/predict-tools/predict/trace"
+)
+
+// extra is the number of bytes beyond the first, s−1, which the per-byte
+// terms of LogGOPS multiply; an empty message costs what a 1-byte one does.
+func extra(s int64) int64 { return max(s-1, 0) }
+
+// SendOverhead is the sender's CPU time for a message of s bytes: o + (s−1)·O.
+func (p *LogGOPS) SendOverhead(s int64) trace.Time {
+	return p.Overhead + p.OverheadPerByte.Times(extra(s))
+}
+
+// RecvOverhead is the receiver's CPU time for a message of s bytes once it
+// has arrived: o + (s−1)·O.
+func (p *LogGOPS) RecvOverhead(s int64) trace.Time {
+	return p.Overhead + p.OverheadPerByte.Times(extra(s))
+}
+
+// Gap is how long a message of s bytes keeps the sender's NIC busy: the
+// next message from the same rank is injected no earlier than Gap(s) after
+// this one was: g + (s−1)·G.
+func (p *LogGOPS) Gap(s int64) trace.Time {
+	return p.GapPerMessage + p.GapPerByte.Times(extra(s))
+}
+
+// Transfer is the time from the start of a send of s bytes to the arrival
+// of its last byte at the receiver: o + L + (s−1)·G. The per-byte CPU
+// overhead O overlaps the wire time and is not part of it.
+func (p *LogGOPS) Transfer(s int64) trace.Time {
+	return p.Overhead + p.Latency + p.GapPerByte.Times(extra(s))
+}
+
+// Eager reports whether a standard send of s bytes is eager (s ≤ S): it
+// completes without waiting for the matching receive. Larger ones use the
+// rendezvous protocol.
+func (p *LogGOPS) Eager(s int64) bool { return s <= p.EagerLimit }
+
+// At returns the one-way time of a message of s bytes: linear
+// interpolation between the two points around s, the last segment's slope
+// beyond the last point, and the first point's time below the first point
+// (a message never costs less than the smallest one measured). t must be
+// valid (see [Machine.Validate]); an empty table gives 0.
+func (t Table) At(s int64) trace.Time {
+	n := len(t)
+	switch {
+	case n == 0:
+		return 0
+	case n == 1 || s <= t[0].Bytes:
+		return t[0].Time
+	}
+	// i is the first point at or beyond s; the segment is [i-1, i].
+	i := sort.Search(n, func(i int) bool { return t[i].Bytes >= s })
+	if i == n {
+		i = n - 1 // extrapolate with the last segment
+	}
+	a, b := t[i-1], t[i]
+	dt := int64(b.Time - a.Time)
+	return a.Time + trace.Time(mulDiv(dt, s-a.Bytes, b.Bytes-a.Bytes))
+}
+
+// A Link is the cost model between two ranks: the LogGOPS parameters of
+// their level and, when the machine has one, that level's ping-pong table.
+// Get one with [Machine.Link] or [Machine.Level].
+type Link struct {
+	*LogGOPS
+	Table Table // empty: the LogGOPS fit decides the transfer time
+	Inter bool  // the ranks are on different nodes
+}
+
+// Link returns the cost model for a message from rank a to rank b in a job
+// of np ranks: intra-node when the mapping puts them on one node,
+// inter-node otherwise.
+func (m *Machine) Link(a, b, np int) Link {
+	return m.Level(!m.SameNode(a, b, np))
+}
+
+// Level returns the cost model of the inter-node level (inter) or the
+// intra-node one.
+func (m *Machine) Level(inter bool) Link {
+	if inter {
+		return Link{LogGOPS: &m.Inter, Table: m.Table.Inter, Inter: true}
+	}
+	return Link{LogGOPS: &m.Intra, Table: m.Table.Intra}
+}
+
+// Transfer is the time from the start of a send of s bytes to the arrival
+// of its last byte. Without a table it is the LogGOPS o + L + (s−1)·G. With
+// one, it is the table's one-way time less the receive overhead, so that a
+// ping-pong costs exactly what the table says (the receive completes
+// Table.At(s) after the send started), and never less than the send
+// overhead.
+func (l Link) Transfer(s int64) trace.Time {
+	if len(l.Table) == 0 {
+		return l.LogGOPS.Transfer(s)
+	}
+	return max(l.Table.At(s)-l.RecvOverhead(s), l.SendOverhead(s))
+}
+
+// OneWay is the time from the start of a send of s bytes to the end of a
+// receive that was already waiting for it: Transfer(s) + RecvOverhead(s),
+// half the round trip of a ping-pong.
+func (l Link) OneWay(s int64) trace.Time {
+	return l.Transfer(s) + l.RecvOverhead(s)
+}
+
+// Compute scales a compute time measured by the timing pass to the target:
+// t·CPUFactor, rounded to the nearest picosecond.
+func (m *Machine) Compute(t trace.Time) trace.Time {
+	if m.CPUFactor == 1 {
+		return t
+	}
+	return trace.Time(math.Round(float64(t) * m.CPUFactor))
+}
+
+// PoolCreate is the cost of creating a pool of n threads: n × Create
+// (pr_CreateThreadPool).
+func (c *ThreadCosts) PoolCreate(n int) trace.Time { return trace.Time(n) * c.Create }
+
+// CopyCost is the cost of copying n bytes between threads: n × Copy
+// (pr_Copy).
+func (c *ThreadCosts) CopyCost(n int64) trace.Time { return c.Copy.Times(n) }
+
+// LockAcquired is when a thread whose clock reads t and which asks for a
+// lock (or semaphore slots) last released at released gets it: it pays one
+// attempt, TryLock, and waits until the release if that is later:
+// t + TryLock + max(0, released − t) (pr_Lock, with sem_ts = released).
+func (c *ThreadCosts) LockAcquired(t, released trace.Time) trace.Time {
+	return t + c.TryLock + max(0, released-t)
+}

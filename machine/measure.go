@@ -1,0 +1,313 @@
+// This file defines MeasureLocal: a quick measurement of the in-process
+// runtime's message and thread costs on this machine.
+
+package machine
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/predict-tools/predict/commlib"
+	"github.com/predict-tools/predict/trace"
+)
+
+// MeasureLocal measures this machine's in-process runtime (commlib.Run,
+// ranks as goroutines) in well under a second and returns a "local"
+// machine with origin [OriginMeasured]: one node with runtime.NumCPU()
+// cores and no limit of ranks per node, the same parameters within and
+// between nodes, and linear collectives (commlib's in-process collectives
+// are centralized). It follows MPIPerf's advice where it can cheaply
+// (seed-001 §6): warm-up before timing, every round trip and call timed on
+// its own, medians rather than means, the timer's own cost subtracted.
+//
+//   - one-way time of 1 B and of 1 MiB: half the median ping-pong round trip;
+//   - o: the mean of the median eager Send call (1 B, receiver waiting) and
+//     the median Recv of a message that has already arrived;
+//   - L = oneway(1) − 2o (at least 0); g: the mean time per message of a
+//     stream of 1 B sends; G = (oneway(1 MiB) − oneway(1)) / (1 MiB − 1);
+//     O = 0 (the copies are in G); S = commlib.DefaultEagerLimit;
+//   - threads: NewPool(16)/16, SetTask's call and the delay until the task
+//     starts, copy() of 4 MiB, AtomicInt.CompareAndSwap, a new AtomicInt,
+//     NewSemaphore, a TryLock that fails, and TryLock+Unlock less it.
+//
+// The figures are noisy on a loaded machine; a calibration (predict
+// calibrate) is the reference.
+func MeasureLocal() (*Machine, error) {
+	start := time.Now()
+	timer := timerCost()
+	var ms measurements
+	if err := ms.messages(timer); err != nil {
+		return nil, fmt.Errorf("measuring the in-process runtime: %v", err)
+	}
+	if err := ms.threads(timer); err != nil {
+		return nil, fmt.Errorf("measuring thread costs: %v", err)
+	}
+	ms.round()
+	o := (ms.sendCall + ms.recvCall) / 2
+	lg := LogGOPS{
+		Latency:       max(ms.oneWay1-2*o, 0),
+		Overhead:      o,
+		GapPerMessage: ms.stream,
+		GapPerByte:    PerByte(mulDiv(int64(max(ms.oneWayBig-ms.oneWay1, 0)), 1000, bigMessage-1)),
+		EagerLimit:    commlib.DefaultEagerLimit,
+	}
+	m := &Machine{
+		Name:        "local",
+		Description: "this machine's in-process runtime (ranks as goroutines of one process), measured quickly",
+		Source: fmt.Sprintf("MeasureLocal on %s/%s with %d CPUs, %s, in %s: ping-pong of 1 B (one-way %s) and 1 MiB (one-way %s), "+
+			"median Send %s and Recv %s, stream %s per message; thread primitives timed in loops",
+			runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), time.Since(start).Round(time.Millisecond),
+			FormatDuration(ms.oneWay1), FormatDuration(ms.oneWayBig), FormatDuration(ms.sendCall), FormatDuration(ms.recvCall),
+			FormatDuration(ms.stream)),
+		Origin:       OriginMeasured,
+		Nodes:        1,
+		CoresPerNode: runtime.NumCPU(),
+		RanksPerNode: 0,
+		Mapping:      Block,
+		CPUFactor:    1,
+		Intra:        lg,
+		Inter:        lg,
+		Threads:      ms.thread,
+		Collectives:  localCollectives(),
+	}
+	return m, m.Validate()
+}
+
+const bigMessage = 1 << 20
+
+// measurements are the raw figures of MeasureLocal.
+type measurements struct {
+	oneWay1, oneWayBig trace.Time
+	sendCall, recvCall trace.Time
+	stream             trace.Time
+	thread             ThreadCosts
+}
+
+// round rounds the durations to whole nanoseconds: finer digits are noise.
+func (ms *measurements) round() {
+	for _, p := range []*trace.Time{&ms.oneWay1, &ms.oneWayBig, &ms.sendCall, &ms.recvCall, &ms.stream,
+		&ms.thread.Create, &ms.thread.SetTask, &ms.thread.Start, &ms.thread.CAS, &ms.thread.CreateAtomic,
+		&ms.thread.CreateSemaphore, &ms.thread.TryLock, &ms.thread.Release} {
+		if *p >= 10*trace.Nanosecond {
+			*p = trace.Time(mulDiv(int64(*p), 1, int64(trace.Nanosecond))) * trace.Nanosecond
+		}
+	}
+}
+
+// since is the time since t0 less the timer's own cost, at least 0.
+func since(t0 time.Time, timer trace.Time) trace.Time {
+	return max(trace.Time(time.Since(t0).Nanoseconds())*trace.Nanosecond-timer, 0)
+}
+
+// timerCost is the smallest cost of a time.Now/time.Since pair.
+func timerCost() trace.Time {
+	best := trace.Time(1 << 62)
+	for range 1000 {
+		t0 := time.Now()
+		best = min(best, trace.Time(time.Since(t0).Nanoseconds())*trace.Nanosecond)
+	}
+	return best
+}
+
+func median(s []trace.Time) trace.Time {
+	if len(s) == 0 {
+		return 0
+	}
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// messages measures ping-pongs, send and receive calls, and a stream.
+func (ms *measurements) messages(timer trace.Time) error {
+	const (
+		warm   = 200
+		small  = 1500
+		big    = 60
+		stream = 2000
+	)
+	return commlib.Run(2, func(c *commlib.Comm) {
+		one, large := make([]byte, 1), make([]byte, bigMessage)
+		pingpong := func(buf []byte, n int) trace.Time {
+			rtts := make([]trace.Time, 0, n)
+			for range n {
+				if c.Rank() == 0 {
+					t0 := time.Now()
+					c.Send(buf, 1, 0)
+					c.Recv(buf, 1, 0)
+					rtts = append(rtts, since(t0, timer))
+				} else {
+					c.Recv(buf, 0, 0)
+					c.Send(buf, 0, 0)
+				}
+			}
+			return median(rtts) / 2
+		}
+		pingpong(one, warm)
+		oneWay1 := pingpong(one, small)
+		pingpong(large, 5)
+		oneWayBig := pingpong(large, big)
+		if c.Rank() == 0 {
+			ms.oneWay1, ms.oneWayBig = oneWay1, oneWayBig
+		}
+
+		// Send calls with the receiver waiting, one at a time.
+		sends := make([]trace.Time, 0, small)
+		for range small {
+			if c.Rank() == 0 {
+				c.Recv(one, 1, 1) // the receiver is about to wait
+				t0 := time.Now()
+				c.Send(one, 1, 0)
+				sends = append(sends, since(t0, timer))
+			} else {
+				c.Send(one, 0, 1)
+				c.Recv(one, 0, 0)
+			}
+		}
+		// Receives of messages that have arrived: an eager Send has queued
+		// its message at the receiver when it returns, so once the marker
+		// (tag 2) sent after a batch is in, the batch is there.
+		recvs := make([]trace.Time, 0, small)
+		const batch = 50
+		for range small / batch {
+			if c.Rank() == 0 {
+				for range batch {
+					c.Send(one, 1, 0)
+				}
+				c.Send(one, 1, 2)
+			} else {
+				c.Recv(one, 0, 2)
+				for range batch {
+					t0 := time.Now()
+					c.Recv(one, 0, 0)
+					recvs = append(recvs, since(t0, timer))
+				}
+			}
+		}
+		// A stream of sends.
+		c.Barrier()
+		if c.Rank() == 0 {
+			t0 := time.Now()
+			for range stream {
+				c.Send(one, 1, 0)
+			}
+			ms.stream = since(t0, timer) / stream
+		} else {
+			for range stream {
+				c.Recv(one, 0, 0)
+			}
+		}
+		if c.Rank() == 0 {
+			ms.sendCall = median(sends)
+		} else {
+			ms.recvCall = median(recvs)
+		}
+	})
+}
+
+// threads measures the thread primitives of commlib.
+func (ms *measurements) threads(timer trace.Time) error {
+	const (
+		poolSize = 16
+		runs     = 5
+		tasks    = 300
+		loop     = 20000
+	)
+	t := &ms.thread
+	var creates []trace.Time
+	for run := range runs {
+		err := commlib.Run(1, func(c *commlib.Comm) {
+			t0 := time.Now()
+			p := c.NewPool(poolSize)
+			creates = append(creates, since(t0, timer)/poolSize)
+			if run < runs-1 {
+				return
+			}
+			// SetTask and the delay until the task starts.
+			var started time.Time
+			task := func(int) float64 { started = time.Now(); return 0 }
+			var calls, starts []trace.Time
+			for i := range tasks {
+				t0 := time.Now()
+				p.SetTask(task)
+				call := since(t0, timer)
+				p.WaitForAll()
+				if i >= tasks/10 { // warm-up
+					calls = append(calls, call)
+					starts = append(starts, max(trace.Time(started.Sub(t0).Nanoseconds())*trace.Nanosecond-timer, 0))
+				}
+			}
+			t.SetTask, t.Start = median(calls), median(starts)
+
+			perOp := func(n int, body func()) trace.Time {
+				t0 := time.Now()
+				body()
+				return since(t0, timer) / trace.Time(n)
+			}
+			var a commlib.AtomicInt
+			t.CAS = perOp(loop, func() {
+				for i := range loop {
+					a.CompareAndSwap(int64(i), int64(i+1))
+				}
+			})
+			keep := make([]*commlib.AtomicInt, loop)
+			t.CreateAtomic = perOp(loop, func() {
+				for i := range keep {
+					keep[i] = new(commlib.AtomicInt)
+				}
+			})
+			sems := make([]*commlib.Semaphore, loop/10)
+			t.CreateSemaphore = perOp(len(sems), func() {
+				for i := range sems {
+					sems[i] = c.NewSemaphore(1)
+				}
+			})
+			mu := c.NewMutex()
+			mu.Lock()
+			t.TryLock = perOp(loop, func() {
+				for range loop {
+					mu.TryLock() // held: fails
+				}
+			})
+			mu.Unlock()
+			pair := perOp(loop, func() {
+				for range loop {
+					mu.TryLock()
+					mu.Unlock()
+				}
+			})
+			t.Release = max(pair-t.TryLock, 0)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	t.Create = median(creates)
+
+	// Copying between threads: a 4 MiB copy, the best of a few.
+	const n = 4 << 20
+	src, dst := make([]byte, n), make([]byte, n)
+	copy(dst, src)
+	best := trace.Time(1 << 62)
+	for range 8 {
+		t0 := time.Now()
+		copy(dst, src)
+		best = min(best, since(t0, timer))
+	}
+	t.Copy = PerByte(mulDiv(int64(best), 1000, n))
+	return nil
+}
+
+// localCollectives makes every collective linear: commlib's in-process
+// collectives are centralized (each rank deposits its part in one shared
+// instance and the last to arrive completes it), a fan-in and fan-out
+// through one point rather than a tree.
+func localCollectives() map[string]Algorithm {
+	c := map[string]Algorithm{}
+	for _, name := range CollectiveNames() {
+		c[name] = Linear
+	}
+	return c
+}

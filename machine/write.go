@@ -1,0 +1,131 @@
+// This file defines the writing of a machine file: every field, in a fixed
+// order, with exact units, so equal machines give equal bytes.
+
+package machine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Write writes m as a machine file (see [Machine.MarshalJSON]).
+func (m *Machine) Write(w io.Writer) error {
+	b, err := m.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// MarshalJSON returns m in its machine-file form: every field, in a fixed
+// order, durations and per-byte costs as exact strings with units ("2.5us",
+// "41.667ps/B"), and every collective, "auto" where m makes no choice. The
+// output is deterministic and [Parse] reads it back to an equal Machine.
+func (m *Machine) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	w("{\n")
+	w("  \"format\": %s,\n", quote(FormatName))
+	w("  \"version\": %d,\n", FormatVersion)
+	w("  \"name\": %s,\n", quote(m.Name))
+	w("  \"description\": %s,\n", quote(m.Description))
+	w("  \"source\": %s,\n", quote(m.Source))
+	w("  \"origin\": %s,\n", quote(string(m.Origin)))
+	w("  \"nodes\": %d,\n", m.Nodes)
+	w("  \"cores_per_node\": %d,\n", m.CoresPerNode)
+	w("  \"ranks_per_node\": %d,\n", m.RanksPerNode)
+	w("  \"mapping\": %s,\n", quote(string(m.Mapping)))
+	if m.Mapping == Explicit || len(m.Placement) > 0 {
+		w("  \"placement\": [")
+		for i, n := range m.Placement {
+			switch {
+			case i == 0:
+			case i%32 == 0:
+				w(",\n    ")
+			default:
+				w(", ")
+			}
+			w("%d", n)
+		}
+		w("],\n")
+	}
+	w("  \"cpu_factor\": %s,\n", strconv.FormatFloat(m.CPUFactor, 'g', -1, 64))
+	w("  \"intra\": %s,\n", level(&m.Intra))
+	w("  \"inter\": %s,\n", level(&m.Inter))
+	w("  \"table\": {\n    \"intra\": %s,\n    \"inter\": %s\n  },\n", table(m.Table.Intra), table(m.Table.Inter))
+	w("  \"nic\": {\"contention\": %t, \"injection\": %s, \"ejection\": %s},\n",
+		m.NIC.Contention, quote(m.NIC.Injection.String()), quote(m.NIC.Ejection.String()))
+	t := &m.Threads
+	w("  \"threads\": {\n")
+	for i, f := range []struct{ key, val string }{
+		{"create", FormatDuration(t.Create)},
+		{"set_task", FormatDuration(t.SetTask)},
+		{"start", FormatDuration(t.Start)},
+		{"copy", t.Copy.String()},
+		{"cas", FormatDuration(t.CAS)},
+		{"create_atomic", FormatDuration(t.CreateAtomic)},
+		{"create_semaphore", FormatDuration(t.CreateSemaphore)},
+		{"try_lock", FormatDuration(t.TryLock)},
+		{"release", FormatDuration(t.Release)},
+	} {
+		w("    %s: %s%s\n", quote(f.key), quote(f.val), comma(i, 9))
+	}
+	w("  },\n")
+	w("  \"collectives\": {\n")
+	names := CollectiveNames()
+	for k := range m.Collectives { // unknown names too, so that nothing is lost
+		if _, ok := applicable[k]; !ok {
+			names = append(names, k)
+		}
+	}
+	for i, name := range names {
+		a := m.Collectives[name]
+		if a == "" {
+			a = Auto
+		}
+		w("    %s: %s%s\n", quote(name), quote(string(a)), comma(i, len(names)))
+	}
+	w("  }\n")
+	w("}")
+	return b.Bytes(), nil
+}
+
+func level(p *LogGOPS) string {
+	return fmt.Sprintf("{\"L\": %s, \"o\": %s, \"g\": %s, \"G\": %s, \"O\": %s, \"S\": %d}",
+		quote(FormatDuration(p.Latency)), quote(FormatDuration(p.Overhead)), quote(FormatDuration(p.GapPerMessage)),
+		quote(p.GapPerByte.String()), quote(p.OverheadPerByte.String()), p.EagerLimit)
+}
+
+func table(t Table) string {
+	if len(t) == 0 {
+		return "[]"
+	}
+	var b strings.Builder
+	b.WriteString("[\n")
+	for i, p := range t {
+		fmt.Fprintf(&b, "      {\"bytes\": %d, \"time\": %s}%s\n", p.Bytes, quote(FormatDuration(p.Time)), comma(i, len(t)))
+	}
+	b.WriteString("    ]")
+	return b.String()
+}
+
+func comma(i, n int) string {
+	if i < n-1 {
+		return ","
+	}
+	return ""
+}
+
+// quote writes s as a JSON string, without escaping <, > and &.
+func quote(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return strings.TrimSuffix(b.String(), "\n")
+}
