@@ -4,6 +4,7 @@
 // compensated fragment times against the plain wall time.
 //
 //	go run ./estimator/internal/selfcheck [-class W] [-runs 3] [PKG...]
+//	go run ./estimator/internal/selfcheck -known   # against a program of known costs
 package main
 
 import (
@@ -18,7 +19,12 @@ import (
 func main() {
 	class := flag.String("class", "W", "problem class passed to every program")
 	runs := flag.Int("runs", 3, "timing passes per program; medians are printed")
+	known := flag.Bool("known", false, "profile estimator/testdata/known instead: measured against known costs")
 	flag.Parse()
+	if *known {
+		knownCosts(*runs)
+		return
+	}
 	pkgs := flag.Args()
 	if len(pkgs) == 0 {
 		pkgs = []string{"./testprogs/stencil", "./testprogs/stencil2d", "./testprogs/ep", "./testprogs/cg", "./testprogs/ft",
@@ -42,6 +48,35 @@ func main() {
 		}
 		fmt.Printf("%-26s %10.1fms %10.1fms %8.2fx %10.1fms %8.1f%% %7.2f%%\n", pkg, med(plain), med(probed), med(slow),
 			med(measured), 100*med(cover), 100*med(bound))
+	}
+}
+
+// knownCosts profiles the program of known costs at np = 1 and prints the
+// measured time per iteration of its loops against the known one, and
+// their balance degrees.
+func knownCosts(runs int) {
+	want := map[string]float64{"balanced": 200e6, "unbalanced": 220e6} // ps per iteration
+	got := map[string][]float64{}
+	ds := map[string][]float64{}
+	for range runs {
+		p, err := estimator.Run(estimator.Config{Pattern: "./estimator/testdata/known", NP: 1, Args: []string{"-n", "64"}})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		for _, l := range p.Loops {
+			for name := range want {
+				if len(l.Node) > len(name) && l.Node[:len(name)+1] == name+"/" {
+					got[name] = append(got[name], float64(l.PerIterPS))
+					ds[name] = append(ds[name], l.D)
+				}
+			}
+		}
+	}
+	fmt.Printf("%-12s %14s %14s %9s %8s\n", "loop", "known", "measured", "error", "D")
+	for _, name := range []string{"balanced", "unbalanced"} {
+		m := med(got[name])
+		fmt.Printf("%-12s %12.1fus %12.1fus %8.2f%% %8.3f\n", name, want[name]/1e6, m/1e6, 100*(m-want[name])/want[name], med(ds[name]))
 	}
 }
 
