@@ -124,6 +124,13 @@ func (p *ProfileFile) fill(prog *model.Program, plan *Plan, raw *probe.Raw) {
 			}
 			ls.D = d
 			ls.Balanced = ls.D <= p.Alpha
+			for _, rt := range rf.RankTrips {
+				r := RankTrips{Rank: rt.Rank, Truncated: rt.Truncated}
+				for _, run := range rt.Runs {
+					r.Runs = append(r.Runs, [2]int64{run.Trips, run.Len})
+				}
+				ls.Ranks = append(ls.Ranks, r)
+			}
 			p.Loops = append(p.Loops, ls)
 		}
 	}

@@ -331,13 +331,17 @@ func (in *instrumenter) loopFragment(outer, s ast.Stmt, body *ast.BlockStmt, fc 
 		in.insert(fc.file, outer.End(), fmt.Sprintf("; if %s != 0 && %s > 0 { __probe.IterEnd(%d, %s) }; __probe.Loop(%d, %s, %s)", it, ls, id, it, id, t, n))
 		return true
 	}
+	record := "Loop"
+	if opaqueBound(node) {
+		record = "LoopRanked" // the interpreter replays its trip counts per rank
+	}
 	t, n, it := fmt.Sprintf("__lt%d", id), fmt.Sprintf("__ln%d", id), fmt.Sprintf("__li%d", id)
 	fc.vars = append(fc.vars, t, n, it)
 	in.insert(fc.file, outer.Pos(), fmt.Sprintf("%s = __probe.Now(); %s = 0; %s = 0; ", t, n, it))
 	// Iteration k's start closes iteration k-1's sample; the loop's end
 	// closes the last one when the loop ran no more than IterSamples.
 	in.insert(fc.file, body.Lbrace+1, fmt.Sprintf(" %s++; if %s <= __probe.IterSamples+1 { %s = __probe.Iter(%d, %s) };", n, n, it, id, it))
-	in.insert(fc.file, outer.End(), fmt.Sprintf("; if %s != 0 && %s <= __probe.IterSamples { __probe.IterEnd(%d, %s) }; __probe.Loop(%d, %s, %s)", it, n, id, it, id, t, n))
+	in.insert(fc.file, outer.End(), fmt.Sprintf("; if %s != 0 && %s <= __probe.IterSamples { __probe.IterEnd(%d, %s) }; __probe.%s(%d, %s, %s)", it, n, id, it, record, id, t, n))
 	return true
 }
 
@@ -684,6 +688,18 @@ func mentionsIdent(e ast.Expr, name string) bool {
 		return !found
 	})
 	return found
+}
+
+// opaqueBound reports whether a loop's test depends on opaque data.
+func opaqueBound(node *model.Node) bool {
+	opaque := false
+	model.Walk(node.Cond, func(n *model.Node) bool {
+		if n.Kind == model.KindTest && n.Opaque != "" {
+			opaque = true
+		}
+		return !opaque
+	})
+	return opaque || (node.Loop.Trip != nil && node.Loop.Trip.Opaque != "")
 }
 
 // leavesEarly reports whether a loop body may leave the loop other than by

@@ -74,6 +74,16 @@ type LoopStats struct {
 	Samples   int         `json:"samples"`     // per-iteration times sampled
 	D         float64     `json:"d"`           // max |T_i − T̄| / T̄ over the samples
 	Balanced  bool        `json:"balanced"`    // D ≤ alpha
+	// Ranks are, for a loop whose bound is opaque, each rank's sequence of
+	// trip counts as (trips, entries) runs: the interpreter replays them.
+	Ranks []RankTrips `json:"ranks,omitempty"`
+}
+
+// RankTrips is one rank's sequence of trip counts.
+type RankTrips struct {
+	Rank      int        `json:"rank"`
+	Runs      [][2]int64 `json:"runs"`
+	Truncated bool       `json:"truncated,omitempty"`
 }
 
 // TripCount is one value of a trip-count distribution.

@@ -155,3 +155,33 @@ func TestKnownCosts(t *testing.T) {
 		t.Errorf("the decision on the table was not recorded: %+v", p.Decisions)
 	}
 }
+
+// TestOpaqueLoopTrips: masterworker's task loop has an opaque bound; its
+// trip counts are recorded per rank, for the interpreter to replay (at
+// np = 2 rank 1 is the only worker and runs every task).
+func TestOpaqueLoopTrips(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a program")
+	}
+	p, err := Run(Config{Dir: "..", Pattern: "./testprogs/masterworker", NP: 2, Args: []string{"-class", "S"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range p.Loops {
+		if !strings.HasPrefix(l.Node, "cubeSum/") {
+			continue
+		}
+		if len(l.Ranks) != 1 || l.Ranks[0].Rank != 1 {
+			t.Fatalf("cubeSum's loop: per-rank trips %+v", l.Ranks)
+		}
+		entries := int64(0)
+		for _, run := range l.Ranks[0].Runs {
+			entries += run[1]
+		}
+		if entries != 200 {
+			t.Errorf("rank 1 ran cubeSum's loop %d times, want 200 (the tasks of class S)", entries)
+		}
+		return
+	}
+	t.Errorf("no statistics for cubeSum's loop: %+v", p.Loops)
+}

@@ -68,6 +68,22 @@ type RawFragment struct {
 	IterSamples []int64     `json:"iter_samples,omitempty"`
 	IterSeen    int64       `json:"iter_seen,omitempty"`
 	Branches    []RawBranch `json:"branches,omitempty"` // by rank
+	// RankTrips are, for loops with an opaque bound, each rank's sequence
+	// of trip counts.
+	RankTrips []RawRankTrips `json:"rank_trips,omitempty"`
+}
+
+// RawRankTrips is one rank's sequence of trip counts of a loop.
+type RawRankTrips struct {
+	Rank      int          `json:"rank"`
+	Runs      []RawTripRun `json:"runs"`
+	Truncated bool         `json:"truncated,omitempty"`
+}
+
+// RawTripRun is a run of entries with the same trip count.
+type RawTripRun struct {
+	Trips int64 `json:"trips"`
+	Len   int64 `json:"len"`
 }
 
 // RawTripsOther summarizes the loop entries whose trip count is not in
@@ -188,6 +204,11 @@ func (f *frag) raw(id int32) (RawFragment, bool) {
 		rf.Count += b.trueN + b.falseN
 		rf.Branches = append(rf.Branches, RawBranch{Rank: i - 1, True: b.trueN, False: b.falseN,
 			Runs: slices.Clone(b.runs), Truncated: b.truncated})
+	}
+	for i, t := range f.ranked {
+		if t != nil {
+			rf.RankTrips = append(rf.RankTrips, RawRankTrips{Rank: i - 1, Runs: slices.Clone(t.runs), Truncated: t.truncated})
+		}
 	}
 	return rf, rf.Count > 0 || f.seen > 0
 }

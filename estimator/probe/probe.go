@@ -74,6 +74,14 @@ type frag struct {
 	seen     int64      // per-iteration times offered to the reservoir
 	rng      uint64
 	branches []*branchRec // by rank+1
+	ranked   []*tripsRec  // by rank+1: trip counts of a loop with an opaque bound
+}
+
+// tripsRec is one rank's sequence of trip counts of a loop, run-length
+// encoded.
+type tripsRec struct {
+	runs      []RawTripRun
+	truncated bool
 }
 
 // branchRec is one rank's outcomes of a decision.
@@ -212,6 +220,36 @@ func Loop(id int32, t0 int64, trips int64) {
 		l.last, l.lastN = trips, 1
 	}
 	c.mu.Unlock()
+}
+
+// LoopRanked is Loop for a loop whose bound is opaque: it also records the
+// trip count in the calling rank's sequence, which the interpreter replays.
+func LoopRanked(id int32, t0 int64, trips int64) {
+	Loop(id, t0, trips)
+	r := 0
+	if np.Load() != 1 {
+		r = rankOf()
+	}
+	f := fragOf(id)
+	f.mu.Lock()
+	for len(f.ranked) <= r+1 {
+		f.ranked = append(f.ranked, nil)
+	}
+	t := f.ranked[r+1]
+	if t == nil {
+		t = &tripsRec{}
+		f.ranked[r+1] = t
+	}
+	switch n := len(t.runs); {
+	case t.truncated:
+	case n > 0 && t.runs[n-1].Trips == trips:
+		t.runs[n-1].Len++
+	case n < maxRuns:
+		t.runs = append(t.runs, RawTripRun{Trips: trips, Len: 1})
+	default:
+		t.truncated = true
+	}
+	f.mu.Unlock()
 }
 
 // settle moves the pending entries of the latest trip count into the
