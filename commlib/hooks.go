@@ -3,7 +3,10 @@
 
 package commlib
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // Hooks are called by every run of the process, from the goroutines
 // concerned. They must be cheap and safe for concurrent use.
@@ -14,6 +17,11 @@ type Hooks struct {
 	// RunEnd is called when a run ends, after every rank has returned (or
 	// the run failed), with the run's error.
 	RunEnd func(err error)
+	// CallTime, if set, receives the duration of every commlib call (by
+	// any thread of the rank): the time a rank spends in communication and
+	// synchronization rather than computing. It costs two clock readings
+	// per call.
+	CallTime func(rank int, d time.Duration)
 }
 
 var (

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/predict-tools/predict/commlib"
 )
@@ -34,5 +35,31 @@ func TestHooks(t *testing.T) {
 	slices.Sort(started)
 	if !slices.Equal(started, []int{0, 1, 2}) || ended < 1 {
 		t.Errorf("RankStart saw %v, RunEnd ran %d times", started, ended)
+	}
+}
+
+func TestCallTimeHook(t *testing.T) {
+	var mu sync.Mutex
+	calls := map[int]int{}
+	var total time.Duration
+	commlib.AddHooks(commlib.Hooks{CallTime: func(rank int, d time.Duration) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls[rank]++
+		total += d
+	}})
+	err := commlib.Run(2, func(c *commlib.Comm) {
+		if c.Rank() == 1 {
+			time.Sleep(20 * time.Millisecond) // rank 0 waits in Barrier
+		}
+		c.Barrier()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls[0] < 1 || calls[1] < 1 || total < 15*time.Millisecond {
+		t.Errorf("calls %v, total %v: want each rank's Barrier, rank 0's waiting at least 15ms", calls, total)
 	}
 }

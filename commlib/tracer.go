@@ -20,10 +20,13 @@ type tracer struct {
 	file   string
 	hook   func(trace.Event)
 	header trace.Header
+	full   bool                       // events are wanted (a file or a hook), not only call times
+	timing []func(int, time.Duration) // Hooks.CallTime
 }
 
 func newTracer(cfg Config) *tracer {
 	return &tracer{
+		full: cfg.TraceFile != "" || cfg.Hook != nil,
 		file: cfg.TraceFile,
 		hook: cfg.Hook,
 		header: trace.Header{Source: "commlib", Program: cfg.Program, NP: cfg.NP, Args: cfg.Args,
@@ -76,18 +79,29 @@ func (c *Comm) traceStart() trace.Time {
 // emit completes ev as a call of the calling rank that entered at t0 and
 // exits now, records it and returns it.
 func (c *Comm) emit(t0 trace.Time, ev *trace.Event) *trace.Event {
+	t := c.w.tracer
+	exit := c.w.now()
+	for _, f := range t.timing {
+		f(c.p.rank, time.Duration((exit-t0)/trace.Nanosecond))
+	}
+	ev.Enter, ev.Exit = t0, exit
+	if !t.full {
+		return ev
+	}
 	ev.Kind = trace.KindOp
 	ev.Rank = c.p.rank
 	ev.Thread = c.w.threadOf()
 	ev.Comm = c.sh.id
 	ev.Site = userSite()
-	ev.Enter, ev.Exit = t0, c.w.now()
-	c.p.record(c.w.tracer, ev)
+	c.p.record(t, ev)
 	return ev
 }
 
 // emitLike records ev with the rank, thread, site and times of prev.
 func (c *Comm) emitLike(prev, ev *trace.Event) {
+	if !c.w.tracer.full {
+		return
+	}
 	ev.Kind, ev.Rank, ev.Thread, ev.Comm, ev.Site, ev.Enter, ev.Exit = prev.Kind, prev.Rank, prev.Thread, prev.Comm, prev.Site, prev.Enter, prev.Exit
 	c.p.record(c.w.tracer, ev)
 }
@@ -95,6 +109,9 @@ func (c *Comm) emitLike(prev, ev *trace.Event) {
 // emitCompletion records the completion of request r, observed by the
 // Wait, Waitall, Waitany or Test call at: at its exit, with its site.
 func (c *Comm) emitCompletion(r *Request, st Status, at *trace.Event) {
+	if !c.w.tracer.full {
+		return
+	}
 	ev := &trace.Event{Kind: trace.KindComplete, Op: r.op, Rank: c.p.rank, Thread: at.Thread,
 		Comm: c.sh.id, Request: r.id, Message: r.msgID, Root: trace.NoPeer, Enter: at.Exit, Exit: at.Exit, Site: at.Site}
 	if r.send {

@@ -107,8 +107,16 @@ func RunWith(cfg Config, body func(c *Comm)) error {
 	if w.grace <= 0 {
 		w.grace = 200 * time.Millisecond
 	}
-	if cfg.TraceFile != "" || cfg.Hook != nil {
+	hs := currentHooks()
+	var timing []func(int, time.Duration)
+	for _, h := range hs {
+		if h.CallTime != nil {
+			timing = append(timing, h.CallTime)
+		}
+	}
+	if cfg.TraceFile != "" || cfg.Hook != nil || len(timing) > 0 {
 		w.tracer = newTracer(cfg)
+		w.tracer.timing = timing
 	}
 	worldShared := &commShared{id: 0, name: "world", group: make([]int, cfg.NP)}
 	w.procs = make([]*process, cfg.NP)
@@ -122,7 +130,6 @@ func RunWith(cfg Config, body func(c *Comm)) error {
 	w.running.Store(int64(cfg.NP))
 	stopWatch := make(chan struct{})
 	go w.watch(stopWatch)
-	hs := currentHooks()
 	for r := range cfg.NP {
 		wg.Add(1)
 		c := &Comm{w: w, p: w.procs[r], sh: worldShared, rank: r}

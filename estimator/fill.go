@@ -135,6 +135,9 @@ func (p *ProfileFile) fill(prog *model.Program, plan *Plan, raw *probe.Raw) {
 		}
 	}
 	p.MeasuredPS = int64(total)
+	for _, ns := range raw.CommNS {
+		p.CommPS += ns * 1000
+	}
 	if total > 0 {
 		p.ErrorRel = weighted / total
 	}

@@ -35,6 +35,7 @@ type ProfileFile struct {
 	WallPS      int64    `json:"wall_ps"`       // the instrumented run
 	PlainWallPS int64    `json:"plain_wall_ps"` // the same run without probes
 	MeasuredPS  int64    `json:"measured_ps"`   // sum of the compensated fragment times
+	CommPS      int64    `json:"comm_ps"`       // time spent inside commlib calls (not compute), summed over ranks
 	// ErrorRel is the program-level bound: the time-weighted mean of the
 	// fragments' relative error bounds.
 	ErrorRel float64 `json:"error_rel"`

@@ -29,10 +29,10 @@ func (p *ProfileFile) WriteSummary(w io.Writer, top int) error {
 		trace.Time(p.PlainWallPS), trace.Time(p.WallPS), slow, trace.Time(p.Overhead.SegPS), trace.Time(p.Overhead.IterPS), trace.Time(p.Overhead.CounterPS))
 	cover := 0.0
 	if p.PlainWallPS > 0 {
-		cover = float64(p.MeasuredPS) / float64(p.PlainWallPS*int64(max(p.NP, 1)))
+		cover = float64(p.MeasuredPS+p.CommPS) / float64(p.PlainWallPS*int64(max(p.NP, 1)))
 	}
-	fmt.Fprintf(&b, "measured: %v in %d fragments (%.1f%% of the plain run's time × np); program-level error bound ±%.2f%%\n",
-		trace.Time(p.MeasuredPS), len(p.Fragments), 100*cover, 100*p.ErrorRel)
+	fmt.Fprintf(&b, "measured: %v in %d fragments and %v inside commlib (together %.1f%% of the plain run's time × np); program-level error bound ±%.2f%%\n",
+		trace.Time(p.MeasuredPS), len(p.Fragments), trace.Time(p.CommPS), 100*cover, 100*p.ErrorRel)
 	frags := slices.Clone(p.Fragments)
 	slices.SortStableFunc(frags, func(x, y FragmentStats) int {
 		tx, ty := x.MeanPS*x.Executions, y.MeanPS*y.Executions

@@ -29,6 +29,9 @@ type Raw struct {
 	Error     string        `json:"error,omitempty"` // the run's error, if it failed
 	Overhead  RawOverhead   `json:"overhead"`
 	Fragments []RawFragment `json:"fragments"` // the fragments that ran, by ID
+	// CommNS is, per rank, the time spent inside commlib calls (blocked,
+	// copying, synchronizing): not compute.
+	CommNS map[int]int64 `json:"comm_ns,omitempty"`
 }
 
 // RawOverhead are the costs of the probes, medians in nanoseconds.
@@ -118,6 +121,14 @@ type RawRun struct {
 // record.
 func Snapshot() Raw {
 	raw := Raw{Version: RawVersion, NP: int(np.Load()), Args: os.Args[1:]}
+	commMu.Lock()
+	if len(commNS) > 0 {
+		raw.CommNS = map[int]int64{}
+		for r, ns := range commNS {
+			raw.CommNS[r] = ns
+		}
+	}
+	commMu.Unlock()
 	if t0 := wallT0.Load(); t0 > 0 {
 		end := wallEnd.Load()
 		if end < t0 {

@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/predict-tools/predict/commlib"
@@ -53,6 +54,7 @@ func init() {
 	commlib.AddHooks(commlib.Hooks{
 		RankStart: rankStart,
 		RunEnd:    runEnd,
+		CallTime:  callTime,
 	})
 }
 
@@ -170,4 +172,17 @@ func creator() (int64, bool) {
 	}
 	id, err := strconv.ParseInt(string(line[k+len(in):]), 10, 64)
 	return id, err == nil
+}
+
+// commNS sums, per rank, the time spent inside commlib calls: time that is
+// not compute, for comparing the fragments with the run's time.
+var (
+	commMu sync.Mutex
+	commNS = map[int]int64{}
+)
+
+func callTime(rank int, d time.Duration) {
+	commMu.Lock()
+	commNS[rank] += int64(d)
+	commMu.Unlock()
 }

@@ -1,7 +1,8 @@
 // Command selfcheck runs the timing pass on test programs at np = 1 and
 // prints its self-consistency figures: the wall time of the plain run,
-// that of the instrumented run (the slowdown), and the sum of the
-// compensated fragment times against the plain wall time.
+// that of the instrumented run (the slowdown), the sum of the compensated
+// fragment times, the time spent inside commlib, and the coverage (those
+// two together against the plain wall time).
 //
 //	go run ./estimator/internal/selfcheck [-class W] [-runs 3] [PKG...]
 //	go run ./estimator/internal/selfcheck -known   # against a program of known costs
@@ -30,9 +31,9 @@ func main() {
 		pkgs = []string{"./testprogs/stencil", "./testprogs/stencil2d", "./testprogs/ep", "./testprogs/cg", "./testprogs/ft",
 			"./testprogs/amdahl", "./testprogs/masterworker", "./testprogs/hybrid", "./testprogs/pingpong"}
 	}
-	fmt.Printf("%-26s %12s %12s %9s %12s %9s %8s\n", "program", "plain", "probed", "slowdown", "measured", "coverage", "±bound")
+	fmt.Printf("%-26s %12s %12s %9s %12s %12s %9s %8s\n", "program", "plain", "probed", "slowdown", "fragments", "in commlib", "coverage", "±bound")
 	for _, pkg := range pkgs {
-		var plain, probed, measured, slow, cover, bound []float64
+		var plain, probed, measured, comm, slow, cover, bound []float64
 		for range *runs {
 			p, err := estimator.Run(estimator.Config{Pattern: pkg, NP: 1, Args: []string{"-class", *class}})
 			if err != nil {
@@ -42,12 +43,13 @@ func main() {
 			plain = append(plain, float64(p.PlainWallPS)/1e9)
 			probed = append(probed, float64(p.WallPS)/1e9)
 			measured = append(measured, float64(p.MeasuredPS)/1e9)
+			comm = append(comm, float64(p.CommPS)/1e9)
 			slow = append(slow, float64(p.WallPS)/float64(p.PlainWallPS))
-			cover = append(cover, float64(p.MeasuredPS)/float64(p.PlainWallPS))
+			cover = append(cover, float64(p.MeasuredPS+p.CommPS)/float64(p.PlainWallPS))
 			bound = append(bound, p.ErrorRel)
 		}
-		fmt.Printf("%-26s %10.1fms %10.1fms %8.2fx %10.1fms %8.1f%% %7.2f%%\n", pkg, med(plain), med(probed), med(slow),
-			med(measured), 100*med(cover), 100*med(bound))
+		fmt.Printf("%-26s %10.1fms %10.1fms %8.2fx %10.1fms %10.1fms %8.1f%% %7.2f%%\n", pkg, med(plain), med(probed), med(slow),
+			med(measured), med(comm), 100*med(cover), 100*med(bound))
 	}
 }
 
