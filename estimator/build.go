@@ -99,6 +99,7 @@ func build(l *modelgen.Loaded, pattern, work, bin string, plan *Plan) error {
 // runResult is what one run of a program gave.
 type runResult struct {
 	wall   time.Duration
+	cpu    time.Duration // user + system time of the process
 	output string
 }
 
@@ -113,6 +114,9 @@ func run(bin string, np int, args []string, env []string, timeout time.Duration)
 	start := time.Now()
 	err := cmd.Run()
 	res := runResult{wall: time.Since(start), output: out.String()}
+	if ps := cmd.ProcessState; ps != nil {
+		res.cpu = ps.UserTime() + ps.SystemTime()
+	}
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return res, fmt.Errorf("the program did not finish within %v (raise --timeout)\n%s", timeout, tail(res.output))

@@ -34,6 +34,7 @@ type ProfileFile struct {
 	Overhead    Overhead `json:"overhead"`      // probe costs subtracted from the measurements
 	WallPS      int64    `json:"wall_ps"`       // the instrumented run
 	PlainWallPS int64    `json:"plain_wall_ps"` // the same run without probes
+	PlainCPUPS  int64    `json:"plain_cpu_ps"`  // its CPU time (user + system), all threads
 	MeasuredPS  int64    `json:"measured_ps"`   // sum of the compensated fragment times
 	CommPS      int64    `json:"comm_ps"`       // time spent inside commlib calls (not compute), summed over ranks
 	// ErrorRel is the program-level bound: the time-weighted mean of the

@@ -108,6 +108,7 @@ func Run(cfg Config) (*ProfileFile, error) {
 		Host:    fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU()),
 		Created: time.Now().UTC().Format(time.RFC3339), Alpha: cfg.Alpha,
 		WallPS: probed.wall.Nanoseconds() * 1000, PlainWallPS: base.wall.Nanoseconds() * 1000,
+		PlainCPUPS: base.cpu.Nanoseconds() * 1000,
 	}
 	p.fill(prog, plan, raw)
 	return p, nil

@@ -1,8 +1,10 @@
 // Command selfcheck runs the timing pass on test programs at np = 1 and
 // prints its self-consistency figures: the wall time of the plain run,
 // that of the instrumented run (the slowdown), the sum of the compensated
-// fragment times, the time spent inside commlib, and the coverage (those
-// two together against the plain wall time).
+// fragment times, the time spent inside commlib, the coverage (those two
+// together against the plain wall time), and the fragments against the
+// plain run's CPU time (the comparison for programs whose threads run in
+// parallel).
 //
 //	go run ./estimator/internal/selfcheck [-class W] [-runs 3] [PKG...]
 //	go run ./estimator/internal/selfcheck -known   # against a program of known costs
@@ -31,9 +33,9 @@ func main() {
 		pkgs = []string{"./testprogs/stencil", "./testprogs/stencil2d", "./testprogs/ep", "./testprogs/cg", "./testprogs/ft",
 			"./testprogs/amdahl", "./testprogs/masterworker", "./testprogs/hybrid", "./testprogs/pingpong"}
 	}
-	fmt.Printf("%-26s %12s %12s %9s %12s %12s %9s %8s\n", "program", "plain", "probed", "slowdown", "fragments", "in commlib", "coverage", "±bound")
+	fmt.Printf("%-26s %12s %12s %9s %12s %12s %9s %9s %8s\n", "program", "plain", "probed", "slowdown", "fragments", "in commlib", "coverage", "of CPU", "±bound")
 	for _, pkg := range pkgs {
-		var plain, probed, measured, comm, slow, cover, bound []float64
+		var plain, probed, measured, comm, slow, cover, cpuCover, bound []float64
 		for range *runs {
 			p, err := estimator.Run(estimator.Config{Pattern: pkg, NP: 1, Args: []string{"-class", *class}})
 			if err != nil {
@@ -46,10 +48,11 @@ func main() {
 			comm = append(comm, float64(p.CommPS)/1e9)
 			slow = append(slow, float64(p.WallPS)/float64(p.PlainWallPS))
 			cover = append(cover, float64(p.MeasuredPS+p.CommPS)/float64(p.PlainWallPS))
+			cpuCover = append(cpuCover, float64(p.MeasuredPS)/float64(max(p.PlainCPUPS, 1)))
 			bound = append(bound, p.ErrorRel)
 		}
-		fmt.Printf("%-26s %10.1fms %10.1fms %8.2fx %10.1fms %10.1fms %8.1f%% %7.2f%%\n", pkg, med(plain), med(probed), med(slow),
-			med(measured), med(comm), 100*med(cover), 100*med(bound))
+		fmt.Printf("%-26s %10.1fms %10.1fms %8.2fx %10.1fms %10.1fms %8.1f%% %8.1f%% %7.2f%%\n", pkg, med(plain), med(probed), med(slow),
+			med(measured), med(comm), 100*med(cover), 100*med(cpuCover), 100*med(bound))
 	}
 }
 
