@@ -64,6 +64,14 @@ func (fb *funcBuilder) rollback(mark int) {
 // jump, a stop or a new loop the first time.
 func (fb *funcBuilder) seq(v, stop *vnode, cx []*loopCtx, exempt *vnode) ([]*model.Node, error) {
 	var items []*model.Node
+	// The constructs built so far: when the path reaches a node one of
+	// them took (a goto into it, a shared tail), that construct and the
+	// rest of the sequence become one region, not the whole function.
+	type start struct {
+		items, mark int
+		entry       *vnode
+	}
+	var starts []start
 	for v != nil {
 		first := v == exempt
 		exempt = nil
@@ -75,11 +83,24 @@ func (fb *funcBuilder) seq(v, stop *vnode, cx []*loopCtx, exempt *vnode) ([]*mod
 				return append(items, j), nil
 			}
 		}
-		if fb.visited[v.id] && len(v.succs) > 0 {
-			return nil, errUnstructured // a terminal block may be copied; others may not
+		if fb.visited[v.id] && len(v.succs) > 0 { // a terminal block may be copied; others may not
+			for k := len(starts) - 1; k >= 0; k-- {
+				st := starts[k]
+				if !slices.Contains(fb.log[st.mark:], v.id) {
+					continue
+				}
+				fb.rollback(st.mark)
+				r, err := fb.region(st.entry, stop, cx)
+				if err != nil {
+					return nil, err
+				}
+				return append(items[:st.items], r), nil
+			}
+			return nil, errUnstructured
 		}
 		if l := fb.g.loopAt[v]; l != nil && !first {
 			mark := len(fb.log)
+			starts = append(starts, start{len(items), mark, v})
 			node, follow, err := fb.loop(l, cx)
 			if err != nil {
 				fb.rollback(mark)
@@ -103,6 +124,7 @@ func (fb *funcBuilder) seq(v, stop *vnode, cx []*loopCtx, exempt *vnode) ([]*mod
 			v = v.succs[0]
 			continue
 		}
+		starts = append(starts, start{len(items), mark, v})
 		node, next, err := fb.branch(v, stop, cx)
 		if err != nil {
 			fb.rollback(mark)
