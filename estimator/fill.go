@@ -8,9 +8,9 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/predict-tools/predict/estimator/probe"
-	"github.com/predict-tools/predict/model"
 )
 
 // readRaw reads what the probes wrote.
@@ -33,7 +33,7 @@ func readRaw(path string) (*probe.Raw, error) {
 }
 
 // fill computes the profile's statistics from the raw data.
-func (p *ProfileFile) fill(prog *model.Program, plan *Plan, raw *probe.Raw) {
+func (p *ProfileFile) fill(plan *Plan, raw *probe.Raw) {
 	ov := raw.Overhead
 	p.Overhead = Overhead{SegPS: ps(ov.SegNS), IterPS: ps(ov.IterNS), CounterPS: ps(ov.CounterNS)}
 	var weighted, total float64
@@ -141,20 +141,9 @@ func (p *ProfileFile) fill(prog *model.Program, plan *Plan, raw *probe.Raw) {
 	if total > 0 {
 		p.ErrorRel = weighted / total
 	}
-	slices.SortFunc(p.Fragments, func(a, b FragmentStats) int { return cmpStr(a.Node, b.Node) })
-	slices.SortFunc(p.Loops, func(a, b LoopStats) int { return cmpStr(a.Node, b.Node) })
-	slices.SortFunc(p.Decisions, func(a, b DecisionStats) int { return cmpStr(a.Node, b.Node) })
-	_ = prog
+	slices.SortFunc(p.Fragments, func(a, b FragmentStats) int { return strings.Compare(a.Node, b.Node) })
+	slices.SortFunc(p.Loops, func(a, b LoopStats) int { return strings.Compare(a.Node, b.Node) })
+	slices.SortFunc(p.Decisions, func(a, b DecisionStats) int { return strings.Compare(a.Node, b.Node) })
 }
 
 func ps(ns float64) int64 { return int64(math.Round(ns * 1000)) }
-
-func cmpStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}

@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/predict-tools/predict/model"
 	"github.com/predict-tools/predict/modelgen"
 	"github.com/predict-tools/predict/reduce"
 )
@@ -110,23 +109,6 @@ func Run(cfg Config) (*ProfileFile, error) {
 		WallPS: probed.wall.Nanoseconds() * 1000, PlainWallPS: base.wall.Nanoseconds() * 1000,
 		PlainCPUPS: base.cpu.Nanoseconds() * 1000,
 	}
-	p.fill(prog, plan, raw)
+	p.fill(plan, raw)
 	return p, nil
-}
-
-// nodePos finds a node's position for reports.
-func nodePos(prog *model.Program, id string) string {
-	for _, f := range prog.Functions {
-		var found string
-		model.Walk(f.Tree, func(n *model.Node) bool {
-			if n.ID == id {
-				found = n.Pos.String()
-			}
-			return found == ""
-		})
-		if found != "" {
-			return found
-		}
-	}
-	return "?"
 }

@@ -73,12 +73,3 @@ func balance(samples []int64, overheadNS float64) (meanNS, d float64) {
 	}
 	return meanNS, worst / meanNS
 }
-
-// median returns the median of xs (xs is reordered).
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	slices.Sort(xs)
-	return xs[len(xs)/2]
-}
