@@ -764,14 +764,7 @@ func (in *instrumenter) insert(file string, p token.Pos, text string) {
 }
 
 // pos converts a position the way modelgen does (module-relative file).
-func (in *instrumenter) pos(p token.Pos) model.Pos {
-	tp := in.fset.Position(p)
-	file := tp.Filename
-	if rel, err := filepath.Rel(in.l.ModuleDir, file); err == nil && !strings.HasPrefix(rel, "..") {
-		file = filepath.ToSlash(rel)
-	}
-	return model.Pos{File: file, Line: tp.Line, Col: tp.Column}
-}
+func (in *instrumenter) pos(p token.Pos) model.Pos { return in.l.Pos(p) }
 
 func (in *instrumenter) rangeOf(a, b token.Pos) model.Range {
 	return model.Range{Start: in.pos(a), End: in.pos(b)}

@@ -263,15 +263,18 @@ func (b *builder) candidates(cc *ssa.CallCommon) []*ssa.Function {
 	return out
 }
 
-// pos converts a token position to a model position with the file
-// relative to the module root.
-func (b *builder) pos(p token.Pos) model.Pos {
+func (b *builder) pos(p token.Pos) model.Pos { return b.l.Pos(p) }
+
+// Pos converts a token position of the loaded program to a model position,
+// with the file relative to the module root when it is inside it. Every
+// stage uses it, so that positions match across models, reports, profiles.
+func (l *Loaded) Pos(p token.Pos) model.Pos {
 	if !p.IsValid() {
 		return model.Pos{}
 	}
-	tp := b.l.Prog.Fset.Position(p)
+	tp := l.Prog.Fset.Position(p)
 	file := tp.Filename
-	if rel, err := filepath.Rel(b.l.ModuleDir, file); err == nil && !strings.HasPrefix(rel, "..") {
+	if rel, err := filepath.Rel(l.ModuleDir, file); err == nil && !strings.HasPrefix(rel, "..") {
 		file = filepath.ToSlash(rel)
 	}
 	return model.Pos{File: file, Line: tp.Line, Col: tp.Column}

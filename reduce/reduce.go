@@ -144,12 +144,8 @@ func (a *analysis) where(p token.Pos) string {
 	if !p.IsValid() {
 		return "?"
 	}
-	pos := a.fset.Position(p)
-	file := pos.Filename
-	if dir := a.loaded.ModuleDir; dir != "" && strings.HasPrefix(file, dir+"/") {
-		file = file[len(dir)+1:]
-	}
-	return fmt.Sprintf("%s:%d", file, pos.Line)
+	pos := a.loaded.Pos(p)
+	return fmt.Sprintf("%s:%d", pos.File, pos.Line)
 }
 
 // describe names a value for reports: an allocation as the Go expression
