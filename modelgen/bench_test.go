@@ -10,8 +10,7 @@ import (
 //
 //	go test ./modelgen -run '^$' -bench ModelTestPrograms -benchtime 5x
 func BenchmarkModelTestPrograms(b *testing.B) {
-	t := &testing.T{}
-	for _, dir := range testPrograms(t) {
+	for _, dir := range testPrograms(b) {
 		name := strings.TrimPrefix(dir, "../testprogs/")
 		b.Run(name, func(b *testing.B) {
 			for range b.N {

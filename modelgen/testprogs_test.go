@@ -10,28 +10,20 @@ import (
 	"time"
 
 	"github.com/predict-tools/predict/model"
+	"github.com/predict-tools/predict/testprogs"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// testPrograms lists every main package under testprogs, relative to the
-// module root.
-func testPrograms(t *testing.T) []string {
-	var dirs []string
-	err := filepath.WalkDir("../testprogs", func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == "internal" {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && d.Name() == "main.go" {
-			dirs = append(dirs, filepath.ToSlash(filepath.Dir(path)))
-		}
-		return nil
-	})
+// testPrograms lists every test program, relative to this directory
+// ("../testprogs/stencil", ...).
+func testPrograms(t testing.TB) []string {
+	dirs, err := testprogs.Dirs("../testprogs")
 	if err != nil {
 		t.Fatal(err)
+	}
+	for i, d := range dirs {
+		dirs[i] = "../testprogs/" + d
 	}
 	return dirs
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/predict-tools/predict/model"
 	"github.com/predict-tools/predict/modelgen"
+	"github.com/predict-tools/predict/testprogs"
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -32,17 +33,16 @@ func reduceProgram(t *testing.T, dir string, opts Options) (*model.Program, map[
 	return prog, ssaOf, rep
 }
 
+// testPrograms lists every test program, relative to the module root
+// ("testprogs/stencil", ...).
 func testPrograms(t *testing.T) []string {
-	var dirs []string
-	filepath.WalkDir("../testprogs", func(path string, d os.DirEntry, err error) error {
-		if d.IsDir() && d.Name() == "internal" {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && d.Name() == "main.go" {
-			dirs = append(dirs, strings.TrimPrefix(filepath.ToSlash(filepath.Dir(path)), "../"))
-		}
-		return nil
-	})
+	dirs, err := testprogs.Dirs("../testprogs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range dirs {
+		dirs[i] = "testprogs/" + d
+	}
 	return dirs
 }
 

@@ -4,42 +4,21 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/predict-tools/predict/testprogs"
 )
 
-// programs returns the directories (relative to this one) of every main
-// package under testprogs.
+// programs returns the directories of the test programs, relative to this
+// one.
 func programs(t *testing.T) []string {
-	var dirs []string
-	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == "internal" {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
-			src, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			if regexp.MustCompile(`(?m)^package main\b`).Match(src) {
-				dir := filepath.Dir(path)
-				if len(dirs) == 0 || dirs[len(dirs)-1] != dir {
-					dirs = append(dirs, dir)
-				}
-			}
-		}
-		return nil
-	})
+	dirs, err := testprogs.Dirs(".")
 	if err != nil {
 		t.Fatal(err)
 	}
