@@ -34,6 +34,8 @@ func formatNames() string {
 	return strings.Join(names, ", ")
 }
 
+func init() { commands = append(commands, newModelCmd) }
+
 func newModelCmd() *cobra.Command {
 	var (
 		funcID, format, output string

@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
+func init() { commands = append(commands, newProfileCmd) }
+
 func newProfileCmd() *cobra.Command {
 	var (
 		np      int

@@ -44,6 +44,12 @@ validate (predicted against measured).`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &usageError{cmd: cmd, err: err}
 	})
-	root.AddCommand(newModelCmd(), newProfileCmd())
+	for _, c := range commands {
+		root.AddCommand(c())
+	}
 	return root
 }
+
+// commands are the subcommands, each registered by the init function of
+// its own file, in the order of the help text (sorted by cobra).
+var commands []func() *cobra.Command
