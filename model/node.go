@@ -43,6 +43,10 @@ type Node struct {
 	// Opaque, on a KindTest filled by reduce, says why the decision cannot
 	// be computed from kept values: its outcomes come from the profile.
 	Opaque string `json:"opaque,omitempty"`
+	// Check, on an opaque test that guards the end of the run (Abort,
+	// panic, os.Exit), is the outcome that lets the run go on: "true" or
+	// "false". The interpreter assumes the check passes.
+	Check string `json:"check,omitempty"`
 
 	// Time, Freq and Targets are filled by later stages (profile, interpretation).
 	Time int64 `json:"time,omitempty"` // picoseconds

@@ -14,7 +14,7 @@ import (
 
 // apply writes the results of the analysis into prog and returns the report.
 func (a *analysis) apply(prog *model.Program) *Report {
-	rep := &Report{Exact: a.opts.Exact, Package: prog.Package}
+	rep := &Report{Exact: a.opts.Exact, Package: prog.Package, ShapeOnly: map[ssa.Value]bool{}, Counted: a.counted}
 	comm := a.communicates(prog)
 	for _, f := range prog.Functions {
 		fn := a.ssaOf[f]
@@ -46,6 +46,7 @@ func (a *analysis) apply(prog *model.Program) *Report {
 					continue // a small variable: nothing to save
 				}
 				f.ShapeOnly = append(f.ShapeOnly, a.describe(v))
+				rep.ShapeOnly[v] = true
 			}
 		}
 		fr.ShapeOnly = f.ShapeOnly
@@ -80,8 +81,14 @@ func (a *analysis) apply(prog *model.Program) *Report {
 					a.applyLeaf(fn, n, &fr)
 				case n.Kind == model.KindTest:
 					blk := fn.Blocks[*n.Block]
-					cond := blk.Instrs[len(blk.Instrs)-1].(*ssa.If).Cond
+					iff := blk.Instrs[len(blk.Instrs)-1].(*ssa.If)
+					cond := iff.Cond
 					n.Opaque = a.opaque[cond]
+					n.Check = ""
+					if pass := a.checks[iff]; pass != "" && !a.ctl[cond] {
+						n.Opaque = "a check: the run ends (" + a.checkWhy[iff] + ") when it fails; assumed to pass"
+						n.Check = pass
+					}
 					if n.Opaque != "" {
 						where := a.where(a.condPos(blk, cond))
 						if where == "?" {

@@ -6,6 +6,7 @@ package reduce
 import (
 	"fmt"
 	"go/token"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -17,7 +18,15 @@ func (a *analysis) findRoots() {
 	for _, fn := range a.fns {
 		for _, b := range fn.Blocks {
 			if iff, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If); ok {
-				a.root(iff.Cond, "branch condition")
+				_, isParam := iff.Cond.(*ssa.Parameter)
+				if pass, end := a.check(b); end != "" && !a.opts.Exact && (isParam || a.taint[iff.Cond] != "") {
+					// A check: what it tests decides nothing but whether
+					// the run ends; the model assumes it passes.
+					a.checks[iff] = pass
+					a.checkWhy[iff] = end
+				} else {
+					a.root(iff.Cond, "branch condition")
+				}
 			}
 			for _, instr := range b.Instrs {
 				call, ok := instr.(ssa.CallInstruction)
@@ -286,7 +295,18 @@ func (a *analysis) markResults(fn *ssa.Function, k int) {
 // backwardLoc marks what may write the data at l: stores, copies,
 // appends, received messages, atomics, calls outside the module.
 func (a *analysis) backwardLoc(l loc) {
-	for _, w := range a.writers[l] {
+	writers := a.writers[l]
+	switch {
+	case strings.HasPrefix(l.sel, ".f"):
+		// A field is also written by stores of the whole struct.
+		writers = append(writers[:len(writers):len(writers)], a.writers[loc{l.obj, "*"}]...)
+	case l.sel == "*":
+		// The whole struct is also written field by field.
+		for _, fl := range a.fieldLocs[l.obj] {
+			writers = append(writers[:len(writers):len(writers)], a.writers[fl]...)
+		}
+	}
+	for _, w := range writers {
 		switch w := w.(type) {
 		case *ssa.Store:
 			a.keepCalls[w] = true
@@ -327,8 +347,12 @@ func (a *analysis) backwardLoc(l loc) {
 // write it.
 func (a *analysis) indexWriters() {
 	a.writers = map[loc][]ssa.Instruction{}
+	a.fieldLocs = map[*object][]loc{}
 	add := func(v ssa.Value, instr ssa.Instruction) {
 		for l := range a.pts[v] {
+			if strings.HasPrefix(l.sel, ".f") && len(a.writers[l]) == 0 {
+				a.fieldLocs[l.obj] = append(a.fieldLocs[l.obj], l)
+			}
 			a.writers[l] = append(a.writers[l], instr)
 		}
 	}
@@ -401,4 +425,47 @@ func (a *analysis) sendBuffers() []ssa.Value {
 		}
 	}
 	return out
+}
+
+// check reports whether the branch ending b is a check (findRoots
+// treats as such only checks of a parameter, like a Verify(ok) helper's,
+// or of data already opaque; a check of a control value, np > n, stays
+// one): one successor
+// ends the run (it calls Comm.Abort, panic, os.Exit or log.Fatal before
+// any other branch) and the other does not. It returns the outcome that
+// goes on ("true" or "false") and what ends the run.
+func (a *analysis) check(b *ssa.BasicBlock) (pass, end string) {
+	ends := func(s *ssa.BasicBlock) string {
+		for range 4 {
+			for _, instr := range s.Instrs {
+				switch in := instr.(type) {
+				case *ssa.Panic:
+					return "panic"
+				case ssa.CallInstruction:
+					if f := in.Common().StaticCallee(); f != nil {
+						switch {
+						case isCommlib(f) && opName(f) == "Comm.Abort":
+							return "Comm.Abort"
+						case f.Pkg != nil && f.Pkg.Pkg.Path() == "os" && f.Name() == "Exit",
+							f.Pkg != nil && f.Pkg.Pkg.Path() == "log" && strings.HasPrefix(f.Name(), "Fatal"):
+							return f.Pkg.Pkg.Path() + "." + f.Name()
+						}
+					}
+				}
+			}
+			if len(s.Succs) != 1 {
+				return ""
+			}
+			s = s.Succs[0]
+		}
+		return ""
+	}
+	t, f := ends(b.Succs[0]), ends(b.Succs[1])
+	switch {
+	case t != "" && f == "":
+		return "false", t
+	case f != "" && t == "":
+		return "true", f
+	}
+	return "", ""
 }

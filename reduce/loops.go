@@ -174,6 +174,7 @@ func (a *analysis) loopFormula(fn *ssa.Function, n *model.Node) (formula, opaque
 		return "", ""
 	}
 	a.induction[n] = a.expr(phi, 1)
+	a.counted[n] = &Induction{Phi: phi, Init: init, Offset: offset, Bound: bound, Op: op, Step: step, TestAtBottom: n.Loop.TestAtBottom}
 	first := a.plus(init, offset) // the first value tested
 	hi := a.expr(bound, 3)
 	var f string

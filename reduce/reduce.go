@@ -39,6 +39,8 @@ type analysis struct {
 	contents map[loc]locSet
 	results  map[*ssa.Function]*resultValue
 	writers  map[loc][]ssa.Instruction
+	// fieldLocs are the field locations of an object that have writers.
+	fieldLocs map[*object][]loc
 
 	taint    map[ssa.Value]string
 	taintLoc map[loc]string
@@ -56,7 +58,10 @@ type analysis struct {
 
 	opaque    map[ssa.Value]string   // tainted roots: branch conditions and communication arguments
 	induction map[*model.Node]string // a counted loop's induction variable
-	roots     map[ssa.Value]string   // why a value is a root
+	counted   map[*model.Node]*Induction
+	checks    map[*ssa.If]string // checks: the outcome that goes on
+	checkWhy  map[*ssa.If]string
+	roots     map[ssa.Value]string // why a value is a root
 }
 
 // Reduce analyses the program whose model prog was built by
@@ -73,7 +78,8 @@ func Reduce(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Function]*
 		taint:   map[ssa.Value]string{}, taintLoc: map[loc]string{}, resTaint: map[*ssa.Function][]string{},
 		ctl: map[ssa.Value]bool{}, ctlLoc: map[loc]bool{}, ctlParams: map[*ssa.Function]map[int]bool{},
 		ctlResults: map[*ssa.Function]map[int]bool{}, keepCalls: map[ssa.Instruction]bool{},
-		opaque: map[ssa.Value]string{}, roots: map[ssa.Value]string{}, induction: map[*model.Node]string{},
+		opaque: map[ssa.Value]string{}, roots: map[ssa.Value]string{}, induction: map[*model.Node]string{}, counted: map[*model.Node]*Induction{},
+		checks: map[*ssa.If]string{}, checkWhy: map[*ssa.If]string{},
 	}
 	for _, f := range prog.Functions {
 		fn := ssaOf[f]

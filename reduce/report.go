@@ -5,8 +5,12 @@ package reduce
 import (
 	"encoding/json"
 	"fmt"
+	"go/token"
 	"io"
 	"strings"
+
+	"github.com/predict-tools/predict/model"
+	"golang.org/x/tools/go/ssa"
 )
 
 // Report summarizes a reduction per function.
@@ -14,6 +18,25 @@ type Report struct {
 	Package   string           `json:"package"`
 	Exact     bool             `json:"exact"`
 	Functions []FunctionReport `json:"functions"`
+
+	// For the interpreter, not written: the allocations kept as shapes
+	// (length and capacity, no elements) and the counted loops' induction.
+	ShapeOnly map[ssa.Value]bool         `json:"-"`
+	Counted   map[*model.Node]*Induction `json:"-"`
+}
+
+// Induction describes a counted loop: its test compares Phi (stepped by
+// Step per iteration, first tested as Init + Offset) with Bound, which does
+// not change in the loop. The loop runs while "Phi+Offset Op Bound" holds
+// (Op already accounts for a negated test and for the operand order).
+type Induction struct {
+	Phi          *ssa.Phi
+	Init         ssa.Value
+	Offset       int64
+	Bound        ssa.Value
+	Op           token.Token
+	Step         int64
+	TestAtBottom bool
 }
 
 // FunctionReport is the reduction of one function.

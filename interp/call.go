@@ -1,0 +1,472 @@
+// This file compiles calls: of the program's functions (static, through
+// function values and through interfaces), of builtins, of commlib, and of
+// functions outside the program, which the interpreter evaluates when it
+// knows them and otherwise treats as returning zero values (and says so).
+
+package interp
+
+import (
+	"errors"
+	"fmt"
+	"go/types"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/predict-tools/predict/modelgen"
+	"golang.org/x/tools/go/ssa"
+)
+
+// call compiles a call instruction.
+func (c *compiler) call(cf *function, in *ssa.Call) op {
+	cc := &in.Call
+	dst := c.slot(cf, in)
+	site := c.l.Pos(in.Pos()).String()
+	args := make([]operand, len(cc.Args))
+	for i, a := range cc.Args {
+		args[i] = c.operand(cf, a)
+	}
+	if b, ok := cc.Value.(*ssa.Builtin); ok {
+		return c.builtin(in, b.Name(), args, dst, site)
+	}
+	if cc.IsInvoke() {
+		recv := c.operand(cf, cc.Value)
+		method := cc.Method
+		return func(p *proc, fr *frame) ctl {
+			r := recv.get(fr)
+			i, _ := r.R.(*iface)
+			if i == nil {
+				if e, ok := r.R.(error); ok && method.Name() == "Error" {
+					fr.s[dst] = V{R: e.Error()}
+					return cNext
+				}
+				return p.fail(site, "invalid memory address or nil pointer dereference (method "+method.Name()+" of a nil interface)")
+			}
+			ms := c.l.Prog.MethodSets.MethodSet(i.t)
+			sel := ms.Lookup(method.Pkg(), method.Name())
+			if sel == nil {
+				return p.fail(site, fmt.Sprintf("%s has no method %s", i.t, method.Name()))
+			}
+			fn := c.l.Prog.MethodValue(sel)
+			vals := append([]V{i.v}, evalArgs(args, fr)...)
+			return p.callValue(V{R: c.funcValue(fn)}, vals, dst, site)
+		}
+	}
+	if f := cc.StaticCallee(); f != nil {
+		if f.Name() == "init" && f.Parent() == nil && f.Pkg != nil && len(f.Params) == 0 {
+			// A package initializer: the program's run once, the others
+			// (the standard library, commlib) are not the program's.
+			if !inModule(c.l, f) || runtimePackage(c.l, f.Pkg) {
+				return func(p *proc, fr *frame) ctl { return cNext }
+			}
+			fn := c.fn(f)
+			return func(p *proc, fr *frame) ctl {
+				if p.w.inited[fn] {
+					return cNext
+				}
+				p.w.inited[fn] = true
+				return p.call(fn, nil, nil, -1, site)
+			}
+		}
+		if modelgen.IsCommlib(f) {
+			return c.commlib(cf, in, modelgen.CommlibOp(f), args, dst, site)
+		}
+		fv := c.funcValue(f)
+		if fv.fn != nil {
+			fn := fv.fn
+			var env []operand
+			if mc, ok := cc.Value.(*ssa.MakeClosure); ok {
+				for _, b := range mc.Bindings {
+					env = append(env, c.operand(cf, b))
+				}
+			}
+			return func(p *proc, fr *frame) ctl {
+				var e []V
+				if env != nil {
+					e = evalArgs(env, fr)
+				}
+				return p.call(fn, e, evalArgs(args, fr), dst, site)
+			}
+		}
+		ext := c.external(in, f.String())
+		return func(p *proc, fr *frame) ctl { return ext(p, fr, evalArgs(args, fr), dst, site) }
+	}
+	fnv := c.operand(cf, cc.Value)
+	return func(p *proc, fr *frame) ctl {
+		return p.callValue(fnv.get(fr), evalArgs(args, fr), dst, site)
+	}
+}
+
+// funcValue is the closure value of a function of the program or outside.
+func (c *compiler) funcValue(f *ssa.Function) *closure {
+	if c.models[f] != nil || inModule(c.l, f) {
+		return &closure{fn: c.fn(f)}
+	}
+	return &closure{ext: f.String()}
+}
+
+func evalArgs(args []operand, fr *frame) []V {
+	vals := make([]V, len(args))
+	for i, a := range args {
+		vals[i] = a.get(fr)
+	}
+	return vals
+}
+
+// callValue calls a function value.
+func (p *proc) callValue(fv V, args []V, dst int, site string) ctl {
+	cl, _ := fv.R.(*closure)
+	switch {
+	case cl == nil:
+		return p.fail(site, "call of a nil function value")
+	case cl.fn != nil:
+		return p.call(cl.fn, cl.env, args, dst, site)
+	case cl.op != nil:
+		return cl.op(p, p.top())
+	}
+	ext := p.w.comp.externalByName(cl.ext)
+	return ext(p, p.top(), args, dst, site)
+}
+
+// extFunc is a function outside the program, as the interpreter runs it.
+type extFunc func(p *proc, fr *frame, args []V, dst int, site string) ctl
+
+// external compiles a call of a function outside the program.
+func (c *compiler) external(in *ssa.Call, name string) extFunc {
+	if f := c.externalFunc(name, in.Call.Signature()); f != nil {
+		return f
+	}
+	return c.unknownExternal(name, in)
+}
+
+func (c *compiler) externalByName(name string) extFunc {
+	if f := c.externalFunc(name, nil); f != nil {
+		return f
+	}
+	return c.unknownExternal(name, nil)
+}
+
+// unknownExternal is a function the interpreter does not know: its results
+// are zero, which is noted once per call site when they are used.
+func (c *compiler) unknownExternal(name string, in *ssa.Call) extFunc {
+	used := in != nil && in.Referrers() != nil && len(*in.Referrers()) > 0
+	var zero V
+	if in != nil {
+		zero = zeroOf(in.Type())
+	}
+	return func(p *proc, fr *frame, args []V, dst int, site string) ctl {
+		if used {
+			p.w.noteAssumption(site, "the result of "+name+" (outside the program, not modeled) is taken as zero")
+		}
+		if dst >= 0 {
+			fr.s[dst] = zero
+		}
+		return cNext
+	}
+}
+
+// set stores a call's result.
+func set(fr *frame, dst int, v V) ctl {
+	if dst >= 0 {
+		fr.s[dst] = v
+	}
+	return cNext
+}
+
+var mathFuncs = map[string]func(float64) float64{
+	"math.Sqrt": math.Sqrt, "math.Floor": math.Floor, "math.Ceil": math.Ceil, "math.Abs": math.Abs,
+	"math.Log": math.Log, "math.Log2": math.Log2, "math.Log10": math.Log10, "math.Exp": math.Exp,
+	"math.Round": math.Round, "math.Trunc": math.Trunc, "math.Cbrt": math.Cbrt, "math.Sin": math.Sin,
+	"math.Cos": math.Cos,
+}
+
+var mathFuncs2 = map[string]func(float64, float64) float64{
+	"math.Pow": math.Pow, "math.Max": math.Max, "math.Min": math.Min, "math.Mod": math.Mod, "math.Hypot": math.Hypot,
+}
+
+// externalFunc returns the interpreter's version of a function outside
+// the program, or nil.
+func (c *compiler) externalFunc(name string, sig *types.Signature) extFunc {
+	if f := mathFuncs[name]; f != nil {
+		return func(p *proc, fr *frame, a []V, dst int, site string) ctl { return set(fr, dst, floatV(f(a[0].F()))) }
+	}
+	if f := mathFuncs2[name]; f != nil {
+		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
+			return set(fr, dst, floatV(f(a[0].F(), a[1].F())))
+		}
+	}
+	switch name {
+	case "math.Inf":
+		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
+			return set(fr, dst, floatV(math.Inf(int(a[0].I))))
+		}
+	case "math.IsNaN":
+		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
+			return set(fr, dst, boolV(math.IsNaN(a[0].F())))
+		}
+	case "math.Float64bits", "math.Float64frombits":
+		return func(p *proc, fr *frame, a []V, dst int, site string) ctl { return set(fr, dst, a[0]) }
+	case "fmt.Sprintf", "fmt.Errorf":
+		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
+			format, _ := a[0].R.(string)
+			s := fmt.Sprintf(format, goArgs(a[1])...)
+			if name == "fmt.Errorf" {
+				return set(fr, dst, V{R: errors.New(s)})
+			}
+			return set(fr, dst, V{R: s})
+		}
+	case "fmt.Sprint", "fmt.Sprintln":
+		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
+			if name == "fmt.Sprint" {
+				return set(fr, dst, V{R: fmt.Sprint(goArgs(a[0])...)})
+			}
+			return set(fr, dst, V{R: fmt.Sprintln(goArgs(a[0])...)})
+		}
+	case "errors.New":
+		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
+			s, _ := a[0].R.(string)
+			return set(fr, dst, V{R: errors.New(s)})
+		}
+	case "strings.Join":
+		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
+			var parts []string
+			if s, ok := a[0].R.(*sliceV); ok {
+				for i := range s.len {
+					x, _ := s.a.load(s.off + i).R.(string)
+					parts = append(parts, x)
+				}
+			}
+			sep, _ := a[1].R.(string)
+			return set(fr, dst, V{R: strings.Join(parts, sep)})
+		}
+	case "strings.ToUpper", "strings.ToLower", "strings.TrimSpace":
+		f := map[string]func(string) string{"strings.ToUpper": strings.ToUpper, "strings.ToLower": strings.ToLower, "strings.TrimSpace": strings.TrimSpace}[name]
+		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
+			s, _ := a[0].R.(string)
+			return set(fr, dst, V{R: f(s)})
+		}
+	case "strconv.Itoa":
+		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
+			return set(fr, dst, V{R: strconv.Itoa(int(a[0].I))})
+		}
+	case "strconv.Atoi":
+		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
+			s, _ := a[0].R.(string)
+			n, err := strconv.Atoi(s)
+			var e V
+			if err != nil {
+				e = V{R: err}
+			}
+			return set(fr, dst, V{R: tuple{intV(int64(n)), e}})
+		}
+	case "flag.String", "flag.Int", "flag.Int64", "flag.Uint", "flag.Bool", "flag.Float64", "flag.Duration":
+		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
+			return set(fr, dst, p.w.flags.define(name, a))
+		}
+	case "flag.StringVar", "flag.IntVar", "flag.Int64Var", "flag.BoolVar", "flag.Float64Var", "flag.DurationVar":
+		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
+			p.w.flags.defineVar(strings.TrimSuffix(name, "Var"), a)
+			return cNext
+		}
+	case "flag.Parse":
+		return func(p *proc, fr *frame, a []V, dst int, site string) ctl { return cNext }
+	case "flag.NArg":
+		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
+			return set(fr, dst, intV(int64(len(p.w.flags.rest))))
+		}
+	case "flag.Arg":
+		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
+			i := int(a[0].I)
+			s := ""
+			if i >= 0 && i < len(p.w.flags.rest) {
+				s = p.w.flags.rest[i]
+			}
+			return set(fr, dst, V{R: s})
+		}
+	case "fmt.Printf", "fmt.Println", "fmt.Print", "fmt.Fprintf", "fmt.Fprintln", "fmt.Fprint", "log.Printf", "log.Println":
+		// Output is not part of the prediction.
+		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
+			return set(fr, dst, V{R: tuple{intV(0), V{}}})
+		}
+	case "os.Exit", "log.Fatal", "log.Fatalf":
+		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
+			return p.fail(site, "the program exits ("+name+")")
+		}
+	}
+	return nil
+}
+
+// goArgs converts a ...any argument slice to Go values.
+func goArgs(v V) []any {
+	s, ok := v.R.(*sliceV)
+	if !ok {
+		return nil
+	}
+	out := make([]any, s.len)
+	for i := range s.len {
+		x := s.a.load(s.off + i)
+		if in, ok := x.R.(*iface); ok {
+			out[i] = goValue(in.v, in.t)
+		} else if e, ok := x.R.(error); ok {
+			out[i] = e
+		}
+	}
+	return out
+}
+
+// builtin compiles a call of a builtin function.
+func (c *compiler) builtin(in *ssa.Call, name string, args []operand, dst int, site string) op {
+	switch name {
+	case "len", "cap":
+		isCap := name == "cap"
+		return func(p *proc, fr *frame) ctl {
+			var n int
+			switch r := target(args[0].get(fr)).(type) {
+			case *sliceV:
+				n = r.len
+				if isCap {
+					n = r.cap
+				}
+			case string:
+				n = len(r)
+			case *array:
+				n = r.n
+			}
+			return set(fr, dst, intV(int64(n)))
+		}
+	case "min", "max":
+		t := in.Type()
+		isMax := name == "max"
+		return func(p *proc, fr *frame) ctl {
+			best := args[0].get(fr)
+			for _, a := range args[1:] {
+				v := a.get(fr)
+				var less bool
+				switch {
+				case isFloat(t):
+					less = v.F() < best.F()
+				case isString(t):
+					x, _ := v.R.(string)
+					y, _ := best.R.(string)
+					less = x < y
+				case isUnsigned(t):
+					less = uint64(v.I) < uint64(best.I)
+				default:
+					less = v.I < best.I
+				}
+				if less != isMax && !(isMax && v == best) {
+					best = v
+				}
+			}
+			return set(fr, dst, best)
+		}
+	case "append":
+		elem := in.Type().Underlying().(*types.Slice).Elem()
+		return func(p *proc, fr *frame) ctl {
+			x, _ := args[0].get(fr).R.(*sliceV)
+			var add []V
+			switch y := args[1].get(fr).R.(type) {
+			case *sliceV:
+				for i := range y.len {
+					add = append(add, y.a.load(y.off+i))
+				}
+			case string:
+				for i := range len(y) {
+					add = append(add, intV(int64(y[i])))
+				}
+			}
+			return set(fr, dst, V{R: appendSlice(x, add, elem)})
+		}
+	case "copy":
+		return func(p *proc, fr *frame) ctl {
+			d, _ := args[0].get(fr).R.(*sliceV)
+			if d == nil {
+				return set(fr, dst, intV(0))
+			}
+			n := 0
+			switch s := args[1].get(fr).R.(type) {
+			case *sliceV:
+				n = min(d.len, s.len)
+				if s.a.elems == nil && d.a.elems == nil {
+					break
+				}
+				tmp := make([]V, n)
+				for i := range n {
+					tmp[i] = s.a.load(s.off + i)
+				}
+				for i := range n {
+					d.a.store(d.off+i, tmp[i])
+				}
+			case string:
+				n = min(d.len, len(s))
+				for i := range n {
+					d.a.store(d.off+i, intV(int64(s[i])))
+				}
+			}
+			return set(fr, dst, intV(int64(n)))
+		}
+	case "print", "println", "clear":
+		return func(p *proc, fr *frame) ctl { return cNext }
+	case "recover":
+		return func(p *proc, fr *frame) ctl { return set(fr, dst, V{}) }
+	}
+	return c.failOp(in, "builtin %s is not supported by the interpreter", name)
+}
+
+// appendSlice appends vals to x, growing its array like Go does.
+func appendSlice(x *sliceV, vals []V, elem types.Type) *sliceV {
+	if x == nil {
+		x = &sliceV{a: newArray(0, zeroOf(elem), false)}
+	}
+	n := x.len + len(vals)
+	if n <= x.cap {
+		for i, v := range vals {
+			x.a.store(x.off+x.len+i, v)
+		}
+		return &sliceV{a: x.a, off: x.off, len: n, cap: x.cap}
+	}
+	newCap := max(n, 2*x.cap, 4)
+	a := newArray(newCap, x.a.zero, x.a.shape)
+	for i := range x.len {
+		if x.a.elems != nil {
+			a.store(i, x.a.load(x.off+i))
+		}
+	}
+	for i, v := range vals {
+		a.store(x.len+i, v)
+	}
+	return &sliceV{a: a, len: n, cap: newCap}
+}
+
+// deferOp compiles a defer statement: the call is evaluated now and run
+// by RunDefers.
+func (c *compiler) deferOp(cf *function, in *ssa.Defer) op {
+	cc := &in.Call
+	args := make([]operand, len(cc.Args))
+	for i, a := range cc.Args {
+		args[i] = c.operand(cf, a)
+	}
+	site := c.l.Pos(in.Pos()).String()
+	if cc.IsInvoke() || cc.Value == nil {
+		return c.failOp(in, "defer of an interface method call is not supported by the interpreter")
+	}
+	if b, ok := cc.Value.(*ssa.Builtin); ok {
+		_ = b
+		return func(p *proc, fr *frame) ctl { return cNext }
+	}
+	if f := cc.StaticCallee(); f != nil && modelgen.IsCommlib(f) {
+		// A deferred commlib call (Pool.Close, Mutex.Unlock): run it at
+		// the return through a synthetic function value.
+		opName := modelgen.CommlibOp(f)
+		cop := c.commlib(cf, &ssa.Call{Call: *cc}, opName, args, -1, site)
+		return func(p *proc, fr *frame) ctl {
+			fr.defers = append(fr.defers, deferred{fn: V{R: &closure{op: cop}}})
+			return cNext
+		}
+	}
+	fnv := c.operand(cf, cc.Value)
+	return func(p *proc, fr *frame) ctl {
+		fr.defers = append(fr.defers, deferred{fn: fnv.get(fr), args: evalArgs(args, fr)})
+		return cNext
+	}
+}

@@ -1,0 +1,863 @@
+// This file defines collective operations: every member's call meets in
+// one instance; when the last member enters, the data moves and each
+// member's exit time is computed by running the algorithm's schedule of
+// point-to-point steps over the members' enter times (binomial trees,
+// recursive doubling, ring, Rabenseifner, Bruck, pairwise, linear), with
+// the same LogGOPS costs as point-to-point messages.
+
+package interp
+
+import (
+	"fmt"
+	"math/bits"
+	"sort"
+	"strings"
+
+	"github.com/predict-tools/predict/commlib"
+	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/trace"
+)
+
+// collInstance is one call of a collective by the members of a group.
+type collInstance struct {
+	id      int64
+	name    string
+	root    int
+	enter   []int64
+	procs   []*proc
+	frames  []*frame
+	args    [][]V
+	bytes   []int64
+	arrived int
+	sites   []string
+}
+
+// collArgs says, per collective, which arguments are what.
+type collSpec struct {
+	root    int  // index of the root argument, -1 for none
+	op      int  // index of the reduction operator, -1 for none
+	sendBuf int  // index of the send buffer (its bytes are the contribution)
+	split   bool // Split/Dup/CartCreate: returns a communicator
+}
+
+var collSpecs = map[string]collSpec{
+	"Barrier":    {root: -1, op: -1, sendBuf: -1},
+	"Bcast":      {root: 2, op: -1, sendBuf: 1},
+	"Reduce":     {root: 4, op: 3, sendBuf: 1},
+	"Allreduce":  {root: -1, op: 3, sendBuf: 1},
+	"Scan":       {root: -1, op: 3, sendBuf: 1},
+	"Exscan":     {root: -1, op: 3, sendBuf: 1},
+	"Gather":     {root: 3, op: -1, sendBuf: 1},
+	"Gatherv":    {root: 5, op: -1, sendBuf: 1},
+	"Scatter":    {root: 3, op: -1, sendBuf: 2},
+	"Scatterv":   {root: 5, op: -1, sendBuf: 4},
+	"Allgather":  {root: -1, op: -1, sendBuf: 1},
+	"Allgatherv": {root: -1, op: -1, sendBuf: 1},
+	"Alltoall":   {root: -1, op: -1, sendBuf: 1},
+	"Alltoallv":  {root: -1, op: -1, sendBuf: 1},
+	"Split":      {root: -1, op: -1, sendBuf: -1, split: true},
+	"Dup":        {root: -1, op: -1, sendBuf: -1, split: true},
+	"CartCreate": {root: -1, op: -1, sendBuf: -1, split: true},
+}
+
+func (c *compiler) collectiveOp(name string, args []operand, dst int, site string) op {
+	short, ok := strings.CutPrefix(name, "Comm.")
+	if !ok {
+		return nil
+	}
+	spec, ok := collSpecs[short]
+	if !ok {
+		return nil
+	}
+	return func(p *proc, fr *frame) ctl {
+		if p.mustYield() {
+			return cYield
+		}
+		if c := p.commOnly(site); c != cNext {
+			return c
+		}
+		vals := evalArgs(args, fr)
+		cm := commOf(vals[0])
+		g := cm.g
+		if p.collSeq == nil {
+			p.collSeq = map[*group]int64{}
+		}
+		seq := p.collSeq[g]
+		p.collSeq[g] = seq + 1
+		in := g.colls[seq]
+		if in == nil {
+			p.w.collID++
+			in = &collInstance{id: p.w.collID, name: short, root: -1, enter: make([]int64, g.size), procs: make([]*proc, g.size),
+				frames: make([]*frame, g.size), args: make([][]V, g.size), bytes: make([]int64, g.size), sites: make([]string, g.size)}
+			if spec.root >= 0 {
+				in.root = int(vals[spec.root].I)
+			}
+			g.colls[seq] = in
+		}
+		if in.name != short {
+			return p.fail(site, fmt.Sprintf("mismatched collectives: rank %d calls %s while rank %d's call number %d on this communicator is %s (at %s)",
+				cm.rank, short, firstArrived(in), seq+1, in.name, in.sites[firstArrived(in)]))
+		}
+		if spec.root >= 0 {
+			if r := int(vals[spec.root].I); r != in.root || r < 0 || r >= g.size {
+				return p.fail(site, fmt.Sprintf("%s: root %d, other ranks use %d (communicator of %d ranks)", short, r, in.root, g.size))
+			}
+		}
+		me := cm.rank
+		in.enter[me] = p.main.clock
+		in.procs[me] = p
+		in.frames[me] = fr
+		in.args[me] = vals
+		in.sites[me] = site
+		if spec.sendBuf >= 0 {
+			_, _, in.bytes[me] = bufInfo(vals[spec.sendBuf])
+		}
+		in.arrived++
+		p.waitEnter = p.main.clock
+		p.waitOp, p.waitSite, p.lastPeer = short, site, noPeer
+		p.waitReqs = nil
+		if in.arrived < g.size {
+			return cBlock
+		}
+		delete(g.colls, seq)
+		if err := p.w.finishCollective(g, in, spec, dst); err != "" {
+			return p.fail(site, err)
+		}
+		return cBlock
+	}
+}
+
+func firstArrived(in *collInstance) int {
+	for i, p := range in.procs {
+		if p != nil {
+			return i
+		}
+	}
+	return 0
+}
+
+// finishCollective runs when the last member enters: data, exit times,
+// results, resumption. Every member, the last included, is resumed
+// through the ready queue.
+func (w *World) finishCollective(g *group, in *collInstance, spec collSpec, dst int) string {
+	w.events += int64(g.size)
+	results, err := w.collectiveData(g, in)
+	if err != "" {
+		return err
+	}
+	exits := w.collectiveTimes(g, in)
+	for r, p := range in.procs {
+		if results != nil {
+			in.frames[r].s[dst] = results[r]
+		}
+		p.blockedInColl(in, r, exits[r], g)
+		if p != in.procs[len(in.procs)-1] || r != g.size-1 {
+			// Every member is resumed; the one that completed the
+			// instance counts as blocked too (it returned cBlock).
+		}
+		w.resume(p, exits[r], 0)
+	}
+	return ""
+}
+
+// blockedInColl records the trace event of a member's call.
+func (p *proc) blockedInColl(in *collInstance, r int, exit int64, g *group) {
+	if p.w.cfg.Trace == nil {
+		return
+	}
+	root := trace.NoPeer
+	if in.root >= 0 {
+		root = g.worldRank(in.root)
+	}
+	p.emit(trace.Event{Kind: trace.KindOp, Op: in.name, Peer: trace.NoPeer, Root: root, Bytes: in.bytes[r], Comm: g.id,
+		Collective: in.id, Site: in.sites[r], Enter: trace.Time(in.enter[r]), Exit: trace.Time(exit)})
+}
+
+// collectiveTimes returns each member's exit time.
+func (w *World) collectiveTimes(g *group, in *collInstance) []int64 {
+	n := g.size
+	s := in.bytes[0]
+	if in.root >= 0 {
+		s = in.bytes[in.root]
+	}
+	for _, b := range in.bytes {
+		s = max(s, b)
+	}
+	name := strings.ToLower(in.name)
+	alg := machine.Linear
+	if _, ok := collSpecs[in.name]; ok && !collSpecs[in.name].split {
+		if a, err := w.mach.CollectiveAlgorithm(name, s, n); err == nil {
+			alg = a
+		}
+	}
+	sim := &schedule{w: w, g: g, t: append([]int64(nil), in.enter...)}
+	switch in.name {
+	case "Split", "Dup", "CartCreate":
+		sim.allgatherRD(8) // the members exchange their (color, key)
+	case "Barrier":
+		sim.barrier(alg)
+	case "Bcast":
+		sim.bcast(alg, in.root, s)
+	case "Reduce":
+		sim.reduce(alg, in.root, s)
+	case "Allreduce":
+		sim.allreduce(alg, s)
+	case "Gather", "Gatherv":
+		sim.gather(alg, in.root, in.bytes)
+	case "Scatter", "Scatterv":
+		sim.scatter(alg, in.root, s)
+	case "Allgather", "Allgatherv":
+		sim.allgather(alg, s)
+	case "Alltoall", "Alltoallv":
+		sim.alltoall(alg, s)
+	case "Scan", "Exscan":
+		sim.scan(s)
+	}
+	return sim.t
+}
+
+// schedule simulates point-to-point steps over the members' clocks.
+type schedule struct {
+	w *World
+	g *group
+	t []int64
+}
+
+func (s *schedule) link(a, b int) linkCost { return s.w.link(s.g.worldRank(a), s.g.worldRank(b)) }
+
+// exchange is one round in which each rank r sends bytes to to(r) and
+// receives from from(r) (−1: none), all at once.
+func (s *schedule) exchange(to, from func(r int) int, bytes int64) {
+	n := len(s.t)
+	old := s.t
+	nt := make([]int64, n)
+	for r := range n {
+		t := old[r]
+		if d := to(r); d >= 0 {
+			t += s.link(r, d).sendOvh(bytes)
+		}
+		if f := from(r); f >= 0 {
+			lk := s.link(f, r)
+			t = max(t, old[f]+lk.transfer(bytes)) + lk.recvOvh(bytes)
+		}
+		nt[r] = t
+	}
+	s.t = nt
+	s.w.messages += int64(n)
+}
+
+// tree runs a binomial tree rooted at root: down (bcast, scatter) or up
+// (reduce, gather; size(v) gives the bytes a subtree sends).
+func (s *schedule) tree(root int, down bool, size func(vrank, span int) int64) {
+	n := len(s.t)
+	rounds := bits.Len(uint(n - 1))
+	abs := func(v int) int { return (v + root) % n }
+	if down {
+		for k := rounds - 1; k >= 0; k-- {
+			step := 1 << k
+			s.exchange(func(r int) int {
+				v := (r - root + n) % n
+				if v%(2*step) == 0 && v+step < n {
+					return abs(v + step)
+				}
+				return -1
+			}, func(r int) int {
+				v := (r - root + n) % n
+				if v%(2*step) == step {
+					return abs(v - step)
+				}
+				return -1
+			}, size(0, step))
+		}
+		return
+	}
+	for k := 0; k < rounds; k++ {
+		step := 1 << k
+		s.exchange(func(r int) int {
+			v := (r - root + n) % n
+			if v%(2*step) == step {
+				return abs(v - step)
+			}
+			return -1
+		}, func(r int) int {
+			v := (r - root + n) % n
+			if v%(2*step) == 0 && v+step < n {
+				return abs(v + step)
+			}
+			return -1
+		}, size(0, step))
+	}
+}
+
+// linear: the root exchanges with every other member in rank order.
+func (s *schedule) linear(root int, toRoot bool, bytes func(r int) int64) {
+	n := len(s.t)
+	t := s.t
+	if toRoot {
+		at := t[root]
+		for r := range n {
+			if r == root {
+				continue
+			}
+			lk := s.link(r, root)
+			t[r] += lk.sendOvh(bytes(r))
+			at = max(at, t[r]-lk.sendOvh(bytes(r))+lk.transfer(bytes(r))) + lk.recvOvh(bytes(r))
+		}
+		t[root] = at
+	} else {
+		at := t[root]
+		for r := range n {
+			if r == root {
+				continue
+			}
+			lk := s.link(root, r)
+			at += lk.sendOvh(bytes(r))
+			t[r] = max(t[r], at-lk.sendOvh(bytes(r))+lk.transfer(bytes(r))) + lk.recvOvh(bytes(r))
+		}
+		t[root] = at
+	}
+	s.w.messages += int64(n - 1)
+}
+
+func (s *schedule) barrier(alg machine.Algorithm) {
+	n := len(s.t)
+	if n == 1 {
+		return
+	}
+	if alg == machine.Linear {
+		s.linear(0, true, func(int) int64 { return 0 })
+		s.linear(0, false, func(int) int64 { return 0 })
+		return
+	}
+	// Dissemination (Bruck's barrier; recursive doubling for powers of two
+	// takes the same rounds).
+	for k := 1; k < n; k <<= 1 {
+		s.exchange(func(r int) int { return (r + k) % n }, func(r int) int { return (r - k + n) % n }, 0)
+	}
+}
+
+func (s *schedule) bcast(alg machine.Algorithm, root int, bytes int64) {
+	n := len(s.t)
+	switch {
+	case n == 1:
+	case alg == machine.Linear:
+		s.linear(root, false, func(int) int64 { return bytes })
+	case alg == machine.ScatterAllgather || alg == machine.Ring:
+		chunk := (bytes + int64(n) - 1) / int64(n)
+		s.tree(root, true, func(_, span int) int64 { return chunk * int64(span) })
+		s.ring(chunk)
+	default:
+		s.tree(root, true, func(int, int) int64 { return bytes })
+	}
+}
+
+func (s *schedule) reduce(alg machine.Algorithm, root int, bytes int64) {
+	n := len(s.t)
+	switch {
+	case n == 1:
+	case alg == machine.Linear:
+		s.linear(root, true, func(int) int64 { return bytes })
+	case alg == machine.Rabenseifner:
+		s.halving(bytes)
+		s.tree(root, false, func(_, span int) int64 { return max(bytes/int64(n)*int64(span), 1) })
+	default:
+		s.tree(root, false, func(int, int) int64 { return bytes })
+	}
+}
+
+func (s *schedule) allreduce(alg machine.Algorithm, bytes int64) {
+	n := len(s.t)
+	switch {
+	case n == 1:
+	case alg == machine.Linear:
+		s.linear(0, true, func(int) int64 { return bytes })
+		s.linear(0, false, func(int) int64 { return bytes })
+	case alg == machine.Binomial:
+		s.tree(0, false, func(int, int) int64 { return bytes })
+		s.tree(0, true, func(int, int) int64 { return bytes })
+	case alg == machine.Ring:
+		chunk := (bytes + int64(n) - 1) / int64(n)
+		s.ring(chunk)
+		s.ring(chunk)
+	case alg == machine.Rabenseifner:
+		s.halving(bytes)
+		s.doubling(func(k int) int64 { return max(bytes>>uint(bits.Len(uint(n))-1-k), 1) })
+	default:
+		s.doubling(func(int) int64 { return bytes })
+	}
+}
+
+// doubling runs recursive doubling with MPICH's handling of a count that
+// is not a power of two: the extra ranks fold into partners first and get
+// the result back last.
+func (s *schedule) doubling(size func(k int) int64) {
+	n := len(s.t)
+	pof2 := 1 << (bits.Len(uint(n)) - 1)
+	rem := n - pof2
+	full := size(bits.Len(uint(pof2)) - 1)
+	if rem > 0 {
+		// ranks 2i+1 (i < rem) send to 2i
+		s.exchange(func(r int) int {
+			if r < 2*rem && r%2 == 1 {
+				return r - 1
+			}
+			return -1
+		}, func(r int) int {
+			if r < 2*rem && r%2 == 0 {
+				return r + 1
+			}
+			return -1
+		}, full)
+	}
+	vrank := func(r int) int {
+		switch {
+		case r < 2*rem && r%2 == 1:
+			return -1
+		case r < 2*rem:
+			return r / 2
+		}
+		return r - rem
+	}
+	real := func(v int) int {
+		if v < rem {
+			return 2 * v
+		}
+		return v + rem
+	}
+	for k, mask := 0, 1; mask < pof2; k, mask = k+1, mask<<1 {
+		partner := func(r int) int {
+			v := vrank(r)
+			if v < 0 {
+				return -1
+			}
+			return real(v ^ mask)
+		}
+		s.exchange(partner, partner, size(k))
+	}
+	if rem > 0 {
+		s.exchange(func(r int) int {
+			if r < 2*rem && r%2 == 0 {
+				return r + 1
+			}
+			return -1
+		}, func(r int) int {
+			if r < 2*rem && r%2 == 1 {
+				return r - 1
+			}
+			return -1
+		}, full)
+	}
+}
+
+// halving is the reduce-scatter of Rabenseifner: recursive halving.
+func (s *schedule) halving(bytes int64) {
+	n := len(s.t)
+	pof2 := 1 << (bits.Len(uint(n)) - 1)
+	k := 0
+	for mask := pof2 >> 1; mask > 0; mask >>= 1 {
+		k++
+		size := max(bytes>>uint(k), 1)
+		partner := func(r int) int {
+			if r >= pof2 {
+				return -1
+			}
+			return r ^ mask
+		}
+		s.exchange(partner, partner, size)
+	}
+}
+
+// ring runs n−1 steps of a ring, chunk bytes each.
+func (s *schedule) ring(chunk int64) {
+	n := len(s.t)
+	if s.huge(n - 1) {
+		s.uniform(n-1, chunk)
+		return
+	}
+	for range n - 1 {
+		s.exchange(func(r int) int { return (r + 1) % n }, func(r int) int { return (r - 1 + n) % n }, chunk)
+	}
+}
+
+// huge reports a schedule of rounds × members too long to simulate step
+// by step (more than 2·10⁸ steps): it is then costed uniformly.
+func (s *schedule) huge(rounds int) bool { return int64(rounds)*int64(len(s.t)) > 2e8 }
+
+// uniform costs rounds identical steps from the latest enter time: the
+// approximation for huge schedules.
+func (s *schedule) uniform(rounds int, bytes int64) {
+	var latest int64
+	for _, t := range s.t {
+		latest = max(latest, t)
+	}
+	lk := s.link(0, len(s.t)-1)
+	step := max(lk.sendOvh(bytes), lk.transfer(bytes)) + lk.recvOvh(bytes)
+	for i := range s.t {
+		s.t[i] = latest + int64(rounds)*step
+	}
+	s.w.noteAssumption("collective", fmt.Sprintf("a schedule of %d rounds × %d ranks was costed uniformly from the latest rank's entry", rounds, len(s.t)))
+}
+
+func (s *schedule) gather(alg machine.Algorithm, root int, bytes []int64) {
+	n := len(s.t)
+	if n == 1 {
+		return
+	}
+	if alg == machine.Binomial {
+		b := bytes[(root+1)%n]
+		s.tree(root, false, func(_, span int) int64 { return b * int64(span) })
+		return
+	}
+	s.linear(root, true, func(r int) int64 { return bytes[r] })
+}
+
+func (s *schedule) scatter(alg machine.Algorithm, root int, bytes int64) {
+	n := len(s.t)
+	if n == 1 {
+		return
+	}
+	per := max(bytes/int64(n), 1)
+	if alg == machine.Binomial {
+		s.tree(root, true, func(_, span int) int64 { return per * int64(span) })
+		return
+	}
+	s.linear(root, false, func(int) int64 { return per })
+}
+
+func (s *schedule) allgather(alg machine.Algorithm, bytes int64) {
+	n := len(s.t)
+	switch {
+	case n == 1:
+	case alg == machine.Ring || alg == machine.Linear:
+		s.ring(bytes)
+	case alg == machine.Bruck:
+		for k := 1; k < n; k <<= 1 {
+			b := bytes * int64(min(k, n-k))
+			s.exchange(func(r int) int { return (r - k + n) % n }, func(r int) int { return (r + k) % n }, b)
+		}
+	default:
+		s.doubling(func(k int) int64 { return bytes << uint(k) })
+	}
+}
+
+// allgatherRD is the exchange a communicator constructor needs.
+func (s *schedule) allgatherRD(bytes int64) { s.allgather(machine.RecursiveDoubling, bytes) }
+
+func (s *schedule) alltoall(alg machine.Algorithm, bytes int64) {
+	n := len(s.t)
+	if n == 1 {
+		return
+	}
+	block := max(bytes/int64(n), 1)
+	switch alg {
+	case machine.Bruck:
+		for k := 1; k < n; k <<= 1 {
+			s.exchange(func(r int) int { return (r + k) % n }, func(r int) int { return (r - k + n) % n }, block*int64((n+1)/2))
+		}
+	default: // pairwise and linear: n−1 exchanges
+		if s.huge(n - 1) {
+			s.uniform(n-1, block)
+			return
+		}
+		for k := 1; k < n; k++ {
+			s.exchange(func(r int) int { return (r + k) % n }, func(r int) int { return (r - k + n) % n }, block)
+		}
+	}
+}
+
+func (s *schedule) scan(bytes int64) {
+	n := len(s.t)
+	for k := 1; k < n; k <<= 1 {
+		s.exchange(func(r int) int {
+			if r+k < n {
+				return r + k
+			}
+			return -1
+		}, func(r int) int {
+			if r-k >= 0 {
+				return r - k
+			}
+			return -1
+		}, bytes)
+	}
+}
+
+// collectiveData moves the data of a completed collective and returns
+// per-member results (communicators for Split, Dup, CartCreate), or nil.
+func (w *World) collectiveData(g *group, in *collInstance) ([]V, string) {
+	n := g.size
+	buf := func(r, i int) *sliceV { s, _, _ := bufInfo(in.args[r][i]); return s }
+	switch in.name {
+	case "Bcast":
+		src := buf(in.root, 1)
+		for r := range n {
+			if r != in.root {
+				copyInto(buf(r, 1), 0, src, 0, sliceLen(src))
+			}
+		}
+	case "Allreduce", "Reduce", "Scan", "Exscan":
+		op := commlib.Op(in.args[0][3].I)
+		isF := isFloatBuf(in.args[0][1])
+		var acc []V
+		for r := range n {
+			sb := buf(r, 1)
+			if in.name == "Exscan" && acc != nil {
+				copyInto(buf(r, 2), 0, &sliceV{a: &array{n: len(acc), elems: acc}, len: len(acc)}, 0, len(acc))
+			}
+			if sb == nil {
+				continue
+			}
+			vals := make([]V, sb.len)
+			for i := range vals {
+				vals[i] = sb.a.load(sb.off + i)
+			}
+			if acc == nil {
+				acc = vals
+			} else {
+				for i := range min(len(acc), len(vals)) {
+					acc[i] = reduceOp(op, acc[i], vals[i], isF)
+				}
+			}
+			if in.name == "Scan" {
+				copyInto(buf(r, 2), 0, &sliceV{a: &array{n: len(acc), elems: append([]V(nil), acc...)}, len: len(acc)}, 0, len(acc))
+			}
+		}
+		if acc != nil && sb0(in) {
+			res := &sliceV{a: &array{n: len(acc), elems: acc}, len: len(acc)}
+			switch in.name {
+			case "Allreduce":
+				for r := range n {
+					copyInto(buf(r, 2), 0, res, 0, len(acc))
+				}
+			case "Reduce":
+				copyInto(buf(in.root, 2), 0, res, 0, len(acc))
+			}
+		}
+	case "Gather", "Allgather":
+		for r := range n {
+			sb := buf(r, 1)
+			k := sliceLen(sb)
+			if in.name == "Gather" {
+				copyInto(buf(in.root, 2), r*k, sb, 0, k)
+			} else {
+				for d := range n {
+					copyInto(buf(d, 2), r*k, sb, 0, k)
+				}
+			}
+		}
+	case "Gatherv", "Allgatherv":
+		ci, di := 3, 4
+		if in.name == "Allgatherv" {
+			ci, di = 3, 4
+		}
+		rootArgs := in.args[0]
+		if in.name == "Gatherv" {
+			rootArgs = in.args[in.root]
+		}
+		counts, displs := intsOf(rootArgs[ci]), intsOf(rootArgs[di])
+		for r := range n {
+			if r >= len(counts) || r >= len(displs) {
+				break
+			}
+			if in.name == "Gatherv" {
+				copyInto(buf(in.root, 2), displs[r], buf(r, 1), 0, counts[r])
+			} else {
+				for d := range n {
+					copyInto(buf(d, 2), displs[r], buf(r, 1), 0, counts[r])
+				}
+			}
+		}
+	case "Scatter":
+		sb := buf(in.root, 1)
+		for r := range n {
+			k := sliceLen(buf(r, 2))
+			copyInto(buf(r, 2), 0, sb, r*k, k)
+		}
+	case "Scatterv":
+		counts, displs := intsOf(in.args[in.root][2]), intsOf(in.args[in.root][3])
+		for r := range min(n, len(counts), len(displs)) {
+			copyInto(buf(r, 4), 0, buf(in.root, 1), displs[r], counts[r])
+		}
+	case "Alltoall":
+		for r := range n {
+			sb := buf(r, 1)
+			k := sliceLen(sb) / max(n, 1)
+			for d := range n {
+				copyInto(buf(d, 2), r*k, sb, d*k, k)
+			}
+		}
+	case "Alltoallv":
+		for r := range n {
+			sc, sd := intsOf(in.args[r][2]), intsOf(in.args[r][3])
+			for d := range min(n, len(sc), len(sd)) {
+				rd := intsOf(in.args[d][6])
+				if r < len(rd) {
+					copyInto(buf(d, 4), rd[r], buf(r, 1), sd[d], sc[d])
+				}
+			}
+		}
+	case "Dup":
+		ng := w.newGroup(g.world, g.size)
+		out := make([]V, n)
+		for r := range n {
+			out[r] = V{R: &commRef{g: ng, rank: r}}
+		}
+		return out, ""
+	case "CartCreate":
+		dims := intsOf(in.args[0][1])
+		per := boolsOf(in.args[0][2])
+		total := 1
+		for _, d := range dims {
+			total *= d
+		}
+		if total > n || len(per) != len(dims) {
+			return nil, fmt.Sprintf("CartCreate: dims %v (%d ranks) and periods %v do not fit a communicator of %d ranks", dims, total, per, n)
+		}
+		world := make([]int, total)
+		for r := range total {
+			world[r] = g.worldRank(r)
+		}
+		ng := w.newGroup(world, total)
+		ng.dims, ng.period = dims, per
+		out := make([]V, n)
+		for r := range n {
+			if r < total {
+				out[r] = V{R: &commRef{g: ng, rank: r}}
+			}
+		}
+		return out, ""
+	case "Split":
+		type member struct{ color, key, rank int }
+		byColor := map[int][]member{}
+		for r := range n {
+			c := int(in.args[r][1].I)
+			byColor[c] = append(byColor[c], member{c, int(in.args[r][2].I), r})
+		}
+		out := make([]V, n)
+		colors := make([]int, 0, len(byColor))
+		for c := range byColor {
+			colors = append(colors, c)
+		}
+		sort.Ints(colors)
+		for _, c := range colors {
+			ms := byColor[c]
+			if c < 0 {
+				continue // commlib's "undefined" color: no communicator
+			}
+			sort.SliceStable(ms, func(i, j int) bool {
+				if ms[i].key != ms[j].key {
+					return ms[i].key < ms[j].key
+				}
+				return ms[i].rank < ms[j].rank
+			})
+			world := make([]int, len(ms))
+			for i, m := range ms {
+				world[i] = g.worldRank(m.rank)
+			}
+			ng := w.newGroup(world, len(ms))
+			for i, m := range ms {
+				out[m.rank] = V{R: &commRef{g: ng, rank: i}}
+			}
+		}
+		return out, ""
+	}
+	return nil, ""
+}
+
+func sb0(in *collInstance) bool { return true }
+
+func sliceLen(s *sliceV) int {
+	if s == nil {
+		return 0
+	}
+	return s.len
+}
+
+func isFloatBuf(v V) bool {
+	i, _ := v.R.(*iface)
+	if i == nil {
+		return false
+	}
+	return isFloat(sliceElem(i.t))
+}
+
+func boolsOf(v V) []bool {
+	s, _ := v.R.(*sliceV)
+	if s == nil {
+		return nil
+	}
+	out := make([]bool, s.len)
+	for i := range out {
+		out[i] = s.a.load(s.off + i).B()
+	}
+	return out
+}
+
+// copyInto copies k elements of src from so to dst from do (when both
+// hold elements).
+func copyInto(dst *sliceV, do int, src *sliceV, so, k int) {
+	if dst == nil || src == nil || src.a == nil || src.a.elems == nil || dst.a.shape {
+		return
+	}
+	for i := range k {
+		if do+i >= dst.len || so+i >= src.len || do+i < 0 || so+i < 0 {
+			return
+		}
+		dst.a.store(dst.off+do+i, src.a.load(src.off+so+i))
+	}
+}
+
+// reduceOp combines two elements with a commlib operator.
+func reduceOp(op commlib.Op, a, b V, isF bool) V {
+	if isF {
+		x, y := a.F(), b.F()
+		switch op {
+		case commlib.Sum:
+			return floatV(x + y)
+		case commlib.Prod:
+			return floatV(x * y)
+		case commlib.Min:
+			return floatV(min(x, y))
+		case commlib.Max:
+			return floatV(max(x, y))
+		case commlib.Land:
+			return floatV(b2f(x != 0 && y != 0))
+		case commlib.Lor:
+			return floatV(b2f(x != 0 || y != 0))
+		case commlib.Lxor:
+			return floatV(b2f((x != 0) != (y != 0)))
+		}
+		return a
+	}
+	x, y := a.I, b.I
+	switch op {
+	case commlib.Sum:
+		return intV(x + y)
+	case commlib.Prod:
+		return intV(x * y)
+	case commlib.Min:
+		return intV(min(x, y))
+	case commlib.Max:
+		return intV(max(x, y))
+	case commlib.Land:
+		return intV(b2i(x != 0 && y != 0))
+	case commlib.Lor:
+		return intV(b2i(x != 0 || y != 0))
+	case commlib.Lxor:
+		return intV(b2i((x != 0) != (y != 0)))
+	case commlib.Band:
+		return intV(x & y)
+	case commlib.Bor:
+		return intV(x | y)
+	case commlib.Bxor:
+		return intV(x ^ y)
+	}
+	return a
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

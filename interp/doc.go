@@ -1,0 +1,34 @@
+// Package interp is the heart of predict (DESIGN.md §7; ParJava's thesis
+// §3.2, §4, §4.1): it executes the reduced model of a program for np
+// logical processes with virtual clocks and modeled communication.
+//
+// The reduced model is compiled to a compact form: per function, frames
+// of slots (one per SSA value the model keeps) and per basic block the
+// kept instructions as closures; the measured time of each fragment of the
+// profile is charged where the fragment starts; loops timed whole are
+// collapsed when nothing after them needs the values they compute (their
+// trip count is computed from the induction variable, or replayed per
+// rank when its bound is opaque); opaque decisions replay the outcomes
+// the timing pass recorded for the rank (ranks beyond the profiled np
+// reuse a profiled rank's), and checks of the program (branches to
+// Abort) are assumed to pass.
+//
+// Logical processes are not goroutines: a process runs until it blocks in
+// communication, and the scheduler always runs the process with the
+// smallest clock (ties by rank), so wildcard receives and contention see
+// events in time order. Clocks are int64 picoseconds.
+//
+// Communication follows MPI matching (posted and unexpected queues,
+// wildcards, non-overtaking) with LogGOPS costs from package machine:
+// eager below the eager limit, rendezvous above (and for Ssend), Bsend and
+// Rsend eager, nonblocking operations completing at their modeled times
+// (p2p.go documents the formulas). Collectives meet in an instance; when
+// the last member enters, the data moves and every member's exit time is
+// computed by running the chosen algorithm's schedule of point-to-point
+// steps over the members' enter times (coll.go). Threads (pools,
+// Parallel, locks, semaphores, atomics) follow seed-003 §4.1.2 with the
+// machine file's costs (threads.go).
+//
+// Per rank, compute + communication overhead + waiting = total, always.
+// Identical input gives identical output.
+package interp

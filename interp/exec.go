@@ -1,0 +1,322 @@
+// This file defines the execution of compiled functions by a logical
+// process or thread: frames, calls, returns, jumps with φ moves, collapsed
+// loops, replayed decisions and charged compute time.
+
+package interp
+
+import (
+	"fmt"
+	"go/token"
+
+	"github.com/predict-tools/predict/trace"
+)
+
+// frame is one activation of a compiled function.
+type frame struct {
+	f      *function
+	s      []V
+	blk    *block
+	pc     int
+	dst    int // the caller's slot for the result; -1 for none
+	defers []deferred
+	site   string // the call site, for errors and traces
+}
+
+type deferred struct {
+	fn   V
+	args []V
+}
+
+// exec is a thread of execution: the main thread of a rank, a pool thread
+// or the driver.
+type exec struct {
+	stack []*frame
+	clock int64
+}
+
+func (p *proc) top() *frame { return p.cur.stack[len(p.cur.stack)-1] }
+
+// step runs the current thread of p until it blocks, must yield, or ends.
+func (p *proc) step() ctl {
+	for {
+		fr := p.top()
+		ops := fr.blk.ops
+		for fr.pc < len(ops) {
+			o := ops[fr.pc]
+			fr.pc++
+			switch c := o(p, fr); c {
+			case cNext:
+			case cJump:
+				if p.cur.stack == nil {
+					return cStop
+				}
+				goto next
+			case cYield:
+				fr.pc--
+				return c
+			default:
+				return c
+			}
+		}
+		// A block without a terminator (a kept block ends with one, so
+		// this is a compiler bug): stop with an error rather than loop.
+		return p.fail(fr.f.id, fmt.Sprintf("block %d of %s ended without a jump", fr.blk.index, fr.f.id))
+	next:
+	}
+}
+
+// call pushes a frame for fn with the given arguments. dst is the caller's
+// result slot.
+func (p *proc) call(fn *function, env []V, args []V, dst int, site string) ctl {
+	if !fn.compiled {
+		p.w.comp.drain()
+	}
+	if len(fn.blocks) == 0 {
+		return p.fail(site, "call of "+fn.id+", which has no body in the program (an external or assembly function)")
+	}
+	if len(p.cur.stack) >= maxDepth {
+		return p.fail(site, fmt.Sprintf("stack overflow: more than %d nested calls", maxDepth))
+	}
+	fr := &frame{f: fn, s: make([]V, fn.nslots), blk: fn.blocks[0], dst: dst, site: site}
+	for i, s := range fn.params {
+		if i < len(args) {
+			fr.s[s] = args[i]
+		}
+	}
+	for i, s := range fn.free {
+		if i < len(env) {
+			fr.s[s] = env[i]
+		}
+	}
+	p.cur.stack = append(p.cur.stack, fr)
+	return cJump
+}
+
+// maxDepth bounds the interpreted call depth.
+const maxDepth = 10000
+
+// ret returns from the current frame.
+func (p *proc) ret(fr *frame, res []operand) ctl {
+	var v V
+	switch len(res) {
+	case 0:
+	case 1:
+		v = res[0].get(fr)
+	default:
+		t := make(tuple, len(res))
+		for i, r := range res {
+			t[i] = r.get(fr)
+		}
+		v = V{R: t}
+	}
+	st := p.cur.stack
+	p.cur.stack = st[:len(st)-1]
+	if len(p.cur.stack) == 0 {
+		p.cur.stack = nil
+		p.result = v
+		return cJump
+	}
+	if fr.dst >= 0 {
+		p.top().s[fr.dst] = v
+	}
+	return cJump
+}
+
+// jump moves fr along the edge from its block to succ, doing the φ moves
+// and running a collapsed loop as a whole.
+func (p *proc) jump(fr *frame, succ *block) ctl {
+	from := fr.blk
+	p.moveTo(fr, from, succ)
+	if lp := succ.loop; lp != nil && !lp.blocks[from.index] {
+		return p.runLoop(fr, lp)
+	}
+	return cJump
+}
+
+// moveTo does the φ moves of the edge from → to and makes to current.
+func (p *proc) moveTo(fr *frame, from, to *block) {
+	k := -1
+	for i, pb := range to.preds {
+		if pb.Index == from.index {
+			k = i
+			break
+		}
+	}
+	if k >= 0 {
+		moves := to.phis[k]
+		switch len(moves) {
+		case 0:
+		case 1:
+			fr.s[moves[0].dst] = moves[0].src.get(fr)
+		default:
+			vals := make([]V, len(moves))
+			for i, m := range moves {
+				vals[i] = m.src.get(fr)
+			}
+			for i, m := range moves {
+				fr.s[m.dst] = vals[i]
+			}
+		}
+	}
+	fr.blk, fr.pc = to, 0
+}
+
+// runLoop runs a collapsed loop entered at its header: its time is its
+// trip count times the measured time of an iteration, and execution goes
+// on at its exit.
+func (p *proc) runLoop(fr *frame, lp *loopPlan) ctl {
+	var trips int64
+	switch {
+	case lp.ind != nil:
+		first := lp.init.get(fr).I + lp.ind.Offset
+		trips = tripCount(first, lp.bound.get(fr).I, lp.ind.Step, lp.ind.Op)
+		if lp.ind.TestAtBottom {
+			trips++
+		}
+		fr.s[lp.phiSlot] = intV(lp.init.get(fr).I + trips*lp.ind.Step)
+	case lp.ranked != nil:
+		trips = p.nextTrips(lp)
+	}
+	t := p.w.mach.Compute(trace.Time(trips * lp.perIter))
+	p.charge(lp.frag, int64(t))
+	header := fr.blk
+	p.moveTo(fr, header, lp.exit)
+	return cJump
+}
+
+// tripCount is the number of iterations of "for i := first; i op bound;
+// i += step".
+func tripCount(first, bound, step int64, op token.Token) int64 {
+	var n int64
+	switch {
+	case (op == token.LSS || op == token.NEQ) && step > 0:
+		n = ceilDiv(bound-first, step)
+	case op == token.LEQ && step > 0:
+		n = floorDiv(bound-first, step) + 1
+	case (op == token.GTR || op == token.NEQ) && step < 0:
+		n = ceilDiv(first-bound, -step)
+	case op == token.GEQ && step < 0:
+		n = floorDiv(first-bound, -step) + 1
+	}
+	return max(n, 0)
+}
+
+func ceilDiv(a, b int64) int64 {
+	if a <= 0 {
+		return -((-a) / b)
+	}
+	return (a + b - 1) / b
+}
+
+func floorDiv(a, b int64) int64 {
+	if a >= 0 {
+		return a / b
+	}
+	return -((-a + b - 1) / b)
+}
+
+// charge adds t picoseconds of compute to the running thread and to the
+// fragment's hot-spot counters.
+func (p *proc) charge(fr *fragment, t int64) {
+	p.cur.clock += t
+	if p.cur == &p.main {
+		p.compute += t
+	}
+	p.w.hot[fr.index].time += t
+	p.w.hot[fr.index].freq++
+	if p.w.cfg.Trace != nil && t > 0 {
+		p.emit(trace.Event{Kind: trace.KindCompute, Op: fr.node, Site: fr.pos, Enter: trace.Time(p.cur.clock - t), Exit: trace.Time(p.cur.clock), Peer: trace.NoPeer, Root: trace.NoPeer})
+	}
+}
+
+func chargeOp(f *fragment) op {
+	return func(p *proc, fr *frame) ctl {
+		p.charge(f, int64(p.w.mach.Compute(trace.Time(f.mean))))
+		return cNext
+	}
+}
+
+// decide returns the next outcome of an opaque decision for this rank.
+func (p *proc) decide(d *decision) bool {
+	if d.stats == nil {
+		p.w.noteDefault(d)
+		return d.def
+	}
+	if p.cursors == nil {
+		p.cursors = make([]cursor, len(p.w.decisions))
+	}
+	c := &p.cursors[d.index]
+	ro := d.outcomes(p.w.profRank(p.rank))
+	if ro == nil {
+		return d.def
+	}
+	for c.run < len(ro.Runs) && c.used >= ro.Runs[c.run] {
+		c.run++
+		c.used = 0
+	}
+	if c.run >= len(ro.Runs) {
+		// Past the recorded sequence: the more frequent outcome.
+		return ro.True > ro.False
+	}
+	c.used++
+	return ro.FirstTrue == (c.run%2 == 0)
+}
+
+// nextTrips returns the next trip count of a loop whose bound is opaque,
+// replayed from the profile.
+func (p *proc) nextTrips(lp *loopPlan) int64 {
+	if p.loopCursors == nil {
+		p.loopCursors = map[*loopPlan]*cursor{}
+	}
+	c := p.loopCursors[lp]
+	if c == nil {
+		c = &cursor{}
+		p.loopCursors[lp] = c
+	}
+	rt := lp.rankTrips(p.w.profRank(p.rank))
+	if rt == nil {
+		return lp.meanTrips
+	}
+	for c.run < len(rt.Runs) && c.used >= rt.Runs[c.run][1] {
+		c.run++
+		c.used = 0
+	}
+	if c.run >= len(rt.Runs) {
+		return lp.meanTrips
+	}
+	c.used++
+	return rt.Runs[c.run][0]
+}
+
+// cursor is a position in a replayed sequence of runs.
+type cursor struct {
+	run  int
+	used int64
+}
+
+// runDefers runs the deferred calls of fr, last first, one per execution
+// of the op (it runs again until none is left).
+func (p *proc) runDefers(fr *frame) ctl {
+	if len(fr.defers) == 0 {
+		return cNext
+	}
+	d := fr.defers[len(fr.defers)-1]
+	fr.defers = fr.defers[:len(fr.defers)-1]
+	fr.pc-- // come back for the next one
+	return p.callValue(d.fn, d.args, -1, fr.site)
+}
+
+// fail stops the process with an error at where.
+func (p *proc) fail(where, msg string) ctl {
+	if p.err == nil {
+		p.err = &Error{Rank: p.rank, Thread: p.thread(), Pos: where, Msg: msg}
+	}
+	return cStop
+}
+
+func (p *proc) thread() int {
+	if p.cur == &p.main {
+		return 0
+	}
+	return p.curThread
+}

@@ -1,0 +1,159 @@
+package interp
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/testprogs"
+	"github.com/predict-tools/predict/trace"
+)
+
+// handMachine has round LogGOPS figures for hand computations: L = 1 µs,
+// o = 100 ns, g = 200 ns, G = 1 ns/B, O = 0, S = 1 KiB, one rank per node.
+func handMachine(t *testing.T) *machine.Machine {
+	m, err := machine.Preset("ideal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg := machine.LogGOPS{Latency: 1 * trace.Microsecond, Overhead: 100 * trace.Nanosecond,
+		GapPerMessage: 200 * trace.Nanosecond, GapPerByte: machine.PerByte(1_000_000), EagerLimit: 1024}
+	m.Intra, m.Inter = lg, lg
+	return m
+}
+
+func prepare(t *testing.T, pattern string) *Program {
+	t.Helper()
+	p, err := Prepare("..", pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestHandComputed checks the LogGOPS timings against hand computations.
+// With s bytes: T = o + L + (s−1)G, one way eager = T + o.
+func TestHandComputed(t *testing.T) {
+	p := prepare(t, "./interp/testdata/pingpong")
+	m := handMachine(t)
+	const (
+		L = 1_000_000 // ps
+		o = 100_000
+		G = 1_000 // per byte
+	)
+	T := func(s int64) int64 { return o + L + (s-1)*G }
+	cases := []struct {
+		name string
+		np   int
+		args []string
+		want int64
+	}{
+		// Eager ping-pong, 8 B: two one-way trips of T + o.
+		{"eager pingpong", 2, []string{"-bytes", "8"}, 2 * (T(8) + o)},
+		// 3 round trips: 6 one-way trips.
+		{"eager pingpong x3", 2, []string{"-bytes", "8", "-reps", "3"}, 6 * (T(8) + o)},
+		// Rendezvous, 4096 B: the request reaches the receiver (already
+		// waiting) at o + L, the data leaves L later and arrives T later,
+		// the receive ends o later; twice.
+		{"rendezvous pingpong", 2, []string{"-bytes", "4096"}, 2 * (o + L + L + T(4096) + o)},
+		// Ring of 8 eager messages, 8 B: 8 hops of T + o; rank 0 ends last.
+		{"ring", 8, []string{"-bytes", "8", "-part", "ring"}, 8 * (T(8) + o)},
+		// Binomial broadcast at np = 8: three rounds, each a message of
+		// T + o after the sender's previous sends (o each): rank 7 gets its
+		// copy via 0→4 (round 1), 4→6 (round 2), 6→7 (round 3); in each
+		// round the sender starts right when it received.
+		{"binomial bcast", 8, []string{"-bytes", "8", "-part", "bcast"}, 3 * (T(8) + o)},
+		// Recursive doubling allreduce of 8 B at np = 8: three exchange
+		// rounds of T + o each.
+		{"recursive doubling allreduce", 8, []string{"-bytes", "8", "-part", "allreduce"}, 3 * (T(8) + o)},
+	}
+	for _, c := range cases {
+		r, err := p.Run(Config{NP: c.np, Machine: m, Args: c.args})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if int64(r.Time) != c.want {
+			t.Errorf("%s: predicted %d ps, hand computation %d ps", c.name, r.Time, c.want)
+		}
+	}
+}
+
+// TestInvariants runs every test program at np = 4 on the local preset:
+// for each rank compute + overhead + wait = total, and two runs give
+// identical results.
+func TestInvariants(t *testing.T) {
+	dirs, err := testprogs.Dirs("../testprogs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := machine.Preset("local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		t.Run(d, func(t *testing.T) {
+			p := prepare(t, "./testprogs/"+d)
+			var events []trace.Event
+			r1, err := p.Run(Config{NP: 4, Machine: m, Trace: func(e trace.Event) { events = append(events, e) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r2, err := p.Run(Config{NP: 4, Machine: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(r1.Ranks, r2.Ranks) || r1.Time != r2.Time || r1.Messages != r2.Messages {
+				t.Errorf("two runs differ: %v vs %v", r1.Ranks, r2.Ranks)
+			}
+			for _, rk := range r1.Ranks {
+				if rk.Compute+rk.Comm+rk.Wait != rk.Total {
+					t.Errorf("rank %d: compute %d + comm %d + wait %d != total %d", rk.Rank, rk.Compute, rk.Comm, rk.Wait, rk.Total)
+				}
+				if rk.Compute < 0 || rk.Comm < 0 || rk.Wait < 0 {
+					t.Errorf("rank %d: negative part: %+v", rk.Rank, rk)
+				}
+			}
+			// Every message sent is received: sends and receives pair up
+			// by message id in the modeled trace.
+			sent, recvd := map[int64]int{}, map[int64]int{}
+			for _, e := range events {
+				if e.Message == 0 || e.Kind != trace.KindOp {
+					continue
+				}
+				switch e.Op {
+				case "Send", "Ssend", "Bsend", "Rsend", "Isend", "Issend", "Ibsend", "Irsend":
+					sent[e.Message]++
+				case "Recv":
+					recvd[e.Message]++
+				case "Sendrecv":
+					if e.Peer != trace.NoPeer && e.Protocol != "" {
+						sent[e.Message]++
+					} else {
+						recvd[e.Message]++
+					}
+				}
+			}
+			for id := range recvd {
+				if sent[id] == 0 {
+					t.Errorf("message %d received but never sent", id)
+				}
+			}
+		})
+	}
+}
+
+// TestErrors checks that bad input is an error, not a panic.
+func TestErrors(t *testing.T) {
+	p := prepare(t, "./testprogs/stencil")
+	if _, err := p.Run(Config{NP: 0}); err == nil {
+		t.Error("np 0 accepted")
+	}
+	if _, err := p.Run(Config{NP: 2, Args: []string{"-nosuchflag"}}); err == nil {
+		t.Error("unknown program flag accepted")
+	}
+	// Class S has 65536 points: more ranks than points is the program's
+	// own error, found by the model.
+	if _, err := p.Run(Config{NP: 70000}); err == nil {
+		t.Error("np > points not reported")
+	}
+}

@@ -1,0 +1,362 @@
+// This file defines point-to-point communication: communicators, MPI
+// matching (posted and unexpected queues, wildcards, non-overtaking) and
+// the LogGOPS costs of the eager and rendezvous protocols.
+//
+// Costs, with o_s = SendOverhead(s), o_r = RecvOverhead(s), T = Transfer(s)
+// = o + L + (s−1)G of the link between the ranks, g_s = Gap(s):
+//
+//   - eager (s ≤ S, Bsend, Rsend): the send starts at t_s = max(clock,
+//     NIC free) and returns at t_s + o_s; the NIC is free again at t_s +
+//     g_s; the data arrives at t_s + T; the receive, posted at t_r,
+//     completes at max(t_r, t_s + T) + o_r.
+//   - rendezvous (s > S, Ssend, Issend): the request to send arrives at
+//     t_s + o + L; the receiver answers when both are there, at t_m =
+//     max(t_s + o + L, t_r); the data leaves at t_d = t_m + L and arrives
+//     at t_d + T; the receive completes at t_d + T + o_r and the send at
+//     t_d + T − L (its last byte has left).
+//   - nonblocking calls cost o_s to start a send and nothing to post a
+//     receive; Wait returns at the request's completion.
+
+package interp
+
+import (
+	"fmt"
+
+	"github.com/predict-tools/predict/commlib"
+	"github.com/predict-tools/predict/trace"
+)
+
+// group is a communicator: its ranks as world ranks.
+type group struct {
+	id     int
+	world  []int // comm rank → world rank; nil: the world (identity)
+	size   int
+	dims   []int
+	period []bool
+	colls  map[int64]*collInstance
+	// posted and unexpected queues per member (comm rank).
+	posted     [][]*request
+	unexpected [][]*message
+}
+
+func (g *group) worldRank(r int) int {
+	if g.world == nil {
+		return r
+	}
+	return g.world[r]
+}
+
+// commRef is a *commlib.Comm of one process: its group and its rank in it.
+type commRef struct {
+	g    *group
+	rank int
+}
+
+// request is a nonblocking operation (or the receive side of a blocking
+// one).
+type request struct {
+	id     int64
+	owner  *proc
+	recv   bool
+	done   bool
+	doneAt int64
+	// receive side
+	g         *group
+	src, tag  int
+	buf       V
+	elemBytes int64
+	status    V
+	msg       *message
+	// send side
+	sendMsg *message
+	site    string
+	op      string
+	waited  bool
+}
+
+// message is a send in flight.
+type message struct {
+	id         int64
+	g          *group
+	src, dst   int // comm ranks
+	tag        int
+	bytes      int64
+	data       []V
+	count      int
+	start      int64 // when the sender started injecting (eager) or asked (rendezvous)
+	arrive     int64 // eager: arrival of the data; rendezvous: of the request to send
+	rendezvous bool
+	sreq       *request // the sender's request: completes with the transfer (rendezvous)
+	sender     *proc
+	srcWorld   int
+	protocol   string
+	site       string
+}
+
+// bufInfo returns the elements, the count and the bytes of a buffer
+// argument (a slice in an interface).
+func bufInfo(v V) (s *sliceV, count int, bytes int64) {
+	i, _ := v.R.(*iface)
+	if i == nil {
+		return nil, 0, 0
+	}
+	s, _ = i.v.R.(*sliceV)
+	if s == nil {
+		return nil, 0, 0
+	}
+	return s, s.len, int64(s.len) * elemSize(i.t)
+}
+
+// link returns the cost model between two world ranks.
+func (w *World) link(a, b int) linkCost {
+	if w.mach.SameNode(a, b, len(w.procs)) {
+		return w.intra
+	}
+	return w.inter
+}
+
+func matches(r *request, m *message) bool {
+	return (r.src == commlib.AnySource || r.src == m.src) && (r.tag == commlib.AnyTag || r.tag == m.tag)
+}
+
+// send starts a send of buf from p (comm rank me in g) to dest. It returns
+// the sender's request (completing when the send would return).
+func (p *proc) send(g *group, me int, buf V, dest, tag int, proto, op, site string) (*request, string) {
+	w := p.w
+	if dest == commlib.ProcNull {
+		return &request{owner: p, done: true, doneAt: p.main.clock, op: op}, ""
+	}
+	if dest < 0 || dest >= g.size {
+		return nil, fmt.Sprintf("%s: invalid destination rank %d (communicator of %d ranks)", op, dest, g.size)
+	}
+	if tag < 0 {
+		return nil, fmt.Sprintf("%s: invalid tag %d", op, tag)
+	}
+	s, count, bytes := bufInfo(buf)
+	srcW, dstW := g.worldRank(me), g.worldRank(dest)
+	lk := w.link(srcW, dstW)
+	w.msgID++
+	w.messages++
+	w.events++
+	m := &message{id: w.msgID, g: g, src: me, dst: dest, tag: tag, bytes: bytes, count: count, sender: p, srcWorld: srcW, protocol: proto, site: site}
+	if s != nil && s.a != nil && s.a.elems != nil {
+		m.data = append([]V(nil), window(s)...)
+	}
+	t := p.main.clock
+	sreq := &request{id: w.nextReq(), owner: p, sendMsg: m, op: op, site: site}
+	m.sreq = sreq
+	switch proto {
+	case "sync":
+		m.rendezvous = true
+	case "eager":
+		m.rendezvous = bytes > lk.eager
+		if m.rendezvous {
+			proto = "rendezvous"
+			m.protocol = proto
+		}
+	}
+	if m.rendezvous {
+		m.start = t
+		m.arrive = t + lk.ctrl
+	} else {
+		start := max(t, p.nicFree)
+		p.nicFree = start + lk.gap(bytes)
+		m.start = start
+		m.arrive = start + lk.transfer(bytes)
+		sreq.done, sreq.doneAt = true, start+lk.sendOvh(bytes)
+	}
+	if proto == "ready" && !w.hasPosted(g, dest, m) {
+		return nil, fmt.Sprintf("Rsend to rank %d tag %d: no matching receive is posted", dest, tag)
+	}
+	// Match a posted receive, in posting order.
+	q := g.posted[dest]
+	for i, r := range q {
+		if r.g == g && matches(r, m) {
+			g.posted[dest] = append(q[:i:i], q[i+1:]...)
+			w.match(r, m, max(r.postedAt(), 0))
+			return sreq, ""
+		}
+	}
+	g.unexpected[dest] = append(g.unexpected[dest], m)
+	return sreq, ""
+}
+
+func (r *request) postedAt() int64 { return r.doneAt }
+
+func (w *World) hasPosted(g *group, dest int, m *message) bool {
+	for _, r := range g.posted[dest] {
+		if matches(r, m) {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *World) nextReq() int64 { w.reqID++; return w.reqID }
+
+// recv posts a receive of p into buf from src. It returns the request.
+func (p *proc) recv(g *group, me int, buf V, src, tag int, op, site string) (*request, string) {
+	w := p.w
+	r := &request{id: w.nextReq(), owner: p, recv: true, g: g, src: src, tag: tag, buf: buf, op: op, site: site}
+	if src == commlib.ProcNull {
+		r.done, r.doneAt = true, p.main.clock
+		r.status = statusV(commlib.ProcNull, commlib.AnyTag, 0)
+		return r, ""
+	}
+	if src != commlib.AnySource && (src < 0 || src >= g.size) {
+		return nil, fmt.Sprintf("%s: invalid source rank %d (communicator of %d ranks)", op, src, g.size)
+	}
+	posted := p.main.clock
+	q := g.unexpected[me]
+	for i, m := range q {
+		if matches(r, m) {
+			g.unexpected[me] = append(q[:i:i], q[i+1:]...)
+			w.match(r, m, posted)
+			return r, ""
+		}
+	}
+	r.doneAt = posted // the posting time, until it completes
+	g.posted[me] = append(g.posted[me], r)
+	return r, ""
+}
+
+// match pairs a receive posted at tr with a message: it moves the data
+// and fixes both completion times.
+func (w *World) match(r *request, m *message, tr int64) {
+	w.events++
+	_, rcount, _ := bufInfo(r.buf)
+	if m.count > rcount && r.buf.R != nil {
+		r.owner.err = &Error{Rank: r.owner.rank, Pos: r.site, Msg: fmt.Sprintf("%s: message of %d elements from rank %d truncated to %d", r.op, m.count, m.src, rcount)}
+	}
+	if s, _, _ := bufInfo(r.buf); s != nil && m.data != nil {
+		for i := range min(len(m.data), s.len) {
+			s.a.store(s.off+i, m.data[i])
+		}
+	}
+	lk := w.link(m.srcWorld, r.g.worldRank(m.dst))
+	var recvDone int64
+	if m.rendezvous {
+		tm := max(m.arrive, tr)
+		td := tm + lk.latency
+		arrive := td + lk.transfer(m.bytes)
+		recvDone = arrive + lk.recvOvh(m.bytes)
+		m.sreq.doneAt = arrive - lk.latency
+		w.complete(m.sreq)
+	} else {
+		recvDone = max(tr, m.arrive) + lk.recvOvh(m.bytes)
+	}
+	r.msg = m
+	r.doneAt = recvDone
+	r.status = statusV(m.src, m.tag, m.count)
+	w.complete(r)
+	if w.cfg.Trace != nil {
+		w.traceMessage(r, m, tr)
+	}
+}
+
+// complete marks a request done and resumes its owner if it waits for it.
+func (w *World) complete(r *request) {
+	r.done = true
+	p := r.owner
+	if p == nil || p.waitReqs == nil {
+		return
+	}
+	w.checkWait(p)
+}
+
+// checkWait resumes p if the requests it waits for are done.
+func (w *World) checkWait(p *proc) {
+	if p.waitAny {
+		for _, r := range p.waitReqs {
+			if r.done {
+				w.resume(p, max(r.doneAt, p.waitEnter), p.waitOvh)
+				return
+			}
+		}
+		return
+	}
+	t := p.waitEnter
+	for _, r := range p.waitReqs {
+		if !r.done {
+			return
+		}
+		t = max(t, r.doneAt)
+	}
+	w.resume(p, t, p.waitOvh)
+}
+
+// waitFor blocks p until every request (or, with any, one of them) is
+// done; ovh is the overhead part of the time. It returns cNext when no
+// blocking is needed (the clock moves to the completion).
+func (p *proc) waitFor(reqs []*request, any bool, ovh int64, op, site string) ctl {
+	p.waitEnter = p.main.clock
+	p.waitReqs = reqs
+	p.waitAny = any
+	p.waitOvh = ovh
+	p.waitOp, p.waitSite = op, site
+	p.lastPeer = noPeer
+	for _, r := range reqs {
+		if !r.done && r.recv && r.src >= 0 {
+			p.lastPeer = r.g.worldRank(r.src)
+		} else if !r.done && r.sendMsg != nil {
+			p.lastPeer = r.sendMsg.g.worldRank(r.sendMsg.dst)
+		}
+	}
+	// Already complete?
+	t, ready := p.waitEnter, !any
+	for _, r := range reqs {
+		switch {
+		case any && r.done:
+			t, ready = max(r.doneAt, p.waitEnter), true
+		case !any && !r.done:
+			ready = false
+		case !any:
+			t = max(t, r.doneAt)
+		}
+		if any && ready {
+			break
+		}
+	}
+	if len(reqs) == 0 {
+		ready = true
+	}
+	if ready {
+		p.waitReqs = nil
+		t = max(t, p.waitEnter+ovh)
+		p.overhead += ovh
+		p.wait += t - p.waitEnter - ovh
+		p.main.clock = t
+		if f := p.onDone; f != nil {
+			p.onDone = nil
+			f(p)
+		}
+		return cNext
+	}
+	return cBlock
+}
+
+func statusV(src, tag, count int) V {
+	return V{R: &structV{f: []V{intV(int64(src)), intV(int64(tag)), intV(int64(count))}}}
+}
+
+// traceMessage records the trace events of a matched pair (blocking
+// calls are recorded by their ops; this records nothing by itself).
+func (w *World) traceMessage(r *request, m *message, tr int64) {}
+
+// linkCost is a link's LogGOPS costs with the eager limit.
+type linkCost struct {
+	latency, ctrl int64
+	eager         int64
+	o, oPerByte   float64
+	g, gPerByte   float64
+	table         func(int64) trace.Time
+	transferF     func(int64) trace.Time
+	sendOvhF      func(int64) trace.Time
+	recvOvhF      func(int64) trace.Time
+	gapF          func(int64) trace.Time
+}
+
+func (l linkCost) transfer(s int64) int64 { return int64(l.transferF(s)) }
+func (l linkCost) sendOvh(s int64) int64  { return int64(l.sendOvhF(s)) }
+func (l linkCost) recvOvh(s int64) int64  { return int64(l.recvOvhF(s)) }
+func (l linkCost) gap(s int64) int64      { return int64(l.gapF(s)) }

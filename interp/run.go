@@ -1,0 +1,605 @@
+// This file defines the interpreter's entry point: the world is built from
+// the reduced model, the profile and the machine; package initializers and
+// the driver run first (flags get the program's arguments); then the SPMD
+// body runs in every logical process.
+
+package interp
+
+import (
+	"container/heap"
+	"flag"
+	"fmt"
+	"go/types"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/predict-tools/predict/estimator"
+	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/model"
+	"github.com/predict-tools/predict/modelgen"
+	"github.com/predict-tools/predict/reduce"
+	"github.com/predict-tools/predict/trace"
+	"golang.org/x/tools/go/ssa"
+)
+
+// Program is a program prepared for interpretation: loaded, modeled and
+// reduced once, interpreted at any np.
+type Program struct {
+	Loaded *modelgen.Loaded
+	Model  *model.Program
+	SSA    map[*model.Function]*ssa.Function
+	Report *reduce.Report
+}
+
+// Prepare loads, models and reduces the main package pattern (relative to
+// dir).
+func Prepare(dir, pattern string) (*Program, error) {
+	l, err := modelgen.Load(modelgen.Config{Dir: dir, Pattern: pattern})
+	if err != nil {
+		return nil, err
+	}
+	prog, ssaOf, err := modelgen.BuildWithSSA(l, modelgen.Options{})
+	if err != nil {
+		return nil, err
+	}
+	rep, err := reduce.Reduce(l, prog, ssaOf, reduce.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return &Program{Loaded: l, Model: prog, SSA: ssaOf, Report: rep}, nil
+}
+
+// Config is one interpretation.
+type Config struct {
+	NP      int
+	Machine *machine.Machine
+	Profile *estimator.ProfileFile // nil: compute costs nothing
+	Args    []string               // the program's arguments
+	// Trace, when set, receives the modeled trace's events, in the order
+	// the interpreter produces them (trace.Sort orders them).
+	Trace func(trace.Event)
+	// MaxEvents stops a run after that many communication events (0: no
+	// limit).
+	MaxEvents int64
+	// RankDetail is the largest np for which Result.Ranks is filled
+	// (default 4096).
+	RankDetail int
+}
+
+// World is one interpretation in progress.
+type World struct {
+	cfg   Config
+	prog  *Program
+	mach  *machine.Machine
+	intra linkCost
+	inter linkCost
+	comp  *compiler
+
+	procs    []*proc
+	ready    procHeap
+	blocked  int
+	finished int
+
+	frags     []*fragment
+	hot       []hotCounter
+	decisions []*decision
+	loops     []*loopPlan
+	prof      *estimator.ProfileFile
+	profNP    int
+
+	groups   []*group
+	msgID    int64
+	reqID    int64
+	collID   int64
+	messages int64
+	events   int64
+
+	assumptions map[string]string
+	inited      map[*function]bool
+	flags       *flagSet
+	body        V
+	bodySite    string
+}
+
+// fragment is a measured part of the program and its time per execution.
+type fragment struct {
+	index int
+	node  string
+	kind  string
+	pos   string
+	mean  int64
+}
+
+// decision is an opaque branch replayed from the profile.
+type decision struct {
+	index  int
+	node   string
+	pos    string
+	stats  *estimator.DecisionStats
+	byRank map[int]*estimator.RankOutcomes
+	def    bool
+	check  bool // a check of the program: assumed to pass
+	used   bool
+}
+
+func (d *decision) outcomes(r int) *estimator.RankOutcomes {
+	d.used = true
+	return d.byRank[r]
+}
+
+func (d *decision) source(w *World) string {
+	if d.check && d.stats == nil {
+		return "a check: assumed to pass"
+	}
+	if d.stats == nil {
+		return fmt.Sprintf("not in the profile: taken as %v", d.def)
+	}
+	return "outcomes " + w.profSource()
+}
+
+func (w *World) noteDefault(d *decision) {
+	d.used = true
+}
+
+// loopPlan is a loop run as a whole.
+type loopPlan struct {
+	node      string
+	pos       string
+	frag      *fragment
+	perIter   int64
+	blocks    map[int]bool
+	exit      *block
+	ind       *reduce.Induction
+	init      operand
+	bound     operand
+	phiSlot   int
+	ranked    *estimator.LoopStats
+	byRank    map[int]*estimator.RankTrips
+	meanTrips int64
+	used      bool
+}
+
+func (lp *loopPlan) rankTrips(r int) *estimator.RankTrips {
+	lp.used = true
+	return lp.byRank[r]
+}
+
+// Run interprets the program for cfg.NP processes.
+func (prog *Program) Run(cfg Config) (*Result, error) {
+	if cfg.NP < 1 {
+		return nil, fmt.Errorf("np %d: want at least 1", cfg.NP)
+	}
+	if cfg.Machine == nil {
+		m, err := machine.Preset("ideal")
+		if err != nil {
+			return nil, err
+		}
+		cfg.Machine = m
+	}
+	if err := cfg.Machine.CheckNP(cfg.NP); err != nil {
+		return nil, err
+	}
+	if cfg.RankDetail == 0 {
+		cfg.RankDetail = 4096
+	}
+	w := &World{cfg: cfg, prog: prog, mach: cfg.Machine, prof: cfg.Profile, assumptions: map[string]string{}, inited: map[*function]bool{}}
+	w.intra, w.inter = linkOf(cfg.Machine.Level(false)), linkOf(cfg.Machine.Level(true))
+	if w.prof != nil {
+		w.profNP = max(w.prof.NP, 1)
+	}
+	w.plan()
+	// Package initializers, then the driver up to commlib.Main.
+	w.flags = newFlagSet()
+	driver := &proc{w: w, rank: -1}
+	driver.cur = &driver.main
+	if init := prog.Loaded.Main.Func("init"); init != nil {
+		if err := w.runAlone(driver, w.comp.fn(init)); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.flags.parse(cfg.Args); err != nil {
+		return nil, err
+	}
+	mainFn := prog.Loaded.Main.Func("main")
+	if mainFn == nil {
+		return nil, fmt.Errorf("%s has no main function", prog.Model.Package)
+	}
+	if err := w.runAlone(driver, w.comp.fn(mainFn)); err != nil {
+		return nil, err
+	}
+	body, _ := w.body.R.(*closure)
+	if body == nil || body.fn == nil {
+		return nil, fmt.Errorf("%s: main does not call commlib.Main, Run or RunWith with a function of the program", prog.Model.Package)
+	}
+	world := w.newGroup(nil, cfg.NP)
+	w.procs = make([]*proc, cfg.NP)
+	for r := range cfg.NP {
+		p := &proc{w: w, rank: r, lastPeer: noPeer}
+		p.cur = &p.main
+		p.world = &commRef{g: world, rank: r}
+		w.procs[r] = p
+		p.call(body.fn, body.env, []V{{R: p.world}}, -1, w.bodySite)
+		if p.err != nil {
+			return nil, p.err
+		}
+	}
+	w.ready = make(procHeap, len(w.procs))
+	copy(w.ready, w.procs)
+	for i, p := range w.ready {
+		p.heapIdx = i
+	}
+	heap.Init(&w.ready)
+	if err := w.schedule(); err != nil {
+		return nil, err
+	}
+	return w.result(), nil
+}
+
+// runAlone runs fn to completion in the driver (no communication).
+func (w *World) runAlone(p *proc, fn *function) error {
+	p.call(fn, nil, nil, -1, "")
+	for {
+		if p.cur.stack == nil {
+			return nil
+		}
+		switch p.step() {
+		case cStop:
+			if p.err != nil {
+				return p.err
+			}
+			p.cur.stack = nil
+			return nil
+		case cBlock, cYield:
+			return fmt.Errorf("%s: communication outside the SPMD body", fn.id)
+		}
+	}
+}
+
+// runtimePackage reports commlib and the packages of this tool that
+// commlib uses: their initializers are not the program's.
+func runtimePackage(l *modelgen.Loaded, p *ssa.Package) bool {
+	path := p.Pkg.Path()
+	for _, rt := range []string{"github.com/predict-tools/predict/commlib", "github.com/predict-tools/predict/trace"} {
+		if path == rt || strings.HasPrefix(path, rt+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *World) newGroup(world []int, size int) *group {
+	g := &group{id: len(w.groups), world: world, size: size, colls: map[int64]*collInstance{},
+		posted: make([][]*request, size), unexpected: make([][]*message, size)}
+	w.groups = append(w.groups, g)
+	return g
+}
+
+func linkOf(l machine.Link) linkCost {
+	return linkCost{
+		latency:   int64(l.Latency),
+		ctrl:      int64(l.SendOverhead(1) + l.Latency),
+		eager:     l.EagerLimit,
+		transferF: l.Transfer,
+		sendOvhF:  l.SendOverhead,
+		recvOvhF:  l.RecvOverhead,
+		gapF:      l.Gap,
+	}
+}
+
+// plan prepares the compiler: kept instructions, fragments and their
+// charges, collapsed loops, opaque decisions.
+func (w *World) plan() {
+	prog := w.prog
+	c := &compiler{w: w, l: prog.Loaded, rep: prog.Report, funcs: map[*ssa.Function]*function{},
+		models: map[*ssa.Function]*model.Function{}, keep: map[ssa.Instruction]bool{},
+		charges: map[ssa.Instruction][]*fragment{}, loopHeads: map[*ssa.BasicBlock]*loopPlan{},
+		globals: map[*ssa.Global]*box{}}
+	w.comp = c
+	leaves := map[string]*model.Node{}
+	loopNodes := map[string]*model.Node{}
+	fnOfNode := map[string]*ssa.Function{}
+	tests := map[*ssa.BasicBlock]*model.Node{}
+	condRoot := map[*model.Node]*model.Node{}
+	for _, mf := range prog.Model.Functions {
+		fn := prog.SSA[mf]
+		if fn == nil {
+			continue
+		}
+		c.models[fn] = mf
+		for _, tree := range []*model.Node{mf.Tree, mf.Recover} {
+			model.Walk(tree, func(n *model.Node) bool {
+				if n.Cond != nil {
+					model.Walk(n.Cond, func(x *model.Node) bool {
+						if x.Kind == model.KindTest {
+							condRoot[x] = n.Cond
+						}
+						return true
+					})
+				}
+				switch {
+				case n.Leaf != nil:
+					leaves[n.ID] = n
+					fnOfNode[n.ID] = fn
+					for _, k := range n.Leaf.Keep {
+						c.keep[fn.Blocks[n.Leaf.Block].Instrs[n.Leaf.First+k]] = true
+					}
+				case n.Kind == model.KindLoop:
+					loopNodes[n.ID] = n
+					fnOfNode[n.ID] = fn
+				case n.Kind == model.KindTest && n.Block != nil && n.Opaque != "":
+					tests[fn.Blocks[*n.Block]] = n
+					fnOfNode[n.ID] = fn
+				}
+				return true
+			})
+		}
+	}
+	pf := w.prof
+	var loopStats map[string]*estimator.LoopStats
+	var decStats map[string]*estimator.DecisionStats
+	if pf != nil {
+		loopStats = map[string]*estimator.LoopStats{}
+		for i := range pf.Loops {
+			loopStats[pf.Loops[i].Node] = &pf.Loops[i]
+		}
+		decStats = map[string]*estimator.DecisionStats{}
+		for i := range pf.Decisions {
+			decStats[pf.Decisions[i].Node] = &pf.Decisions[i]
+		}
+		for _, fs := range pf.Fragments {
+			f := &fragment{index: len(w.frags), node: fs.Node, kind: "compute", pos: fs.Pos, mean: fs.MeanPS}
+			switch fs.Kind {
+			case estimator.FragSegment:
+				n := leaves[fs.Node]
+				if n == nil {
+					continue
+				}
+				fn := fnOfNode[fs.Node]
+				instr := firstNonPhi(fn.Blocks[n.Leaf.Block], n.Leaf.First)
+				if instr == nil {
+					continue
+				}
+				w.frags = append(w.frags, f)
+				c.charges[instr] = append(c.charges[instr], f)
+			case estimator.FragLoop:
+				n := loopNodes[fs.Node]
+				ls := loopStats[fs.Node]
+				if n == nil || ls == nil {
+					continue
+				}
+				w.frags = append(w.frags, f)
+				w.planLoop(c, fnOfNode[fs.Node], n, f, ls)
+			}
+		}
+	}
+	// Opaque branches.
+	for b, n := range tests {
+		root := condRoot[n]
+		if root == nil {
+			root = n
+		}
+		d := &decision{index: len(w.decisions), node: root.ID, pos: n.Pos.Start.String(), def: n.Check == "true", check: n.Check != ""}
+		if ds := decStats[root.ID]; ds != nil {
+			d.stats = ds
+			d.byRank = map[int]*estimator.RankOutcomes{}
+			for i := range ds.Ranks {
+				d.byRank[ds.Ranks[i].Rank] = &ds.Ranks[i]
+			}
+		}
+		w.decisions = append(w.decisions, d)
+		if c.opaqueIf == nil {
+			c.opaqueIf = map[*ssa.If]*decision{}
+		}
+		c.opaqueIf[b.Instrs[len(b.Instrs)-1].(*ssa.If)] = d
+	}
+	sort.Slice(w.decisions, func(i, j int) bool { return w.decisions[i].pos < w.decisions[j].pos })
+	for i, d := range w.decisions {
+		d.index = i
+	}
+	w.hot = make([]hotCounter, len(w.frags))
+}
+
+func firstNonPhi(b *ssa.BasicBlock, from int) ssa.Instruction {
+	for i := from; i < len(b.Instrs); i++ {
+		if _, ok := b.Instrs[i].(*ssa.Phi); !ok {
+			return b.Instrs[i]
+		}
+	}
+	return nil
+}
+
+// planLoop decides how a loop timed as a whole runs: collapsed (its trip
+// count computed or replayed, its time charged at once) when nothing
+// after it needs values it computes, iterated with its time charged per
+// iteration otherwise.
+func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragment, ls *estimator.LoopStats) {
+	lp := &loopPlan{node: n.ID, pos: n.Pos.String(), frag: f, perIter: ls.PerIterPS, blocks: map[int]bool{}}
+	model.Walk(n, func(x *model.Node) bool {
+		if x.Leaf != nil {
+			lp.blocks[x.Leaf.Block] = true
+		}
+		if x.Block != nil {
+			lp.blocks[*x.Block] = true
+		}
+		return true
+	})
+	var header *ssa.BasicBlock
+	if cond := n.Cond; cond != nil {
+		for cond.Kind == model.KindNot {
+			cond = cond.Children[0]
+		}
+		if cond.Kind == model.KindTest && cond.Block != nil {
+			header = fn.Blocks[*cond.Block]
+		}
+	}
+	ind := w.prog.Report.Counted[n]
+	if ind != nil {
+		if int(ind.Phi.Block().Index) != header.Index {
+			header = ind.Phi.Block()
+		}
+	}
+	collapsible := header != nil && (ind != nil || len(ls.Ranks) > 0)
+	// The only exit is the header's; nothing kept in the loop but its
+	// own control is used outside it; no kept side effects.
+	var exit *ssa.BasicBlock
+	if collapsible {
+		for _, s := range header.Succs {
+			if !lp.blocks[s.Index] {
+				exit = s
+			}
+		}
+		collapsible = exit != nil
+	}
+	if collapsible {
+	check:
+		for b := range lp.blocks {
+			blk := fn.Blocks[b]
+			for _, s := range blk.Succs {
+				if !lp.blocks[s.Index] && blk != header {
+					collapsible = false
+					break check
+				}
+			}
+			for _, instr := range blk.Instrs {
+				if !c.keep[instr] {
+					continue
+				}
+				switch instr.(type) {
+				case *ssa.Store, *ssa.Call, *ssa.Defer, *ssa.Go, *ssa.Return, *ssa.Panic, *ssa.Send, *ssa.MapUpdate:
+					collapsible = false
+					break check
+				}
+				v, ok := instr.(ssa.Value)
+				if !ok || (ind != nil && v == ssa.Value(ind.Phi)) {
+					continue
+				}
+				for _, ref := range *v.Referrers() {
+					if ref.Block() != nil && !lp.blocks[ref.Block().Index] && c.keep[ref] {
+						collapsible = false
+						break check
+					}
+				}
+			}
+		}
+	}
+	if !collapsible {
+		// Iterated: the time of an iteration at each entry of the body.
+		if header != nil {
+			for _, s := range header.Succs {
+				if lp.blocks[s.Index] && s != header {
+					if instr := firstNonPhi(s, 0); instr != nil {
+						c.charges[instr] = append(c.charges[instr], &fragment{index: f.index, node: f.node, kind: f.kind, pos: f.pos, mean: ls.PerIterPS})
+					}
+					return
+				}
+			}
+		}
+		return
+	}
+	if ind != nil {
+		lp.ind = ind
+		cf := c.fn(fn)
+		lp.init, lp.bound, lp.phiSlot = c.operand(cf, ind.Init), c.operand(cf, ind.Bound), c.slot(cf, ind.Phi)
+	} else {
+		lp.ranked = ls
+		lp.byRank = map[int]*estimator.RankTrips{}
+		for i := range ls.Ranks {
+			lp.byRank[ls.Ranks[i].Rank] = &ls.Ranks[i]
+		}
+		var sum, cnt int64
+		for _, t := range ls.Trips {
+			sum += t.Trips * t.Count
+			cnt += t.Count
+		}
+		if cnt > 0 {
+			lp.meanTrips = sum / cnt
+		}
+	}
+	lp.exit = c.fn(fn).blockOf(exit)
+	c.loopHeads[header] = lp
+	w.loops = append(w.loops, lp)
+}
+
+// flagSet gives the program's flags the values of its arguments, with
+// the flag package's own parsing.
+type flagSet struct {
+	fs    *flag.FlagSet
+	boxes []func()
+	rest  []string
+}
+
+func newFlagSet() *flagSet {
+	fs := flag.NewFlagSet("program", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	// commlib's own flags.
+	fs.Int("np", 0, "")
+	fs.String("trace", "", "")
+	fs.Int("eager", 0, "")
+	return &flagSet{fs: fs}
+}
+
+// define handles flag.String, flag.Int, ...: a variable holding the
+// default until the arguments are parsed.
+func (f *flagSet) define(name string, a []V) V {
+	b := &box{}
+	f.bind(strings.TrimPrefix(name, "flag."), b, a[0], a[1])
+	return V{R: b}
+}
+
+// defineVar handles flag.StringVar, ...: the variable is the first
+// argument.
+func (f *flagSet) defineVar(name string, a []V) {
+	var b *box
+	switch r := a[0].R.(type) {
+	case *box:
+		b = r
+	default:
+		return
+	}
+	f.bind(strings.TrimPrefix(name, "flag."), b, a[1], a[2])
+}
+
+func (f *flagSet) bind(kind string, b *box, nameV, def V) {
+	name, _ := nameV.R.(string)
+	if f.fs.Lookup(name) != nil {
+		return
+	}
+	switch kind {
+	case "String":
+		s, _ := def.R.(string)
+		p := f.fs.String(name, s, "")
+		b.v = V{R: s}
+		f.boxes = append(f.boxes, func() { b.v = V{R: *p} })
+	case "Int", "Int64", "Uint":
+		p := f.fs.Int64(name, def.I, "")
+		b.v = def
+		f.boxes = append(f.boxes, func() { b.v = intV(*p) })
+	case "Bool":
+		p := f.fs.Bool(name, def.B(), "")
+		b.v = def
+		f.boxes = append(f.boxes, func() { b.v = boolV(*p) })
+	case "Float64":
+		p := f.fs.Float64(name, def.F(), "")
+		b.v = def
+		f.boxes = append(f.boxes, func() { b.v = floatV(*p) })
+	case "Duration":
+		p := f.fs.Duration(name, time.Duration(def.I), "")
+		b.v = def
+		f.boxes = append(f.boxes, func() { b.v = intV(int64(*p)) })
+	}
+}
+
+func (f *flagSet) parse(args []string) error {
+	if err := f.fs.Parse(args); err != nil {
+		return fmt.Errorf("program arguments %q: %v", strings.Join(args, " "), err)
+	}
+	for _, set := range f.boxes {
+		set()
+	}
+	f.rest = f.fs.Args()
+	return nil
+}
+
+var _ = types.Typ

@@ -1,0 +1,49 @@
+// Command pingpong is the interpreter's hand-computed test: rank 0 sends
+// -bytes bytes to rank 1, which sends them back, -reps times; then a ring
+// of one message per rank, a Bcast from rank 0 and an Allreduce.
+package main
+
+import (
+	"flag"
+
+	"github.com/predict-tools/predict/commlib"
+)
+
+var (
+	bytes = flag.Int("bytes", 8, "message size")
+	reps  = flag.Int("reps", 1, "round trips")
+	part  = flag.String("part", "pingpong", "pingpong, ring, bcast or allreduce")
+)
+
+func main() {
+	commlib.Main(func(c *commlib.Comm) {
+		rank, np := c.Rank(), c.Size()
+		buf := make([]byte, *bytes)
+		switch *part {
+		case "pingpong":
+			for range *reps {
+				if rank == 0 {
+					c.Send(buf, 1, 0)
+					c.Recv(buf, 1, 0)
+				} else if rank == 1 {
+					c.Recv(buf, 0, 0)
+					c.Send(buf, 0, 0)
+				}
+			}
+		case "ring":
+			if rank == 0 {
+				c.Send(buf, 1%np, 0)
+				c.Recv(buf, np-1, 0)
+			} else {
+				c.Recv(buf, rank-1, 0)
+				c.Send(buf, (rank+1)%np, 0)
+			}
+		case "bcast":
+			c.Bcast(buf, 0)
+		case "allreduce":
+			x := make([]float64, *bytes/8)
+			y := make([]float64, *bytes/8)
+			c.Allreduce(x, y, commlib.Sum)
+		}
+	})
+}

@@ -1,0 +1,340 @@
+// This file defines the world of logical processes and its scheduler: the
+// process with the smallest clock runs next (ties by rank), each until it
+// blocks in communication or reaches a communication call while another
+// process is behind it in time.
+
+package interp
+
+import (
+	"container/heap"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/trace"
+)
+
+// proc is a logical process: one rank.
+type proc struct {
+	w    *World
+	rank int
+
+	main      exec
+	cur       *exec
+	curThread int
+
+	compute, overhead, wait int64
+
+	err    *Error
+	result V
+	done   bool
+
+	cursors     []cursor
+	loopCursors map[*loopPlan]*cursor
+
+	seq     int64
+	nicFree int64
+	heapIdx int
+
+	// While blocked: what it waits for.
+	waitReqs  []*request
+	waitAny   bool
+	waitEnter int64
+	waitOvh   int64
+	onDone    func(p *proc) // called when the wait ends, before the process resumes
+	waitOp    string
+	waitSite  string
+	collSeq   map[*group]int64
+	world     *commRef
+	threads   []*thread
+	buffer    int64 // attached Bsend buffer, bytes
+	lastPeer  int
+	curStatus V
+}
+
+// Error is an error of the interpreted program: where and in which rank
+// it happened.
+type Error struct {
+	Rank   int
+	Thread int
+	Pos    string
+	Msg    string
+}
+
+func (e *Error) Error() string {
+	who := fmt.Sprintf("rank %d", e.Rank)
+	if e.Rank < 0 {
+		who = "driver"
+	}
+	if e.Thread > 0 {
+		who += fmt.Sprintf(" thread %d", e.Thread-1)
+	}
+	if e.Pos != "" {
+		return fmt.Sprintf("%s: %s: %s", e.Pos, who, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", who, e.Msg)
+}
+
+// procHeap orders runnable processes by clock, then rank.
+type procHeap []*proc
+
+func (h procHeap) Len() int { return len(h) }
+func (h procHeap) Less(i, j int) bool {
+	if h[i].cur.clock != h[j].cur.clock {
+		return h[i].cur.clock < h[j].cur.clock
+	}
+	return h[i].rank < h[j].rank
+}
+func (h procHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].heapIdx, h[j].heapIdx = i, j
+}
+func (h *procHeap) Push(x any) { p := x.(*proc); p.heapIdx = len(*h); *h = append(*h, p) }
+func (h *procHeap) Pop() any {
+	old := *h
+	p := old[len(old)-1]
+	*h = old[:len(old)-1]
+	p.heapIdx = -1
+	return p
+}
+
+// mustYield reports whether another runnable process is behind p in time:
+// p must let it run before p's next communication.
+func (p *proc) mustYield() bool {
+	h := p.w.ready
+	if len(h) == 0 || p.cur != &p.main {
+		return false
+	}
+	q := h[0]
+	return q.cur.clock < p.cur.clock || q.cur.clock == p.cur.clock && q.rank < p.rank
+}
+
+// schedule runs the processes until all have ended, one fails, or none can
+// run (a deadlock).
+func (w *World) schedule() error {
+	for len(w.ready) > 0 {
+		p := heap.Pop(&w.ready).(*proc)
+		switch p.step() {
+		case cYield:
+			heap.Push(&w.ready, p)
+		case cBlock:
+			w.blocked++
+		case cStop:
+			if p.err != nil {
+				return p.err
+			}
+			p.done = true
+			w.finished++
+		}
+		if w.cfg.MaxEvents > 0 && w.events > w.cfg.MaxEvents {
+			return fmt.Errorf("more than %d communication events: stopped (raise --max-events)", w.cfg.MaxEvents)
+		}
+	}
+	if w.finished < len(w.procs) {
+		return w.deadlock()
+	}
+	return nil
+}
+
+// resume makes a blocked process runnable at time t; ovh of the time since
+// it blocked was communication overhead, the rest waiting.
+func (w *World) resume(p *proc, t, ovh int64) {
+	enter := p.waitEnter
+	t = max(t, enter+ovh)
+	p.overhead += ovh
+	p.wait += t - enter - ovh
+	p.main.clock = t
+	p.waitReqs = nil
+	if f := p.onDone; f != nil {
+		p.onDone = nil
+		f(p)
+	}
+	w.blocked--
+	heap.Push(&w.ready, p)
+}
+
+// block records that p blocks in op at site since its current clock.
+func (p *proc) block(op, site string) ctl {
+	p.waitEnter = p.main.clock
+	p.waitOp, p.waitSite = op, site
+	return cBlock
+}
+
+// deadlock describes the blocked processes the way the runtime does.
+func (w *World) deadlock() error {
+	var b strings.Builder
+	n := 0
+	for _, p := range w.procs {
+		if p.done {
+			continue
+		}
+		n++
+		if n <= 16 {
+			fmt.Fprintf(&b, "\n  rank %d: %s at %s", p.rank, p.waitOp, p.waitSite)
+			if p.lastPeer != noPeer {
+				fmt.Fprintf(&b, " (waits for rank %d)", p.lastPeer)
+			}
+		}
+	}
+	if n > 16 {
+		fmt.Fprintf(&b, "\n  ... and %d more ranks", n-16)
+	}
+	return fmt.Errorf("deadlock in the model: %d of %d ranks blocked forever, none can proceed:%s", n, len(w.procs), b.String())
+}
+
+const noPeer = -1 << 30
+
+// emit records a trace event of p.
+func (p *proc) emit(e trace.Event) {
+	e.Rank = p.rank
+	e.Thread = p.thread()
+	e.Seq = p.seq
+	p.seq++
+	p.w.cfg.Trace(e)
+}
+
+// hotCounter accumulates a fragment's time over ranks.
+type hotCounter struct{ time, freq int64 }
+
+// Result is a prediction.
+type Result struct {
+	NP      int
+	Time    trace.Time // predicted run time: the latest rank's end
+	Ranks   []RankTimes
+	Compute Stat
+	Comm    Stat // communication overhead
+	Wait    Stat
+	Hot     []HotSpot
+	// Decisions are the opaque decisions the run used, with where their
+	// outcomes came from.
+	Decisions   []DecisionUse
+	Assumptions []string
+	Messages    int64 // point-to-point messages (collectives' internal ones included)
+	Events      int64 // communication events processed
+	Machine     *machine.Machine
+}
+
+// RankTimes is one rank's time, split.
+type RankTimes struct {
+	Rank                       int
+	Total, Compute, Comm, Wait trace.Time
+}
+
+// Stat is a min/mean/max over ranks.
+type Stat struct{ Min, Mean, Max trace.Time }
+
+// HotSpot is the time of one model node summed over ranks.
+type HotSpot struct {
+	Node string
+	Kind string // "compute" or the commlib operation
+	Pos  string
+	Time trace.Time
+	Freq int64
+}
+
+// DecisionUse is an opaque decision or loop count replayed from the profile.
+type DecisionUse struct {
+	Node   string
+	Pos    string
+	Source string
+}
+
+func stat(vals []int64) Stat {
+	if len(vals) == 0 {
+		return Stat{}
+	}
+	s := Stat{Min: trace.Time(vals[0]), Max: trace.Time(vals[0])}
+	var sum float64
+	for _, v := range vals {
+		s.Min = min(s.Min, trace.Time(v))
+		s.Max = max(s.Max, trace.Time(v))
+		sum += float64(v)
+	}
+	s.Mean = trace.Time(sum/float64(len(vals)) + 0.5)
+	return s
+}
+
+// result collects the prediction after the run.
+func (w *World) result() *Result {
+	r := &Result{NP: len(w.procs), Machine: w.mach, Messages: w.messages, Events: w.events}
+	var comp, comm, wait []int64
+	keepRanks := len(w.procs) <= w.cfg.RankDetail
+	for _, p := range w.procs {
+		total := p.main.clock
+		r.Time = max(r.Time, trace.Time(total))
+		comp, comm, wait = append(comp, p.compute), append(comm, p.overhead), append(wait, p.wait)
+		if keepRanks {
+			r.Ranks = append(r.Ranks, RankTimes{Rank: p.rank, Total: trace.Time(total), Compute: trace.Time(p.compute), Comm: trace.Time(p.overhead), Wait: trace.Time(p.wait)})
+		}
+	}
+	r.Compute, r.Comm, r.Wait = stat(comp), stat(comm), stat(wait)
+	for i, f := range w.frags {
+		if h := w.hot[i]; h.freq > 0 {
+			r.Hot = append(r.Hot, HotSpot{Node: f.node, Kind: f.kind, Pos: f.pos, Time: trace.Time(h.time), Freq: h.freq})
+		}
+	}
+	sort.Slice(r.Hot, func(i, j int) bool {
+		if r.Hot[i].Time != r.Hot[j].Time {
+			return r.Hot[i].Time > r.Hot[j].Time
+		}
+		return r.Hot[i].Node < r.Hot[j].Node
+	})
+	for _, d := range w.decisions {
+		if d.used {
+			r.Decisions = append(r.Decisions, DecisionUse{Node: d.node, Pos: d.pos, Source: d.source(w)})
+		}
+	}
+	for _, lp := range w.loops {
+		if lp.ranked != nil && lp.used {
+			r.Decisions = append(r.Decisions, DecisionUse{Node: lp.node, Pos: lp.pos, Source: "trip counts " + w.profSource()})
+		}
+	}
+	sort.Slice(r.Decisions, func(i, j int) bool { return r.Decisions[i].Pos < r.Decisions[j].Pos })
+	for _, k := range sortedKeys(w.assumptions) {
+		r.Assumptions = append(r.Assumptions, k+": "+w.assumptions[k])
+	}
+	return r
+}
+
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func (w *World) noteAssumption(site, what string) {
+	if _, ok := w.assumptions[site]; !ok {
+		w.assumptions[site] = what
+	}
+}
+
+// profRank maps a rank to the profiled rank whose outcomes it replays:
+// itself when the profile has it; otherwise the first rank for rank 0, the
+// last for the last rank, and the inner ranks cycled over the inner ones.
+func (w *World) profRank(r int) int {
+	pn := w.profNP
+	np := len(w.procs)
+	switch {
+	case r < pn:
+		return r
+	case r == np-1:
+		return pn - 1
+	case pn <= 2:
+		return r % pn
+	}
+	return 1 + (r-1)%(pn-2)
+}
+
+func (w *World) profSource() string {
+	if w.prof == nil {
+		return "(no profile)"
+	}
+	if len(w.procs) > w.profNP {
+		return fmt.Sprintf("from the profile at np=%d, reused for ranks %d..%d", w.profNP, w.profNP, len(w.procs)-1)
+	}
+	return fmt.Sprintf("from the profile at np=%d", w.profNP)
+}

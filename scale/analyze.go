@@ -1,0 +1,192 @@
+// This file defines the analysis of a sweep: speedup, efficiency, breakdown
+// and the figures that summarise them.
+
+package scale
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/predict-tools/predict/trace"
+)
+
+// An Analysis is what a sweep says about the scaling of a program. It is
+// plain data: Analyze fills it, the writers and Plot print it, and its JSON
+// form reads back into an equal Analysis.
+type Analysis struct {
+	// Name says what was predicted (a package path); it heads the text
+	// report and the plots. Analyze leaves it empty.
+	Name string `json:"name,omitempty"`
+
+	// Speedups and efficiencies are relative to the run at BaselineNP,
+	// which took Baseline.
+	BaselineNP int        `json:"baseline_np"`
+	Baseline   trace.Time `json:"baseline_ps"`
+
+	Rows []Row `json:"rows"` // one per process count, by increasing np
+
+	// SerialFraction is Amdahl's f, fitted to the rows: the fraction of
+	// the baseline run that does not shrink with np,
+	// T(np) = Baseline·(f + (1−f)·BaselineNP/np). The fit is a closed-form
+	// least-squares fit of the relative errors of the times (a line
+	// through the origin, gonum's stat.LinearRegression), clamped to
+	// [0, 1]; exact Amdahl data give f back. It is 0 when no row is at
+	// another np than the baseline's.
+	SerialFraction float64 `json:"serial_fraction"`
+	// FitError is the root mean square of the relative error of the
+	// fitted Amdahl times over the rows: large when the time does not
+	// follow Amdahl's law (communication that grows with np, for one).
+	FitError float64 `json:"fit_error"`
+	// SMax is Amdahl's bound on the speedup, 1/SerialFraction; 0 when
+	// SerialFraction is 0 (no bound).
+	SMax float64 `json:"s_max"`
+
+	// PeakNP is the process count of the largest speedup, PeakSpeedup
+	// (the smallest such np on a tie).
+	PeakNP      int     `json:"peak_np"`
+	PeakSpeedup float64 `json:"peak_speedup"`
+	// HalfEfficiencyNP is the first process count above BaselineNP whose
+	// efficiency is below 0.5, or 0 if there is none.
+	HalfEfficiencyNP int `json:"half_efficiency_np"`
+
+	// Growing is the model node whose share of the time grows fastest
+	// across the sweep; nil when no node's share grows.
+	Growing *Growth `json:"growing,omitempty"`
+
+	// Verdict is one line that says how far the program scales and what
+	// stops it, derived from the figures above.
+	Verdict string `json:"verdict"`
+}
+
+// A Row is the analysis at one process count.
+type Row struct {
+	NP   int        `json:"np"`
+	Time trace.Time `json:"time_ps"`
+	// Speedup is Baseline/Time; Efficiency is Speedup/(NP/BaselineNP),
+	// 1 for perfect scaling.
+	Speedup    float64 `json:"speedup"`
+	Efficiency float64 `json:"efficiency"`
+	// The mean per-rank breakdown, as in Point, and the share of each in
+	// the mean total time of a rank (the shares sum to 1, or are all 0
+	// when that total is 0).
+	Compute      trace.Time `json:"compute_ps"`
+	Comm         trace.Time `json:"comm_ps"`
+	Wait         trace.Time `json:"wait_ps"`
+	ComputeShare float64    `json:"compute_share"`
+	CommShare    float64    `json:"comm_share"`
+	WaitShare    float64    `json:"wait_share"`
+}
+
+// HalfEfficiency is the efficiency below which a process count no longer
+// counts as scaling.
+const HalfEfficiency = 0.5
+
+// Analyze analyses the points of a sweep (in any order).
+//
+// The baseline is the run speedups are relative to. When baselineTime is
+// positive, it is the time of a run at baselineNP processes, measured or
+// predicted elsewhere. Otherwise the baseline is the point at baselineNP
+// when baselineNP is positive, else the point at np=1 if there is one,
+// else the point of the smallest np.
+//
+// Errors are for points or baselines that cannot be analysed: no points,
+// a process count below 1 or given twice, a time that is not positive, a
+// negative breakdown, a baseline np without a point.
+func Analyze(points []Point, baselineNP int, baselineTime trace.Time) (Analysis, error) {
+	points = slices.Clone(points)
+	slices.SortFunc(points, func(a, b Point) int { return cmp.Compare(a.NP, b.NP) })
+	if err := checkPoints(points); err != nil {
+		return Analysis{}, err
+	}
+	base, err := findBaseline(points, baselineNP, baselineTime)
+	if err != nil {
+		return Analysis{}, err
+	}
+
+	a := Analysis{BaselineNP: base.NP, Baseline: base.Time}
+	a.Rows = make([]Row, len(points))
+	for i, p := range points {
+		r := Row{NP: p.NP, Time: p.Time, Compute: p.Compute, Comm: p.Comm, Wait: p.Wait}
+		r.Speedup = float64(base.Time) / float64(p.Time)
+		r.Efficiency = r.Speedup * float64(base.NP) / float64(p.NP)
+		if total := p.rankTime(); total > 0 {
+			r.ComputeShare = float64(p.Compute) / float64(total)
+			r.CommShare = float64(p.Comm) / float64(total)
+			r.WaitShare = float64(p.Wait) / float64(total)
+		}
+		a.Rows[i] = r
+		if r.Speedup > a.PeakSpeedup {
+			a.PeakNP, a.PeakSpeedup = r.NP, r.Speedup
+		}
+		if a.HalfEfficiencyNP == 0 && r.NP > base.NP && r.Efficiency < HalfEfficiency {
+			a.HalfEfficiencyNP = r.NP
+		}
+	}
+	a.SerialFraction, a.FitError = fitAmdahl(a.Rows, base.NP, base.Time)
+	if a.SerialFraction > 0 {
+		a.SMax = 1 / a.SerialFraction
+	}
+	a.Growing = fastestGrowing(points)
+	a.Verdict = verdict(&a, base)
+	return a, nil
+}
+
+// checkPoints checks points sorted by np.
+func checkPoints(points []Point) error {
+	if len(points) == 0 {
+		return fmt.Errorf("no predictions to analyse")
+	}
+	for i, p := range points {
+		switch {
+		case p.NP < 1:
+			return fmt.Errorf("np=%d: process count less than 1", p.NP)
+		case i > 0 && points[i-1].NP == p.NP:
+			return fmt.Errorf("np=%d: two predictions", p.NP)
+		case p.Time <= 0:
+			return fmt.Errorf("np=%d: predicted time %v is not positive", p.NP, p.Time)
+		case p.Compute < 0 || p.Comm < 0 || p.Wait < 0:
+			return fmt.Errorf("np=%d: negative time in the breakdown (compute %v, comm %v, wait %v)",
+				p.NP, p.Compute, p.Comm, p.Wait)
+		}
+	}
+	return nil
+}
+
+// findBaseline returns the baseline run as a point. A baseline given by
+// its time alone has no breakdown of its own: it counts as all
+// computation.
+func findBaseline(points []Point, np int, time trace.Time) (Point, error) {
+	switch {
+	case np < 0:
+		return Point{}, fmt.Errorf("baseline np=%d: process count less than 1", np)
+	case time < 0:
+		return Point{}, fmt.Errorf("baseline time %v is negative", time)
+	case time > 0 && np == 0:
+		return Point{}, fmt.Errorf("baseline time %v given without its process count", time)
+	}
+	at := func(np int) (Point, bool) {
+		i, ok := slices.BinarySearchFunc(points, np, func(p Point, np int) int { return cmp.Compare(p.NP, np) })
+		if !ok {
+			return Point{}, false
+		}
+		return points[i], true
+	}
+	switch {
+	case time > 0:
+		if p, ok := at(np); ok && p.Time == time {
+			return p, nil
+		}
+		return Point{NP: np, Time: time, Compute: time}, nil
+	case np > 0:
+		p, ok := at(np)
+		if !ok {
+			return Point{}, fmt.Errorf("baseline np=%d: no prediction at that process count", np)
+		}
+		return p, nil
+	}
+	if p, ok := at(1); ok {
+		return p, nil
+	}
+	return points[0], nil
+}

@@ -1,0 +1,33 @@
+// This file defines the prediction at one process count, the unit a sweep
+// is made of.
+
+package scale
+
+import "github.com/predict-tools/predict/trace"
+
+// A Point is the prediction of one run at one process count.
+//
+// The breakdown is per rank, averaged over ranks: Compute + Comm + Wait is
+// the mean over ranks of each rank's total time, at most Time (the run
+// ends when its slowest rank does).
+type Point struct {
+	NP      int        `json:"np"`
+	Time    trace.Time `json:"time_ps"`    // predicted run time: the maximum over ranks
+	Compute trace.Time `json:"compute_ps"` // mean over ranks of the time spent computing
+	Comm    trace.Time `json:"comm_ps"`    // mean over ranks of communication overhead (time busy in the library)
+	Wait    trace.Time `json:"wait_ps"`    // mean over ranks of time waiting for other ranks
+	Nodes   []NodeTime `json:"nodes,omitempty"`
+}
+
+// A NodeTime is the time spent in one node of the model, aggregated (summed)
+// over ranks: the hot spots of a run. When nodes nest, the time of an inner
+// node is part of the time of the nodes around it.
+type NodeTime struct {
+	ID   string     `json:"id"`      // stable model node ID
+	Pos  string     `json:"pos"`     // file:line
+	Time trace.Time `json:"time_ps"` // summed over ranks
+	Freq int64      `json:"freq"`    // executions, summed over ranks
+}
+
+// rankTime is the mean over ranks of the total time of a rank.
+func (p *Point) rankTime() trace.Time { return p.Compute + p.Comm + p.Wait }

@@ -1,0 +1,112 @@
+// This file defines the one-line verdict of an analysis and the
+// decomposition of lost time it rests on.
+
+package scale
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/predict-tools/predict/trace"
+)
+
+// A loss is a part of the time lost at one process count, relative to the
+// baseline: machine time (time × np, all ranks together) beyond what the
+// baseline run took. For perfect scaling every part is 0; they add up to
+// np·Time − BaselineNP·Baseline.
+type loss struct {
+	what   string  // what the time went to, for the verdict
+	amount float64 // picoseconds of machine time
+}
+
+// losses decomposes the lost machine time at p into computation,
+// communication, waiting, and imbalance (ranks that finish before the
+// slowest one: Time minus the mean total of a rank), in that order.
+func losses(p, base Point) []loss {
+	np, bnp := float64(p.NP), float64(base.NP)
+	part := func(at, bt trace.Time) float64 { return np*float64(at) - bnp*float64(bt) }
+	return []loss{
+		{"computation that does not shrink with np", part(p.Compute, base.Compute)},
+		{"communication", part(p.Comm, base.Comm)},
+		{"waiting for other ranks", part(p.Wait, base.Wait)},
+		{"imbalance (ranks that finish early)", part(p.Time-p.rankTime(), base.Time-base.rankTime())},
+	}
+}
+
+// mainLoss returns the largest part of the lost time at p, or "" when no
+// time is lost.
+func mainLoss(p, base Point) string {
+	var best loss
+	for _, l := range losses(p, base) {
+		if l.amount > best.amount {
+			best = l
+		}
+	}
+	return best.what
+}
+
+// verdict says in one line how far the analysed sweep scales and what
+// limits it. Every word comes from the figures: the process count where
+// the efficiency falls below one half, the peak of the speedup, the
+// largest part of the time lost at the largest np, and the node whose
+// share grows fastest.
+func verdict(a *Analysis, base Point) string {
+	rows := a.Rows
+	last := rows[len(rows)-1]
+	if last.NP <= a.BaselineNP {
+		return fmt.Sprintf("no prediction above the baseline np=%d: nothing to say about scaling", a.BaselineNP)
+	}
+	// The last process count above the baseline that still scales.
+	var limit *Row
+	for i := range rows {
+		r := &rows[i]
+		if a.HalfEfficiencyNP != 0 && r.NP >= a.HalfEfficiencyNP {
+			break
+		}
+		if r.NP > a.BaselineNP {
+			limit = r
+		}
+	}
+	var parts []string
+	switch {
+	case limit == nil:
+		first := rows[0]
+		for _, r := range rows {
+			if r.NP > a.BaselineNP {
+				first = r
+				break
+			}
+		}
+		parts = append(parts, fmt.Sprintf("does not scale: efficiency %.2f already at np=%d", first.Efficiency, first.NP))
+	case a.HalfEfficiencyNP == 0:
+		parts = append(parts, fmt.Sprintf("scales to np=%d (efficiency %.2f) across the whole sweep", limit.NP, limit.Efficiency))
+	default:
+		parts = append(parts, fmt.Sprintf("scales to np=%d (efficiency %.2f)", limit.NP, limit.Efficiency))
+	}
+	if a.BaselineNP < a.PeakNP && a.PeakNP < last.NP {
+		parts = append(parts, fmt.Sprintf("speedup peaks at np=%d (%.3g×)", a.PeakNP, a.PeakSpeedup))
+	}
+
+	lastPoint := Point{NP: last.NP, Time: last.Time, Compute: last.Compute, Comm: last.Comm, Wait: last.Wait}
+	cause := mainLoss(lastPoint, base)
+	if cause != "" && last.Efficiency < 1 {
+		var b strings.Builder
+		switch {
+		case a.HalfEfficiencyNP == 0:
+			fmt.Fprintf(&b, "the time lost at np=%d goes mostly to %s", last.NP, cause)
+		case limit == nil:
+			fmt.Fprintf(&b, "%s dominates the time lost", cause)
+		default:
+			fmt.Fprintf(&b, "beyond np=%d, %s dominates the time lost", limit.NP, cause)
+		}
+		if g := a.Growing; g != nil {
+			where := g.Node.Pos
+			if where == "" {
+				where = g.Node.ID
+			}
+			fmt.Fprintf(&b, "; fastest-growing share at %s (%.1f%% → %.1f%%)", where, 100*g.FirstShare, 100*g.LastShare)
+		}
+		parts = append(parts, b.String())
+	}
+	return strings.Join(parts, "; ")
+}
