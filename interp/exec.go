@@ -165,6 +165,15 @@ func (p *proc) moveTo(fr *frame, from, to *block) {
 // trip count times the measured time of an iteration, and execution goes
 // on at its exit.
 func (p *proc) runLoop(fr *frame, lp *loopPlan) ctl {
+	// The header computes the bound (its kept instructions have no
+	// effects): run them, not its branch.
+	if ops := fr.blk.ops; len(ops) > 1 {
+		for _, o := range ops[:len(ops)-1] {
+			if c := o(p, fr); c != cNext {
+				return c
+			}
+		}
+	}
 	var trips int64
 	switch {
 	case lp.ind != nil:
@@ -250,13 +259,18 @@ func (p *proc) decide(d *decision) bool {
 	if ro == nil {
 		return d.def
 	}
-	for c.run < len(ro.Runs) && c.used >= ro.Runs[c.run] {
+	if len(ro.Runs) == 0 {
+		return ro.True > ro.False
+	}
+	for c.used >= ro.Runs[c.run] {
 		c.run++
 		c.used = 0
-	}
-	if c.run >= len(ro.Runs) {
-		// Past the recorded sequence: the more frequent outcome.
-		return ro.True > ro.False
+		if c.run >= len(ro.Runs) {
+			// Past the recorded sequence: it starts again (a loop's exit
+			// test recorded over one entry repeats for the next), from
+			// a run of the first run's outcome.
+			c.run = 0
+		}
 	}
 	c.used++
 	return ro.FirstTrue == (c.run%2 == 0)
@@ -277,12 +291,15 @@ func (p *proc) nextTrips(lp *loopPlan) int64 {
 	if rt == nil {
 		return lp.meanTrips
 	}
-	for c.run < len(rt.Runs) && c.used >= rt.Runs[c.run][1] {
+	if len(rt.Runs) == 0 {
+		return lp.meanTrips
+	}
+	for c.used >= rt.Runs[c.run][1] {
 		c.run++
 		c.used = 0
-	}
-	if c.run >= len(rt.Runs) {
-		return lp.meanTrips
+		if c.run >= len(rt.Runs) {
+			c.run = 0 // the sequence starts again
+		}
 	}
 	c.used++
 	return rt.Runs[c.run][0]

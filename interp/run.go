@@ -466,12 +466,20 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 				if !c.keep[instr] {
 					continue
 				}
+				if call, ok := instr.(*ssa.Call); ok {
+					if b, ok := call.Call.Value.(*ssa.Builtin); ok && (b.Name() == "len" || b.Name() == "cap" || b.Name() == "min" || b.Name() == "max") {
+						instr = nil // pure
+					}
+				}
 				switch instr.(type) {
 				case *ssa.Store, *ssa.Call, *ssa.Defer, *ssa.Go, *ssa.Return, *ssa.Panic, *ssa.Send, *ssa.MapUpdate:
 					collapsible = false
 					break check
 				}
 				v, ok := instr.(ssa.Value)
+				if instr == nil {
+					v, ok = blk.Instrs[0].(ssa.Value), false
+				}
 				if !ok || (ind != nil && v == ssa.Value(ind.Phi)) {
 					continue
 				}

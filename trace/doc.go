@@ -17,5 +17,14 @@
 // communicators can be related.
 //
 // The native file is JSON lines: the first line is the header, each further
-// line one event, sorted by enter time, then rank, thread and sequence.
+// line one event, sorted by enter time, then rank, thread and sequence
+// ([ReadJSONL], [WriteJSONL]).
+//
+// Writers put a trace in the formats of other tools: [WriteChrome] (Chrome
+// Trace Event JSON for Perfetto and chrome://tracing), [WriteParaver]
+// (Paraver's .prv, .pcf and .row), [WriteGOAL] (a schedule that LogGOPSim
+// replays; [ReadGOAL] reads one back) and [WriteCSV]. [Convert] does what
+// predict trace convert does: read a native file, write the format's files.
+// Every writer's output depends only on the header and the set of events,
+// not on their order.
 package trace

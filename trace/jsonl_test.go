@@ -47,6 +47,18 @@ func TestJSONLErrors(t *testing.T) {
 		{header + "\n{\"rank\":5,\"kind\":\"op\",\"op\":\"Send\",\"peer\":0,\"root\":-1,\"comm\":0,\"enter\":0,\"exit\":1,\"seq\":1}", "t.jsonl:2: rank 5 outside 0..1"},
 		{header + "\n{\"rank\":0,\"kind\":\"op\",\"op\":\"Send\",\"peer\":1,\"root\":-1,\"comm\":0,\"enter\":5,\"exit\":1,\"seq\":1}", "t.jsonl:2: exit 1 before enter 5"},
 		{header + "\n{\"rank\":0,\"bogus\":1}", `t.jsonl:2: json: unknown field "bogus"`},
+		{"\n\n  \n", "t.jsonl: empty file"},
+		{"\n" + header + "\n{\"rank\":2,\"kind\":\"op\",\"peer\":-1,\"root\":-1}", "t.jsonl:3: rank 2 outside 0..1"},
+		{`{"format":"predict-trace","version":1,"np":0}`, "t.jsonl:1: np 0: want 1..16777216 ranks"},
+		{header + "\n{\"rank\":0,\"kind\":\"op\",\"peer\":-1,\"root\":-1} {}", `t.jsonl:2: "{}" after the JSON object`},
+		{header + "\nnull", `t.jsonl:2: want a JSON object, found "null"`},
+		{header + "\n{\"rank\":0,\"kind\":\"start\",\"peer\":-1,\"root\":-1}", `t.jsonl:2: kind "start", want "op", "complete" or "compute"`},
+		{header + "\n{\"rank\":0,\"kind\":\"op\",\"thread\":-1,\"peer\":-1,\"root\":-1}", "t.jsonl:2: thread -1"},
+		{header + "\n{\"rank\":0,\"kind\":\"op\",\"peer\":2,\"root\":-1}", "t.jsonl:2: peer 2 outside -1..1"},
+		{header + "\n{\"rank\":0,\"kind\":\"op\",\"peer\":-1,\"root\":-3}", "t.jsonl:2: root -3 outside -1..1"},
+		{header + "\n{\"rank\":0,\"kind\":\"op\",\"peer\":-1,\"root\":-1,\"bytes\":-8}", "t.jsonl:2: bytes -8"},
+		{header + "\n{\"rank\":0,\"kind\":\"op\",\"peer\":-1,\"root\":-1,\"enter\":-5,\"exit\":1}", "t.jsonl:2: enter -5 before the start"},
+		{header + "\n{\"rank\":0,\"kind\":\"op\",\"peer\":-1,\"root\":-1,\"enter\":1e40}", "t.jsonl:2: json: cannot unmarshal number 1e40"},
 	} {
 		_, _, err := ReadJSONL(strings.NewReader(tc.input), "t.jsonl")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -18,11 +18,12 @@ commlib) how the program will scale on a cluster before it runs there: it builds
 a model of the program from its Go source, measures the cost of its fragments
 once on one node, and interprets the model for any number of processes.
 
-Available now: model (print the model of a program, or with --reduced what
-decides its control flow), profile (the timing pass). Planned: calibrate (the
-machine file), run (one prediction and its modeled trace), scale (speedup table
-and plot, the scalability limit), patterns (inefficiency patterns in a trace),
-validate (predicted against measured).`,
+Commands: scale (the speedup sweep: table, Amdahl fit, plots), run (one
+prediction and its modeled trace), model (the model of a program, or with
+--reduced what decides its control flow), profile (the timing pass), patterns
+(inefficiency patterns in a real or predicted trace), trace convert (Perfetto,
+Paraver, GOAL, CSV). Planned: calibrate (the machine file), validate
+(predicted against measured).`,
 		SilenceUsage:               true,
 		SuggestionsMinimumDistance: 2,
 		SilenceErrors:              true,

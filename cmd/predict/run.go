@@ -1,0 +1,150 @@
+// This file defines the run command: one prediction.
+
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/predict-tools/predict/interp"
+	"github.com/predict-tools/predict/trace"
+	"github.com/spf13/cobra"
+)
+
+func init() { commands = append(commands, newRunCmd) }
+
+func newRunCmd() *cobra.Command {
+	var (
+		pf        predictFlags
+		np        int
+		traceFile string
+		asJSON    bool
+		top       int
+	)
+	cmd := &cobra.Command{
+		Use:   "run PKG -np N [-- PROGRAM ARGS...]",
+		Short: "Predict one run of the program at np ranks",
+		Long: `Run interprets the reduced model of PKG for N logical processes on the target
+machine: compute times come from the profile (measured once on this machine by
+the timing pass, cached when not given), communication from the machine's
+LogGOPS parameters. It prints the predicted time, per rank compute /
+communication overhead / waiting (min, mean, max), the hot spots with
+file:line, the opaque decisions replayed from the profile and the machine
+parameters used; --trace writes the modeled event trace.`,
+		Example: `  predict run ./testprogs/stencil -np 64 --machine infiniband-hdr
+  predict run ./testprogs/cg -np 16 --trace cg16.jsonl -- -class W`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			pkg, progArgs, err := splitArgs(cmd, args)
+			if err != nil {
+				return err
+			}
+			if np < 1 {
+				return usagef(cmd, "-np %d: want at least 1 rank", np)
+			}
+			pf.progArgs = progArgs
+			prog, prof, m, err := pf.setup(cmd, pkg, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			cfg := interp.Config{NP: np, Machine: m, Profile: prof, Args: progArgs}
+			var events []trace.Event
+			if traceFile != "" {
+				cfg.Trace = func(e trace.Event) { events = append(events, e) }
+			}
+			r, err := prog.Run(cfg)
+			if err != nil {
+				return err
+			}
+			if traceFile != "" {
+				if err := writeTrace(traceFile, pkg, np, progArgs, m.Inter.EagerLimit, events); err != nil {
+					return err
+				}
+			}
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(jsonResult(r, top))
+			}
+			return writeResult(cmd.OutOrStdout(), pkg, r, top)
+		},
+	}
+	pf.add(cmd)
+	fl := cmd.Flags()
+	fl.IntVar(&np, "np", 0, "number of ranks to predict")
+	fl.StringVar(&traceFile, "trace", "", "write the modeled trace to `FILE` (JSON lines, see the trace format)")
+	fl.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	fl.IntVar(&top, "top", 10, "hot spots to show")
+	return cmd
+}
+
+func writeTrace(path, pkg string, np int, args []string, eager int64, events []trace.Event) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	trace.Sort(events)
+	bw := bufio.NewWriter(f)
+	err = trace.WriteJSONL(bw, trace.Header{Format: trace.FormatName, Version: trace.FormatVersion, Source: "interp",
+		Program: pkg, NP: np, Args: args, Clock: "virtual", EagerLimit: int(eager)}, events)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func writeResult(w io.Writer, pkg string, r *interp.Result, top int) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "%s at np=%d on %s: predicted time %v\n", pkg, r.NP, r.Machine.Name, r.Time)
+	fmt.Fprintf(bw, "\nper rank          min          mean         max\n")
+	for _, row := range []struct {
+		name string
+		s    interp.Stat
+	}{{"compute", r.Compute}, {"communication", r.Comm}, {"waiting", r.Wait}} {
+		fmt.Fprintf(bw, "  %-13s %-12v %-12v %v\n", row.name, row.s.Min, row.s.Mean, row.s.Max)
+	}
+	fmt.Fprintf(bw, "\nhot spots (time summed over ranks)\n")
+	for i, h := range r.Hot {
+		if i >= top {
+			fmt.Fprintf(bw, "  ... %d more\n", len(r.Hot)-top)
+			break
+		}
+		fmt.Fprintf(bw, "  %-12v %8d×  %-8s %s\n", h.Time, h.Freq, h.Kind, h.Pos)
+	}
+	if len(r.Decisions) > 0 {
+		fmt.Fprintf(bw, "\nopaque decisions\n")
+		for _, d := range r.Decisions {
+			fmt.Fprintf(bw, "  %s: %s\n", d.Pos, d.Source)
+		}
+	}
+	if len(r.Assumptions) > 0 {
+		fmt.Fprintf(bw, "\nassumptions\n")
+		for _, a := range r.Assumptions {
+			fmt.Fprintf(bw, "  %s\n", a)
+		}
+	}
+	m := r.Machine
+	fmt.Fprintf(bw, "\nmachine %s (%s): inter-node L=%v o=%v g=%v, eager limit %d B; intra-node L=%v o=%v\n",
+		m.Name, m.Origin, m.Inter.Latency, m.Inter.Overhead, m.Inter.GapPerMessage, m.Inter.EagerLimit, m.Intra.Latency, m.Intra.Overhead)
+	fmt.Fprintf(bw, "%d messages, %d communication events\n", r.Messages, r.Events)
+	return bw.Flush()
+}
+
+func jsonResult(r *interp.Result, top int) any {
+	hot := r.Hot
+	if len(hot) > top {
+		hot = hot[:top]
+	}
+	return map[string]any{
+		"np": r.NP, "time_ps": r.Time, "machine": r.Machine.Name,
+		"compute_ps": r.Compute, "comm_ps": r.Comm, "wait_ps": r.Wait,
+		"ranks": r.Ranks, "hot": hot, "decisions": r.Decisions, "assumptions": r.Assumptions,
+		"messages": r.Messages, "events": r.Events,
+	}
+}

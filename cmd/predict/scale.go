@@ -1,0 +1,144 @@
+// This file defines the scale command: the speedup sweep.
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/predict-tools/predict/interp"
+	"github.com/predict-tools/predict/scale"
+	"github.com/predict-tools/predict/trace"
+	"github.com/spf13/cobra"
+)
+
+func init() { commands = append(commands, newScaleCmd) }
+
+func newScaleCmd() *cobra.Command {
+	var (
+		pf       predictFlags
+		npRange  string
+		baseline int
+		asJSON   bool
+		asCSV    bool
+		plotDir  string
+		workers  int
+	)
+	cmd := &cobra.Command{
+		Use:   "scale PKG -np RANGE [-- PROGRAM ARGS...]",
+		Short: "Predict the speedup of the program over a range of np",
+		Long: `Scale predicts the program at every np of the range (interpreted in parallel
+across cores) and prints np, predicted time, speedup, efficiency and the
+compute / communication / waiting shares; Amdahl's serial fraction f fitted and
+S_max = 1/f; the np where speedup peaks and where efficiency falls below 50 %;
+the fragment whose share grows fastest, with file:line; and a verdict. With no
+--profile the timing pass runs once on this machine and is cached; with no
+--machine the local preset is used. Ranges: 8..256 (doubling), 8..256:8
+(step), 1,2,4,12 (list).`,
+		Example: `  predict scale ./testprogs/stencil -np 8..256
+  predict scale ./testprogs/amdahl -np 1..1024 --machine infiniband-hdr --plot plots -- -serial 0.0083`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			pkg, progArgs, err := splitArgs(cmd, args)
+			if err != nil {
+				return err
+			}
+			if npRange == "" {
+				return usagef(cmd, "missing -np RANGE, e.g. -np 8..256")
+			}
+			nps, err := scale.ParseRange(npRange)
+			if err != nil {
+				return usagef(cmd, "%v", err)
+			}
+			if asJSON && asCSV {
+				return usagef(cmd, "--json and --csv: choose one")
+			}
+			pf.progArgs = progArgs
+			prog, prof, m, err := pf.setup(cmd, pkg, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			predict := func(ctx context.Context, np int) (scale.Point, error) {
+				r, err := prog.Run(interp.Config{NP: np, Machine: m, Profile: prof, Args: progArgs, RankDetail: -1})
+				if err != nil {
+					return scale.Point{}, err
+				}
+				pt := scale.Point{NP: np, Time: r.Time, Compute: r.Compute.Mean, Comm: r.Comm.Mean, Wait: r.Wait.Mean}
+				for _, h := range r.Hot {
+					pt.Nodes = append(pt.Nodes, scale.NodeTime{ID: h.Node, Pos: h.Pos, Time: h.Time, Freq: h.Freq})
+				}
+				return pt, nil
+			}
+			all := nps
+			if baseline > 0 {
+				all = append(append([]int(nil), nps...), baseline)
+			}
+			points, err := scale.Sweep(cmd.Context(), uniqueSorted(all), workers, predict, scale.TerminalProgress(os.Stderr))
+			if err != nil {
+				return err
+			}
+			var baseTime trace.Time
+			if baseline > 0 {
+				for _, p := range points {
+					if p.NP == baseline {
+						baseTime = p.Time
+					}
+				}
+			}
+			a, err := scale.Analyze(points, baseline, baseTime)
+			if err != nil {
+				return err
+			}
+			a.Name = pkg
+			out := cmd.OutOrStdout()
+			switch {
+			case asJSON:
+				err = a.WriteJSON(out)
+			case asCSV:
+				err = a.WriteCSV(out)
+			default:
+				err = a.WriteText(out)
+			}
+			if err != nil {
+				return err
+			}
+			if plotDir != "" {
+				files, err := scale.Plot(a, plotDir)
+				if err != nil {
+					return err
+				}
+				for _, f := range files {
+					fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", f)
+				}
+			}
+			return nil
+		},
+	}
+	pf.add(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&npRange, "np", "", "ranks to predict: 8..256 (doubling), 8..256:8 (step) or 1,2,4,12")
+	fl.IntVar(&baseline, "baseline", 0, "np of the baseline time for speedups (default: np=1 if in the range, else the smallest)")
+	fl.BoolVar(&asJSON, "json", false, "print the analysis as JSON")
+	fl.BoolVar(&asCSV, "csv", false, "print the table as CSV")
+	fl.StringVar(&plotDir, "plot", "", "write speedup, efficiency and breakdown plots (PNG and SVG) to `DIR`")
+	fl.IntVar(&workers, "workers", 0, "np values interpreted at once (default: the number of CPUs)")
+	return cmd
+}
+
+func uniqueSorted(xs []int) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}

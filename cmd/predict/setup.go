@@ -1,0 +1,128 @@
+// This file defines what predict run and predict scale share: the program
+// prepared once, its profile (given, cached, or measured now), and the
+// machine (given, or the local preset).
+
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/predict-tools/predict/estimator"
+	"github.com/predict-tools/predict/interp"
+	"github.com/predict-tools/predict/machine"
+	"github.com/spf13/cobra"
+)
+
+// predictFlags are the flags of run and scale.
+type predictFlags struct {
+	machine  string
+	profile  string
+	profNP   int
+	noCache  bool
+	progArgs []string
+}
+
+func (f *predictFlags) add(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.machine, "machine", "", "target machine: a preset ("+strings.Join(machine.PresetNames(), ", ")+") or a machine file (default: local)")
+	fl.StringVar(&f.profile, "profile", "", "profile `FILE` from predict profile (default: measured now on this machine and cached)")
+	fl.IntVar(&f.profNP, "profile-np", 2, "ranks of the automatic timing pass")
+	fl.BoolVar(&f.noCache, "no-cache", false, "run the timing pass even when a cached profile exists")
+}
+
+// setup prepares the program, its profile and the machine. Notes go to
+// log.
+func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*interp.Program, *estimator.ProfileFile, *machine.Machine, error) {
+	if err := checkDir(pkg); err != nil {
+		return nil, nil, nil, err
+	}
+	if f.profNP < 1 {
+		return nil, nil, nil, usagef(cmd, "--profile-np %d: want at least 1 rank", f.profNP)
+	}
+	var m *machine.Machine
+	var err error
+	if f.machine == "" {
+		m, err = machine.Preset("local")
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		fmt.Fprintf(log, "machine: the local preset (%s); use --machine for another\n", m.Description)
+	} else if m, err = machine.Resolve(f.machine); err != nil {
+		return nil, nil, nil, usagef(cmd, "--machine %s: %v", f.machine, err)
+	}
+	prog, err := interp.Prepare(".", pkg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	hash, err := estimator.ContentHash(prog.Loaded)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var prof *estimator.ProfileFile
+	if f.profile != "" {
+		if prof, err = estimator.ReadProfile(f.profile); err != nil {
+			return nil, nil, nil, err
+		}
+		if err := prof.Check(prog.Model.Package, hash); err != nil {
+			return nil, nil, nil, fmt.Errorf("--profile %s: %v", f.profile, err)
+		}
+		return prog, prof, m, nil
+	}
+	prof, err = f.cachedProfile(pkg, prog, hash, log)
+	return prog, prof, m, err
+}
+
+// cachedProfile returns the profile cached for these sources and
+// arguments, or measures and caches it.
+func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash string, log io.Writer) (*estimator.ProfileFile, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	key := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%d\x00%q", prog.Model.Package, hash, f.profNP, f.progArgs)))
+	path := filepath.Join(dir, "predict", "profiles", hex.EncodeToString(key[:12])+".json")
+	if !f.noCache {
+		if p, err := estimator.ReadProfile(path); err == nil && p.Check(prog.Model.Package, hash) == nil {
+			fmt.Fprintf(log, "profile: cached timing pass %s (np=%d, %s)\n", path, p.NP, p.Created)
+			return p, nil
+		}
+	}
+	fmt.Fprintf(log, "profile: none given: running the timing pass of %s at np=%d on this machine...\n", pkg, f.profNP)
+	p, err := estimator.Run(estimator.Config{Pattern: pkg, NP: f.profNP, Args: f.progArgs, Log: log})
+	if err != nil {
+		return nil, fmt.Errorf("timing pass: %v", err)
+	}
+	var buf bytes.Buffer
+	if err := p.Write(&buf); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err == nil {
+			fmt.Fprintf(log, "profile: cached in %s (--no-cache measures again)\n", path)
+		}
+	}
+	return p, nil
+}
+
+// splitArgs separates PKG from the program's arguments after --.
+func splitArgs(cmd *cobra.Command, args []string) (string, []string, error) {
+	dash := cmd.ArgsLenAtDash()
+	if len(args) == 0 || dash == 0 {
+		return "", nil, usagef(cmd, "missing PKG: the program, e.g. %s ./testprogs/stencil", cmd.CommandPath())
+	}
+	if dash > 1 || (dash < 0 && len(args) > 1) {
+		return "", nil, usagef(cmd, "want one package before --, got %v (program arguments go after --)", args[:max(dash, len(args))])
+	}
+	var rest []string
+	if dash >= 0 {
+		rest = args[dash:]
+	}
+	return args[0], rest, nil
+}
