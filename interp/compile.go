@@ -89,6 +89,7 @@ type compiler struct {
 	charges   map[ssa.Instruction][]*fragment
 	loopHeads map[*ssa.BasicBlock]*loopPlan
 	globals   map[*ssa.Global]*box
+	quiet     map[*ssa.Function]bool // functions without kept effects
 	queue     []*function
 }
 

@@ -165,9 +165,9 @@ func (p *proc) moveTo(fr *frame, from, to *block) {
 // trip count times the measured time of an iteration, and execution goes
 // on at its exit.
 func (p *proc) runLoop(fr *frame, lp *loopPlan) ctl {
-	// The header computes the bound (its kept instructions have no
-	// effects): run them, not its branch.
-	if ops := fr.blk.ops; len(ops) > 1 {
+	// A header that computes the bound (its kept instructions are pure
+	// values): run them, not its branch.
+	if ops := fr.blk.ops; lp.runHeader && len(ops) > 1 {
 		for _, o := range ops[:len(ops)-1] {
 			if c := o(p, fr); c != cNext {
 				return c
@@ -179,17 +179,18 @@ func (p *proc) runLoop(fr *frame, lp *loopPlan) ctl {
 	case lp.ind != nil:
 		first := lp.init.get(fr).I + lp.ind.Offset
 		trips = tripCount(first, lp.bound.get(fr).I, lp.ind.Step, lp.ind.Op)
+		last := trips // the induction's value when the loop is left
 		if lp.ind.TestAtBottom {
 			trips++
+			last = trips - 1
 		}
-		fr.s[lp.phiSlot] = intV(lp.init.get(fr).I + trips*lp.ind.Step)
+		fr.s[lp.phiSlot] = intV(lp.init.get(fr).I + last*lp.ind.Step)
 	case lp.ranked != nil:
 		trips = p.nextTrips(lp)
 	}
 	t := p.w.mach.Compute(trace.Time(trips * lp.perIter))
 	p.charge(lp.frag, int64(t))
-	header := fr.blk
-	p.moveTo(fr, header, lp.exit)
+	p.moveTo(fr, lp.exitFrom, lp.exit)
 	return cJump
 }
 

@@ -86,6 +86,7 @@ type World struct {
 	hot       []hotCounter
 	decisions []*decision
 	loops     []*loopPlan
+	iterated  []*loopPlan // loops timed whole that run iteration by iteration
 	prof      *estimator.ProfileFile
 	profNP    int
 
@@ -151,6 +152,9 @@ type loopPlan struct {
 	perIter   int64
 	blocks    map[int]bool
 	exit      *block
+	exitFrom  *block // the block the loop is left from
+	why       string // why it is iterated rather than collapsed
+	runHeader bool   // the header computes the bound: its ops run first
 	ind       *reduce.Induction
 	init      operand
 	bound     operand
@@ -295,7 +299,7 @@ func (w *World) plan() {
 	c := &compiler{w: w, l: prog.Loaded, rep: prog.Report, funcs: map[*ssa.Function]*function{},
 		models: map[*ssa.Function]*model.Function{}, keep: map[ssa.Instruction]bool{},
 		charges: map[ssa.Instruction][]*fragment{}, loopHeads: map[*ssa.BasicBlock]*loopPlan{},
-		globals: map[*ssa.Global]*box{}}
+		globals: map[*ssa.Global]*box{}, quiet: map[*ssa.Function]bool{}}
 	w.comp = c
 	leaves := map[string]*model.Node{}
 	loopNodes := map[string]*model.Node{}
@@ -441,39 +445,57 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 		}
 	}
 	collapsible := header != nil && (ind != nil || len(ls.Ranks) > 0)
+	if !collapsible {
+		lp.why = "no trip count: neither a counted loop nor one replayed from the profile"
+	}
 	// The only exit is the header's; nothing kept in the loop but its
 	// own control is used outside it; no kept side effects.
-	var exit *ssa.BasicBlock
+	// The loop is left at one place only: from its test (the header's
+	// for a test at the top, the latch's for a test at the bottom).
+	var exit, exitFrom *ssa.BasicBlock
 	if collapsible {
-		for _, s := range header.Succs {
-			if !lp.blocks[s.Index] {
-				exit = s
+		for b := range lp.blocks {
+			for _, s := range fn.Blocks[b].Succs {
+				if lp.blocks[s.Index] {
+					continue
+				}
+				if exit != nil && (exit != s || exitFrom != fn.Blocks[b]) {
+					collapsible, lp.why = false, "it is left from several places"
+				}
+				exit, exitFrom = s, fn.Blocks[b]
 			}
 		}
-		collapsible = exit != nil
+		if collapsible && exit == nil {
+			collapsible, lp.why = false, "it is never left by its test"
+		}
+		if ind != nil && collapsible {
+			// The bound must be known on entry: computed before the loop
+			// or in its header.
+			if bi, ok := ind.Bound.(ssa.Instruction); ok && bi.Block() != nil && lp.blocks[bi.Block().Index] {
+				lp.runHeader = true
+				if bi.Block() != header || exitFrom != header || !c.pureBlock(header) {
+					collapsible, lp.why = false, "its bound is computed inside it"
+				}
+			}
+			if ii, ok := ind.Init.(ssa.Instruction); ok && ii.Block() != nil && lp.blocks[ii.Block().Index] {
+				collapsible, lp.why = false, "its start is computed inside it"
+			}
+		}
 	}
 	if collapsible {
 	check:
 		for b := range lp.blocks {
 			blk := fn.Blocks[b]
-			for _, s := range blk.Succs {
-				if !lp.blocks[s.Index] && blk != header {
-					collapsible = false
-					break check
-				}
-			}
 			for _, instr := range blk.Instrs {
 				if !c.keep[instr] {
 					continue
 				}
-				if call, ok := instr.(*ssa.Call); ok {
-					if b, ok := call.Call.Value.(*ssa.Builtin); ok && (b.Name() == "len" || b.Name() == "cap" || b.Name() == "min" || b.Name() == "max") {
-						instr = nil // pure
-					}
+				if call, ok := instr.(*ssa.Call); ok && c.quietCall(call) {
+					instr = nil // no effect the model keeps
 				}
 				switch instr.(type) {
 				case *ssa.Store, *ssa.Call, *ssa.Defer, *ssa.Go, *ssa.Return, *ssa.Panic, *ssa.Send, *ssa.MapUpdate:
-					collapsible = false
+					collapsible, lp.why = false, "it has effects the model keeps"
 					break check
 				}
 				v, ok := instr.(ssa.Value)
@@ -485,7 +507,7 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 				}
 				for _, ref := range *v.Referrers() {
 					if ref.Block() != nil && !lp.blocks[ref.Block().Index] && c.keep[ref] {
-						collapsible = false
+						collapsible, lp.why = false, "a value it computes is used after it"
 						break check
 					}
 				}
@@ -493,6 +515,7 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 		}
 	}
 	if !collapsible {
+		w.iterated = append(w.iterated, lp)
 		// Iterated: the time of an iteration at each entry of the body.
 		if header != nil {
 			for _, s := range header.Succs {
@@ -526,6 +549,7 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 		}
 	}
 	lp.exit = c.fn(fn).blockOf(exit)
+	lp.exitFrom = c.fn(fn).blockOf(exitFrom)
 	c.loopHeads[header] = lp
 	w.loops = append(w.loops, lp)
 }
@@ -611,3 +635,65 @@ func (f *flagSet) parse(args []string) error {
 }
 
 var _ = types.Typ
+
+// quietCall reports whether a kept call has no effect the reduced model
+// keeps: a pure builtin, or a function of the program whose kept
+// instructions (and calls) have none.
+func (c *compiler) quietCall(call *ssa.Call) bool {
+	if b, ok := call.Call.Value.(*ssa.Builtin); ok {
+		switch b.Name() {
+		case "len", "cap", "min", "max":
+			return true
+		}
+		return false
+	}
+	f := call.Call.StaticCallee()
+	return f != nil && c.models[f] != nil && c.quietFunc(f, map[*ssa.Function]bool{})
+}
+
+func (c *compiler) quietFunc(f *ssa.Function, visiting map[*ssa.Function]bool) bool {
+	if q, ok := c.quiet[f]; ok {
+		return q
+	}
+	if visiting[f] {
+		return false
+	}
+	visiting[f] = true
+	q := true
+	for _, b := range f.Blocks {
+		for _, instr := range b.Instrs {
+			if !c.keep[instr] {
+				continue
+			}
+			switch in := instr.(type) {
+			case *ssa.Call:
+				if !c.quietCall(in) {
+					q = false
+				}
+			case *ssa.Store, *ssa.Defer, *ssa.Go, *ssa.Panic, *ssa.Send, *ssa.MapUpdate, *ssa.RunDefers:
+				q = false
+			}
+		}
+	}
+	c.quiet[f] = q
+	return q
+}
+
+// pureBlock reports whether the kept instructions of b are values without
+// calls or effects (the header of a collapsed loop runs them).
+func (c *compiler) pureBlock(b *ssa.BasicBlock) bool {
+	for _, instr := range b.Instrs {
+		if !c.keep[instr] {
+			continue
+		}
+		switch in := instr.(type) {
+		case *ssa.Call:
+			if bi, ok := in.Call.Value.(*ssa.Builtin); !ok || (bi.Name() != "len" && bi.Name() != "cap" && bi.Name() != "min" && bi.Name() != "max") {
+				return false
+			}
+		case *ssa.Store, *ssa.Defer, *ssa.Go, *ssa.Panic, *ssa.Send, *ssa.MapUpdate, *ssa.RunDefers:
+			return false
+		}
+	}
+	return true
+}
