@@ -39,6 +39,7 @@ func commOf(v V) *commRef {
 func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []operand, dst int, site string) op {
 	arg := func(fr *frame, i int) V { return args[i].get(fr) }
 	num := func(fr *frame, i int) int { return int(args[i].get(fr).I) }
+	useStatus := in.Referrers() != nil && len(*in.Referrers()) > 0
 	switch name {
 	case "Main", "Run", "RunWith":
 		return func(p *proc, fr *frame) ctl {
@@ -111,7 +112,7 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 			}
 			_, _, bytes := bufInfo(arg(fr, 1))
 			p.traceOp(name[5:], enter, site, peerOf(cm, num(fr, 2)), num(fr, 3), bytes, cm.g.id, req)
-			return p.waitFor([]*request{req}, false, p.w.link(p.rank, peerOf(cm, num(fr, 2))).sendOvh(bytes), name[5:], site)
+			return p.waitFor(p.reqs1(req), false, p.w.link(p.rank, peerOf(cm, num(fr, 2))).sendOvh(bytes), name[5:], site)
 		}
 	case "Comm.Isend", "Comm.Ibsend", "Comm.Irsend", "Comm.Issend":
 		proto := map[string]string{"Comm.Isend": "eager", "Comm.Ibsend": "buffered", "Comm.Irsend": "ready", "Comm.Issend": "sync"}[name]
@@ -150,11 +151,13 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 				return p.fail(site, err)
 			}
 			_, _, bytes := bufInfo(arg(fr, 1))
-			p.onDone = func(p *proc) {
-				fr.s[dst] = req.status
-				p.traceRecv("Recv", enter, site, cm, req)
+			if useStatus || p.w.cfg.Trace != nil {
+				p.onDone = func(p *proc) {
+					fr.s[dst] = req.statusV()
+					p.traceRecv("Recv", enter, site, cm, req)
+				}
 			}
-			return p.waitFor([]*request{req}, false, p.w.link(p.rank, p.rank).recvOvh(bytes), "Recv", site)
+			return p.waitFor(p.reqs1(req), false, p.w.link(p.rank, p.rank).recvOvh(bytes), "Recv", site)
 		}
 	case "Comm.Irecv":
 		return func(p *proc, fr *frame) ctl {
@@ -195,11 +198,14 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 			_, _, sb := bufInfo(arg(fr, 1))
 			_, _, rb := bufInfo(arg(fr, 4))
 			ovh := p.w.link(p.rank, peerOf(cm, num(fr, 2))).sendOvh(sb) + p.w.link(p.rank, p.rank).recvOvh(rb)
-			p.onDone = func(p *proc) {
-				fr.s[dst] = rreq.status
-				p.traceSendrecv(enter, site, cm, num(fr, 2), num(fr, 3), sb, sreq, rreq)
+			if useStatus || p.w.cfg.Trace != nil {
+				p.onDone = func(p *proc) {
+					fr.s[dst] = rreq.statusV()
+					p.traceSendrecv(enter, site, cm, num(fr, 2), num(fr, 3), sb, sreq, rreq)
+				}
 			}
-			return p.waitFor([]*request{sreq, rreq}, false, ovh, "Sendrecv", site)
+			p.waitBuf[0], p.waitBuf[1] = sreq, rreq
+			return p.waitFor(p.waitBuf[:2], false, ovh, "Sendrecv", site)
 		}
 	case "Comm.Wait":
 		return func(p *proc, fr *frame) ctl {
@@ -212,10 +218,10 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 			}
 			enter := p.main.clock
 			p.onDone = func(p *proc) {
-				fr.s[dst] = req.status
+				fr.s[dst] = req.statusV()
 				p.traceWait("Wait", enter, site, []*request{req})
 			}
-			return p.waitFor([]*request{req}, false, 0, "Wait", site)
+			return p.waitFor(p.reqs1(req), false, 0, "Wait", site)
 		}
 	case "Comm.Waitall", "Comm.Waitany":
 		anyOne := name == "Comm.Waitany"
@@ -240,7 +246,7 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 					for i := range s.len {
 						if r, _ := s.a.load(s.off + i).R.(*request); r != nil && r.done && !r.waited {
 							r.waited = true
-							fr.s[dst] = V{R: tuple{intV(int64(i)), r.status}}
+							fr.s[dst] = V{R: tuple{intV(int64(i)), r.statusV()}}
 							return
 						}
 					}
@@ -248,7 +254,7 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 				}
 				out := make([]V, len(reqs))
 				for i, r := range reqs {
-					out[i] = r.status
+					out[i] = r.statusV()
 				}
 				fr.s[dst] = V{R: &sliceV{a: &array{n: len(out), elems: out}, len: len(out), cap: len(out)}}
 			}
@@ -263,7 +269,7 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 			ok := req != nil && req.done && req.doneAt <= p.main.clock
 			var st V
 			if ok {
-				st = req.status
+				st = req.statusV()
 			}
 			return set(fr, dst, V{R: tuple{boolV(ok), st}})
 		}

@@ -492,7 +492,11 @@ func (c *compiler) value(cf *function, v ssa.Value) func(fr *frame) (V, string) 
 		}
 	case *ssa.MakeInterface:
 		x, t := c.operand(cf, in.X), in.X.Type()
-		return func(fr *frame) (V, string) { return V{R: &iface{t: t, v: x.get(fr)}}, "" }
+		var esize int64
+		if _, ok := t.Underlying().(*types.Slice); ok {
+			esize = elemSize(t)
+		}
+		return func(fr *frame) (V, string) { return V{R: &iface{t: t, v: x.get(fr), esize: esize}}, "" }
 	case *ssa.TypeAssert:
 		return c.typeAssert(cf, in)
 	case *ssa.Slice:

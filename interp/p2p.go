@@ -65,7 +65,7 @@ type request struct {
 	src, tag  int
 	buf       V
 	elemBytes int64
-	status    V
+	null      bool // a receive from ProcNull
 	msg       *message
 	// send side
 	sendMsg *message
@@ -91,6 +91,7 @@ type message struct {
 	srcWorld   int
 	protocol   string
 	site       string
+	sreqMem    request // sreq's memory: one allocation for both
 }
 
 // bufInfo returns the elements, the count and the bytes of a buffer
@@ -104,7 +105,7 @@ func bufInfo(v V) (s *sliceV, count int, bytes int64) {
 	if s == nil {
 		return nil, 0, 0
 	}
-	return s, s.len, int64(s.len) * elemSize(i.t)
+	return s, s.len, int64(s.len) * i.esize
 }
 
 // link returns the cost model between two world ranks.
@@ -143,7 +144,8 @@ func (p *proc) send(g *group, me int, buf V, dest, tag int, proto, op, site stri
 		m.data = append([]V(nil), window(s)...)
 	}
 	t := p.main.clock
-	sreq := &request{id: w.nextReq(), owner: p, sendMsg: m, op: op, site: site}
+	m.sreqMem = request{id: w.nextReq(), owner: p, sendMsg: m, op: op, site: site}
+	sreq := &m.sreqMem
 	m.sreq = sreq
 	switch proto {
 	case "sync":
@@ -200,7 +202,7 @@ func (p *proc) recv(g *group, me int, buf V, src, tag int, op, site string) (*re
 	r := &request{id: w.nextReq(), owner: p, recv: true, g: g, src: src, tag: tag, buf: buf, op: op, site: site}
 	if src == commlib.ProcNull {
 		r.done, r.doneAt = true, p.main.clock
-		r.status = statusV(commlib.ProcNull, commlib.AnyTag, 0)
+		r.null = true
 		return r, ""
 	}
 	if src != commlib.AnySource && (src < 0 || src >= g.size) {
@@ -247,7 +249,6 @@ func (w *World) match(r *request, m *message, tr int64) {
 	}
 	r.msg = m
 	r.doneAt = recvDone
-	r.status = statusV(m.src, m.tag, m.count)
 	w.complete(r)
 	if w.cfg.Trace != nil {
 		w.traceMessage(r, m, tr)
@@ -335,8 +336,28 @@ func (p *proc) waitFor(reqs []*request, any bool, ovh int64, op, site string) ct
 	return cBlock
 }
 
+// statusV is the Status of a completed receive (zero for others).
+func (r *request) statusV() V {
+	switch {
+	case r.null:
+		return statusV(commlib.ProcNull, commlib.AnyTag, 0)
+	case r.msg != nil:
+		return statusV(r.msg.src, r.msg.tag, r.msg.count)
+	}
+	return statusV(0, 0, 0)
+}
+
 func statusV(src, tag, count int) V {
-	return V{R: &structV{f: []V{intV(int64(src)), intV(int64(tag)), intV(int64(count))}}}
+	st := &statusMem{}
+	st.fields = [3]V{intV(int64(src)), intV(int64(tag)), intV(int64(count))}
+	st.f = st.fields[:]
+	return V{R: &st.structV}
+}
+
+// statusMem holds a Status and its fields in one allocation.
+type statusMem struct {
+	structV
+	fields [3]V
 }
 
 // traceMessage records the trace events of a matched pair (blocking

@@ -648,6 +648,13 @@ func (c *compiler) quietCall(call *ssa.Call) bool {
 		return false
 	}
 	f := call.Call.StaticCallee()
+	if f != nil && modelgen.IsCommlib(f) {
+		switch modelgen.CommlibOp(f) {
+		case "Wtime", "Comm.Rank", "Comm.Size", "Comm.WorldRank":
+			return true // queries
+		}
+		return false
+	}
 	return f != nil && c.models[f] != nil && c.quietFunc(f, map[*ssa.Function]bool{})
 }
 

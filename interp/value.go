@@ -108,8 +108,9 @@ func (p *ptr) store(v V) {
 
 // iface is a non-nil interface value: its dynamic type and value.
 type iface struct {
-	t types.Type
-	v V
+	t     types.Type
+	v     V
+	esize int64 // for a slice: the size of an element
 }
 
 // closure is a function value: a compiled function and its free variables.

@@ -51,6 +51,13 @@ type proc struct {
 	buffer    int64 // attached Bsend buffer, bytes
 	lastPeer  int
 	curStatus V
+	waitBuf   [2]*request
+}
+
+// reqs1 is a one-request list without an allocation.
+func (p *proc) reqs1(r *request) []*request {
+	p.waitBuf[0] = r
+	return p.waitBuf[:1]
 }
 
 // Error is an error of the interpreted program: where and in which rank
