@@ -196,6 +196,14 @@ func (c *compiler) externalFunc(name string, sig *types.Signature) extFunc {
 		}
 	}
 	switch name {
+	case "(time.Duration).Seconds", "(time.Duration).Minutes", "(time.Duration).Hours":
+		unit := map[string]float64{"(time.Duration).Seconds": 1e9, "(time.Duration).Minutes": 60e9, "(time.Duration).Hours": 3600e9}[name]
+		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
+			return set(fr, dst, floatV(float64(a[0].I)/unit))
+		}
+	case "(time.Duration).Milliseconds", "(time.Duration).Microseconds", "(time.Duration).Nanoseconds":
+		unit := map[string]int64{"(time.Duration).Milliseconds": 1e6, "(time.Duration).Microseconds": 1e3, "(time.Duration).Nanoseconds": 1}[name]
+		return func(p *proc, fr *frame, a []V, dst int, site string) ctl { return set(fr, dst, intV(a[0].I/unit)) }
 	case "math.Inf":
 		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
 			return set(fr, dst, floatV(math.Inf(int(a[0].I))))

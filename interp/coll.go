@@ -218,31 +218,49 @@ func (w *World) collectiveTimes(g *group, in *collInstance) []int64 {
 
 // schedule simulates point-to-point steps over the members' clocks.
 type schedule struct {
-	w *World
-	g *group
-	t []int64
+	w     *World
+	g     *group
+	t     []int64
+	spare []int64
 }
 
 func (s *schedule) link(a, b int) linkCost { return s.w.link(s.g.worldRank(a), s.g.worldRank(b)) }
+
+// stepCost is the cost of one message of a round at one level.
+type stepCost struct{ send, transfer, recv int64 }
 
 // exchange is one round in which each rank r sends bytes to to(r) and
 // receives from from(r) (−1: none), all at once.
 func (s *schedule) exchange(to, from func(r int) int, bytes int64) {
 	n := len(s.t)
 	old := s.t
-	nt := make([]int64, n)
+	if s.spare == nil {
+		s.spare = make([]int64, n)
+	}
+	nt := s.spare
+	w := s.w
+	var cost [2]stepCost // intra, inter
+	for i, lk := range []linkCost{w.intra, w.inter} {
+		cost[i] = stepCost{lk.sendOvh(bytes), lk.transfer(bytes), lk.recvOvh(bytes)}
+	}
+	level := func(a, b int) int {
+		if w.sameNode(s.g.worldRank(a), s.g.worldRank(b)) {
+			return 0
+		}
+		return 1
+	}
 	for r := range n {
 		t := old[r]
 		if d := to(r); d >= 0 {
-			t += s.link(r, d).sendOvh(bytes)
+			t += cost[level(r, d)].send
 		}
 		if f := from(r); f >= 0 {
-			lk := s.link(f, r)
-			t = max(t, old[f]+lk.transfer(bytes)) + lk.recvOvh(bytes)
+			c := &cost[level(f, r)]
+			t = max(t, old[f]+c.transfer) + c.recv
 		}
 		nt[r] = t
 	}
-	s.t = nt
+	s.t, s.spare = nt, old
 	s.w.messages += int64(n)
 }
 

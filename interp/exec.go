@@ -6,6 +6,7 @@ package interp
 
 import (
 	"fmt"
+	"math"
 	"go/token"
 
 	"github.com/predict-tools/predict/trace"
@@ -185,6 +186,17 @@ func (p *proc) runLoop(fr *frame, lp *loopPlan) ctl {
 			last = trips - 1
 		}
 		fr.s[lp.phiSlot] = intV(lp.init.get(fr).I + last*lp.ind.Step)
+	case lp.clockOp != token.ILLEGAL:
+		// for Wtime() < end: each iteration moves the clock by its time.
+		end := int64(math.Round(lp.bound.get(fr).F() * 1e12))
+		per := max(int64(p.w.mach.Compute(trace.Time(lp.perIter))), 1)
+		d := end - p.cur.clock
+		switch lp.clockOp {
+		case token.LSS:
+			trips = max(ceilDiv(d, per), 0)
+		case token.LEQ:
+			trips = max(floorDiv(d, per)+1, 0)
+		}
 	case lp.ranked != nil:
 		trips = p.nextTrips(lp)
 	}

@@ -110,10 +110,23 @@ func bufInfo(v V) (s *sliceV, count int, bytes int64) {
 
 // link returns the cost model between two world ranks.
 func (w *World) link(a, b int) linkCost {
-	if w.mach.SameNode(a, b, len(w.procs)) {
+	if a < 0 || b < 0 || w.sameNode(a, b) { // no peer (ProcNull): costs of the node
 		return w.intra
 	}
 	return w.inter
+}
+
+// sameNode reports whether two world ranks share a node (the machine's
+// mapping, computed once per rank).
+func (w *World) sameNode(a, b int) bool {
+	if w.nodeOf == nil {
+		np := len(w.procs)
+		w.nodeOf = make([]int32, np)
+		for r := range np {
+			w.nodeOf[r] = int32(w.mach.NodeOf(r, np))
+		}
+	}
+	return w.nodeOf[a] == w.nodeOf[b]
 }
 
 func matches(r *request, m *message) bool {

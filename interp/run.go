@@ -6,6 +6,7 @@
 package interp
 
 import (
+	"go/token"
 	"container/heap"
 	"flag"
 	"fmt"
@@ -91,6 +92,7 @@ type World struct {
 	profNP    int
 
 	groups   []*group
+	nodeOf   []int32 // world rank → node
 	msgID    int64
 	reqID    int64
 	collID   int64
@@ -155,6 +157,7 @@ type loopPlan struct {
 	exitFrom  *block // the block the loop is left from
 	why       string // why it is iterated rather than collapsed
 	runHeader bool   // the header computes the bound: its ops run first
+	clockOp   token.Token // a loop "for Wtime() < bound": the loop goes on while Wtime() clockOp bound
 	ind       *reduce.Induction
 	init      operand
 	bound     operand
@@ -444,7 +447,11 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 			header = ind.Phi.Block()
 		}
 	}
-	collapsible := header != nil && (ind != nil || len(ls.Ranks) > 0)
+	var clock *ssa.BinOp
+	if ind == nil && header != nil {
+		clock = clockTest(header, lp.blocks)
+	}
+	collapsible := header != nil && (ind != nil || clock != nil || len(ls.Ranks) > 0)
 	if !collapsible {
 		lp.why = "no trip count: neither a counted loop nor one replayed from the profile"
 	}
@@ -527,6 +534,24 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 				}
 			}
 		}
+		return
+	}
+	if clock != nil {
+		if exitFrom != header {
+			return
+		}
+		cf := c.fn(fn)
+		lp.clockOp = clock.Op
+		if _, left := clock.X.(*ssa.Call); left {
+			lp.bound = c.operand(cf, clock.Y)
+		} else {
+			lp.bound = c.operand(cf, clock.X)
+			lp.clockOp = mirror(clock.Op)
+		}
+		lp.exit = c.fn(fn).blockOf(exit)
+		lp.exitFrom = c.fn(fn).blockOf(exitFrom)
+		c.loopHeads[header] = lp
+		w.loops = append(w.loops, lp)
 		return
 	}
 	if ind != nil {
@@ -703,4 +728,56 @@ func (c *compiler) pureBlock(b *ssa.BasicBlock) bool {
 		}
 	}
 	return true
+}
+
+// clockTest returns the header's test when it compares commlib.Wtime()
+// with a value computed before the loop: a loop that runs until a moment
+// of (modeled) time.
+func clockTest(header *ssa.BasicBlock, blocks map[int]bool) *ssa.BinOp {
+	iff, ok := header.Instrs[len(header.Instrs)-1].(*ssa.If)
+	if !ok {
+		return nil
+	}
+	bin, ok := iff.Cond.(*ssa.BinOp)
+	if !ok {
+		return nil
+	}
+	switch bin.Op {
+	case token.LSS, token.LEQ, token.GTR, token.GEQ:
+	default:
+		return nil
+	}
+	isWtime := func(v ssa.Value) bool {
+		call, ok := v.(*ssa.Call)
+		if !ok {
+			return false
+		}
+		f := call.Call.StaticCallee()
+		return f != nil && modelgen.IsCommlib(f) && modelgen.CommlibOp(f) == "Wtime"
+	}
+	outside := func(v ssa.Value) bool {
+		i, ok := v.(ssa.Instruction)
+		return !ok || i.Block() == nil || !blocks[i.Block().Index]
+	}
+	if isWtime(bin.X) && outside(bin.Y) || isWtime(bin.Y) && outside(bin.X) {
+		// The loop goes on on the true edge.
+		if blocks[header.Succs[0].Index] {
+			return bin
+		}
+	}
+	return nil
+}
+
+func mirror(op token.Token) token.Token {
+	switch op {
+	case token.LSS:
+		return token.GTR
+	case token.LEQ:
+		return token.GEQ
+	case token.GTR:
+		return token.LSS
+	case token.GEQ:
+		return token.LEQ
+	}
+	return op
 }

@@ -230,9 +230,11 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 			if m == nil || !m.held {
 				return p.fail(site, "Unlock of an unlocked mutex")
 			}
+			enter := p.cur.clock
 			spend(p, int64(costs.Release))
 			m.held = false
 			m.released = p.cur.clock
+			traceThread(p, "Mutex.Unlock", enter, m.id)
 			return cNext
 		}
 	case "Mutex.Critical":
@@ -253,8 +255,10 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 				return cStop
 			}
 			p.cur.clock = end
+			enter = p.cur.clock
 			spend(p, int64(costs.Release))
 			m.released = p.cur.clock
+			traceThread(p, "Mutex.Unlock", enter, m.id)
 			return cNext
 		}
 	case "Comm.NewSemaphore":
@@ -306,10 +310,12 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 	case "Semaphore.Release":
 		return func(p *proc, fr *frame) ctl {
 			s, _ := arg(fr, 0).R.(*semV)
+			enter := p.cur.clock
 			spend(p, int64(costs.Release))
 			for range int(arg(fr, 1).I) {
 				s.released = append(s.released, p.cur.clock)
 			}
+			traceThread(p, "Semaphore.Release", enter, s.id)
 			return cNext
 		}
 	case "Comm.NewBarrier":

@@ -243,6 +243,11 @@ func (a *analysis) taintCall(call ssa.CallInstruction) bool {
 
 // sourceKind says whether a call outside the module produces data the
 // interpreter cannot know: random numbers, time, input.
+// clockReaders are the functions of package time that read the clock
+// (the others, like Duration.Seconds, are arithmetic).
+var clockReaders = map[string]bool{"Now": true, "Since": true, "Until": true, "Tick": true, "After": true,
+	"AfterFunc": true, "NewTimer": true, "NewTicker": true}
+
 func sourceKind(cc *ssa.CallCommon) string {
 	var pkg string
 	if f := cc.StaticCallee(); f != nil && f.Pkg != nil {
@@ -255,7 +260,7 @@ func sourceKind(cc *ssa.CallCommon) string {
 	switch {
 	case pkg == "math/rand" || pkg == "math/rand/v2" || pkg == "crypto/rand":
 		return "random numbers"
-	case pkg == "time":
+	case pkg == "time" && cc.StaticCallee() != nil && clockReaders[cc.StaticCallee().Name()] && cc.StaticCallee().Signature.Recv() == nil:
 		return "the wall-clock time"
 	case pkg == "os" || pkg == "io" || pkg == "bufio" || strings.HasPrefix(pkg, "net") || pkg == "io/ioutil":
 		return "input/output"
