@@ -93,6 +93,9 @@ func (p *proc) call(fn *function, env []V, args []V, dst int, site string) ctl {
 	return cJump
 }
 
+// maxSpins bounds the iterations of loops while the clock stands still.
+const maxSpins = 1 << 26
+
 // maxDepth bounds the interpreted call depth.
 const maxDepth = 10000
 
@@ -127,6 +130,15 @@ func (p *proc) ret(fr *frame, res []operand) ctl {
 // and running a collapsed loop as a whole.
 func (p *proc) jump(fr *frame, succ *block) ctl {
 	from := fr.blk
+	if succ.index <= from.index { // a back edge
+		if p.cur.clock != p.spinClock {
+			p.spinClock, p.spins = p.cur.clock, 0
+		}
+		p.spins++
+		if p.spins > maxSpins {
+			return p.fail(fr.f.id, fmt.Sprintf("a loop of %s iterated %d times without modeled time passing: it would run forever in the model (a loop waiting for time needs its compute time from a profile)", fr.f.id, maxSpins))
+		}
+	}
 	p.moveTo(fr, from, succ)
 	if lp := succ.loop; lp != nil && !lp.blocks[from.index] {
 		return p.runLoop(fr, lp)
@@ -191,6 +203,11 @@ func (p *proc) runLoop(fr *frame, lp *loopPlan) ctl {
 		end := int64(math.Round(lp.bound.get(fr).F() * 1e12))
 		per := max(int64(p.w.mach.Compute(trace.Time(lp.perIter))), 1)
 		d := end - p.cur.clock
+		if lp.perIter == 0 {
+			// Not timed by the profile: the loop ends when the clock
+			// reaches end, one tick of a picosecond per iteration.
+			per = 1
+		}
 		switch lp.clockOp {
 		case token.LSS:
 			trips = max(ceilDiv(d, per), 0)

@@ -344,6 +344,7 @@ func (w *World) plan() {
 		}
 	}
 	pf := w.prof
+	planned := map[string]bool{}
 	var loopStats map[string]*estimator.LoopStats
 	var decStats map[string]*estimator.DecisionStats
 	if pf != nil {
@@ -378,7 +379,29 @@ func (w *World) plan() {
 				}
 				w.frags = append(w.frags, f)
 				w.planLoop(c, fnOfNode[fs.Node], n, f, ls)
+				planned[fs.Node] = true
 			}
+		}
+	}
+	// Loops that run until a moment of modeled time ("for Wtime() < end")
+	// take that time whatever an iteration costs: they are collapsed
+	// even when the profile did not time them.
+	ids := make([]string, 0, len(loopNodes))
+	for id := range loopNodes {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if planned[id] {
+			continue
+		}
+		n := loopNodes[id]
+		fn := fnOfNode[id]
+		blocks := loopBlocks(n)
+		if h := loopHeader(fn, n); h != nil && clockTest(h, blocks) != nil {
+			f := &fragment{index: len(w.frags), node: id, kind: "compute", pos: n.Pos.String()}
+			w.frags = append(w.frags, f)
+			w.planLoop(c, fn, n, f, &estimator.LoopStats{Node: id})
 		}
 	}
 	// Opaque branches.
@@ -422,25 +445,8 @@ func firstNonPhi(b *ssa.BasicBlock, from int) ssa.Instruction {
 // after it needs values it computes, iterated with its time charged per
 // iteration otherwise.
 func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragment, ls *estimator.LoopStats) {
-	lp := &loopPlan{node: n.ID, pos: n.Pos.String(), frag: f, perIter: ls.PerIterPS, blocks: map[int]bool{}}
-	model.Walk(n, func(x *model.Node) bool {
-		if x.Leaf != nil {
-			lp.blocks[x.Leaf.Block] = true
-		}
-		if x.Block != nil {
-			lp.blocks[*x.Block] = true
-		}
-		return true
-	})
-	var header *ssa.BasicBlock
-	if cond := n.Cond; cond != nil {
-		for cond.Kind == model.KindNot {
-			cond = cond.Children[0]
-		}
-		if cond.Kind == model.KindTest && cond.Block != nil {
-			header = fn.Blocks[*cond.Block]
-		}
-	}
+	lp := &loopPlan{node: n.ID, pos: n.Pos.String(), frag: f, perIter: ls.PerIterPS, blocks: loopBlocks(n)}
+	header := loopHeader(fn, n)
 	ind := w.prog.Report.Counted[n]
 	if ind != nil {
 		if int(ind.Phi.Block().Index) != header.Index {
@@ -780,4 +786,31 @@ func mirror(op token.Token) token.Token {
 		return token.LEQ
 	}
 	return op
+}
+
+// loopBlocks returns the SSA blocks of a loop node.
+func loopBlocks(n *model.Node) map[int]bool {
+	blocks := map[int]bool{}
+	model.Walk(n, func(x *model.Node) bool {
+		if x.Leaf != nil {
+			blocks[x.Leaf.Block] = true
+		}
+		if x.Block != nil {
+			blocks[*x.Block] = true
+		}
+		return true
+	})
+	return blocks
+}
+
+// loopHeader returns the block of a loop's test.
+func loopHeader(fn *ssa.Function, n *model.Node) *ssa.BasicBlock {
+	cond := n.Cond
+	for cond != nil && cond.Kind == model.KindNot {
+		cond = cond.Children[0]
+	}
+	if cond != nil && cond.Kind == model.KindTest && cond.Block != nil {
+		return fn.Blocks[*cond.Block]
+	}
+	return nil
 }

@@ -52,6 +52,8 @@ type proc struct {
 	lastPeer  int
 	curStatus V
 	waitBuf   [2]*request
+	spins     int64 // back edges taken since the clock last moved
+	spinClock int64
 }
 
 // reqs1 is a one-request list without an allocation.
