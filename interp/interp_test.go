@@ -4,7 +4,9 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/model"
 	"github.com/predict-tools/predict/testprogs"
 	"github.com/predict-tools/predict/trace"
 )
@@ -155,5 +157,56 @@ func TestErrors(t *testing.T) {
 	// own error, found by the model.
 	if _, err := p.Run(Config{NP: 70000}); err == nil {
 		t.Error("np > points not reported")
+	}
+}
+
+// TestAmdahlIdeal: on the ideal machine, amdahl -serial f predicts the
+// speedup 1/(f + (1−f)/p) within 3 % for p = 1..1024. The profile is made
+// by hand: one unit of work costs 1 µs in the serial and in the parallel
+// loop, everything else nothing, so the law holds exactly up to the
+// rounding of units over ranks.
+func TestAmdahlIdeal(t *testing.T) {
+	p := prepare(t, "./testprogs/amdahl")
+	loops := map[int]string{} // line → loop node ID
+	for _, f := range p.Model.Functions {
+		if f.ID != "main$1" {
+			continue
+		}
+		model.Walk(f.Tree, func(n *model.Node) bool {
+			if n.Kind == model.KindLoop {
+				loops[n.Pos.Start.Line] = n.ID
+			}
+			return true
+		})
+	}
+	serialLoop, parallelLoop := loops[76], loops[82]
+	if serialLoop == "" || parallelLoop == "" {
+		t.Fatalf("amdahl's unit loops not found at lines 76 and 82: %v", loops)
+	}
+	prof := &estimator.ProfileFile{NP: 1}
+	for _, id := range []string{serialLoop, parallelLoop} {
+		prof.Fragments = append(prof.Fragments, estimator.FragmentStats{Node: id, Kind: estimator.FragLoop, MeanPS: 1})
+		prof.Loops = append(prof.Loops, estimator.LoopStats{Node: id, PerIterPS: 1_000_000, Balanced: true})
+	}
+	m, err := machine.Preset("ideal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const f = 0.0083
+	args := []string{"-serial", "0.0083", "-work", "1000000", "-steps", "4"}
+	run := func(np int) trace.Time {
+		r, err := p.Run(Config{NP: np, Machine: m, Profile: prof, Args: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Time
+	}
+	t1 := run(1)
+	for np := 1; np <= 1024; np *= 2 {
+		got := float64(t1) / float64(run(np))
+		want := 1 / (f + (1-f)/float64(np))
+		if d := got/want - 1; d > 0.03 || d < -0.03 {
+			t.Errorf("np=%d: speedup %.3f, Amdahl %.3f (%+.1f %%)", np, got, want, 100*d)
+		}
 	}
 }

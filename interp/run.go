@@ -398,7 +398,16 @@ func (w *World) plan() {
 		n := loopNodes[id]
 		fn := fnOfNode[id]
 		blocks := loopBlocks(n)
-		if h := loopHeader(fn, n); h != nil && clockTest(h, blocks) != nil {
+		h := loopHeader(fn, n)
+		switch {
+		case h != nil && clockTest(h, blocks) != nil:
+			f := &fragment{index: len(w.frags), node: id, kind: "compute", pos: n.Pos.String()}
+			w.frags = append(w.frags, f)
+			w.planLoop(c, fn, n, f, &estimator.LoopStats{Node: id})
+		case prog.Report.Counted[n] != nil && c.timeless(fn, blocks):
+			// A counted loop in which nothing is timed (no fragment,
+			// no call): its iterations cost nothing, so it is collapsed
+			// rather than iterated, whatever its trip count.
 			f := &fragment{index: len(w.frags), node: id, kind: "compute", pos: n.Pos.String()}
 			w.frags = append(w.frags, f)
 			w.planLoop(c, fn, n, f, &estimator.LoopStats{Node: id})
@@ -813,4 +822,55 @@ func loopHeader(fn *ssa.Function, n *model.Node) *ssa.BasicBlock {
 		return fn.Blocks[*cond.Block]
 	}
 	return nil
+}
+
+// timeless reports whether nothing in the blocks is charged time or calls
+// a function (which could be): no fragment starts there, no timed loop
+// heads there, no kept call but pure builtins and queries.
+func (c *compiler) timeless(fn *ssa.Function, blocks map[int]bool) bool {
+	for b := range blocks {
+		blk := fn.Blocks[b]
+		if c.loopHeads[blk] != nil {
+			return false
+		}
+		for _, instr := range blk.Instrs {
+			if len(c.charges[instr]) > 0 {
+				return false
+			}
+			if call, ok := instr.(*ssa.Call); ok && c.keep[instr] {
+				if !c.quietCall(call) {
+					return false
+				}
+				if f := call.Call.StaticCallee(); f != nil && c.models[f] != nil && !c.timelessFunc(f, map[*ssa.Function]bool{}) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// timelessFunc reports whether a function of the program (already known
+// quiet) is charged no time, nor are the functions it calls.
+func (c *compiler) timelessFunc(f *ssa.Function, visiting map[*ssa.Function]bool) bool {
+	if visiting[f] {
+		return true
+	}
+	visiting[f] = true
+	for _, b := range f.Blocks {
+		if c.loopHeads[b] != nil {
+			return false
+		}
+		for _, instr := range b.Instrs {
+			if len(c.charges[instr]) > 0 {
+				return false
+			}
+			if call, ok := instr.(*ssa.Call); ok && c.keep[instr] {
+				if g := call.Call.StaticCallee(); g != nil && c.models[g] != nil && !c.timelessFunc(g, visiting) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
