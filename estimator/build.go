@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,20 +54,20 @@ func ContentHash(l *modelgen.Loaded) (string, error) {
 }
 
 // build compiles the package pattern (relative to the module directory)
-// into bin, with the overlay of plan if not nil.
-func build(l *modelgen.Loaded, pattern, work, bin string, plan *Plan) error {
+// into bin, with the files of overlay (absolute paths: replaced or added)
+// written under work/name.
+func build(l *modelgen.Loaded, pattern, work, name, bin string, overlay map[string][]byte) error {
 	args := []string{"build", "-o", bin}
-	if plan != nil {
+	if len(overlay) > 0 {
 		replace := map[string]string{}
-		dir := filepath.Join(work, "overlay")
+		dir := filepath.Join(work, "overlay-"+name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		i := 0
-		for orig, text := range plan.Overlay {
-			i++
-			dst := filepath.Join(dir, fmt.Sprintf("%03d_%s", i, filepath.Base(orig)))
-			if err := os.WriteFile(dst, text, 0o644); err != nil {
+		files := slices.Sorted(maps.Keys(overlay))
+		for i, orig := range files {
+			dst := filepath.Join(dir, fmt.Sprintf("%03d_%s", i+1, filepath.Base(orig)))
+			if err := os.WriteFile(dst, overlay[orig], 0o644); err != nil {
 				return err
 			}
 			replace[orig] = dst
@@ -75,7 +76,7 @@ func build(l *modelgen.Loaded, pattern, work, bin string, plan *Plan) error {
 		if err != nil {
 			return err
 		}
-		ov := filepath.Join(work, "overlay.json")
+		ov := filepath.Join(work, "overlay-"+name+".json")
 		if err := os.WriteFile(ov, data, 0o644); err != nil {
 			return err
 		}
@@ -88,13 +89,31 @@ func build(l *modelgen.Loaded, pattern, work, bin string, plan *Plan) error {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
 		what := "the program"
-		if plan != nil {
+		if name == instrumentedName {
 			what = "the instrumented program (a bug of predict: please report it with this output)"
 		}
 		return fmt.Errorf("building %s: %v\n%s", what, err, strings.TrimSpace(out.String()))
 	}
 	return nil
 }
+
+// The names of the two builds (binaries and overlay directories).
+const (
+	plainName        = "plain"
+	instrumentedName = "instrumented"
+)
+
+// plainOverlay is the overlay of the plain build: one file added to the
+// main package, installing package runclock, which times the run from
+// inside.
+func plainOverlay(l *modelgen.Loaded) map[string][]byte {
+	mainDir := filepath.Dir(l.Prog.Fset.File(l.Syntax[l.Main.Pkg][0].Pos()).Name())
+	return map[string][]byte{filepath.Join(mainDir, "zz_predict_runclock.go"): []byte(fmt.Sprintf(
+		"package main\n\nimport __runclock %q\n\nfunc init() { __runclock.Install() }\n", RunclockPath))}
+}
+
+// RunclockPath is the import path of the package timing the plain run.
+const RunclockPath = "github.com/predict-tools/predict/estimator/runclock"
 
 // runResult is what one run of a program gave.
 type runResult struct {

@@ -8,12 +8,27 @@
 // control statements), whole loop nests that are collapse candidates (with
 // their trip counts and sampled per-iteration times), and the opaque
 // decisions (whose outcomes are recorded per rank). Probes are inserted at
-// byte offsets without adding lines, so positions stay those of the user's
-// files, and the copy is built with go build -overlay: the user's tree is
-// never touched. The probes' runtime is package probe.
+// byte offsets, so positions stay those of the user's files, and the copy
+// is built with go build -overlay: the user's tree is never touched. The
+// probes' runtime is package probe.
 //
-// [Profile] runs the instrumented program at a given np with the program's
-// arguments and turns the raw measurements into a [ProfileFile]: per
+// A loop timed whole is written twice, behind a test of probe.SampleEntry:
+// a sampled copy, which times the first iterations of the entries it runs
+// (a few, then sparser), and the original code, which runs the others
+// untouched when the trip count is computed before the loop (counted
+// forms, computed in the loop variable's own type) and with a counter
+// otherwise. A probe call inside a hot loop, even one not taken, changes
+// the machine code of the whole loop (values live across the call are
+// kept on the stack, the loop runs 5-15 % slower): the original copy keeps
+// the loop as the plain build compiles it. Both copies carry line
+// directives (/*line :L:C*/) giving them the loop's own position, and
+// after them the file's lines run on as in the user's file.
+//
+// [Run] builds the program twice, without probes (adding only package
+// runclock, which times the run from inside) and with them, runs both at
+// a given np with the program's arguments (alternately, Config.Repeat
+// times, keeping the fastest of each) and turns the raw measurements into
+// a [ProfileFile]: per
 // fragment the executions, mean, standard deviation, minimum and maximum
 // with the probe overhead compensated, and the error bound of the mean
 // |Δ| ≤ 3σ/√N (relative δ ≤ 3σ/(√N(t̄ − σ)), seed-003 §4.4); per loop the

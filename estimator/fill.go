@@ -35,7 +35,7 @@ func readRaw(path string) (*probe.Raw, error) {
 // fill computes the profile's statistics from the raw data.
 func (p *ProfileFile) fill(plan *Plan, raw *probe.Raw) {
 	ov := raw.Overhead
-	p.Overhead = Overhead{SegPS: ps(ov.SegNS), IterPS: ps(ov.IterNS), CounterPS: ps(ov.CounterNS)}
+	p.Overhead = Overhead{SegPS: ps(ov.SegNS), IterPS: ps(ov.IterNS), CounterPS: ps(ov.CounterNS), TestPS: ps(ov.TestNS)}
 	var weighted, total float64
 	for _, rf := range raw.Fragments {
 		if int(rf.ID) >= len(plan.Fragments) {
@@ -66,38 +66,7 @@ func (p *ProfileFile) fill(plan *Plan, raw *probe.Raw) {
 		over := ov.SegNS
 		var trips float64
 		if fr.Kind == FragLoop {
-			for _, t := range rf.Trips {
-				trips += float64(t[0] * t[1])
-			}
-			if rf.TripsOther != nil {
-				trips += float64(rf.TripsOther.Sum)
-			}
-		}
-		if fr.Kind == FragLoop && fr.Static {
-			// The sampling test runs every iteration; the first entries
-			// also pay for their sampled iterations.
-			n := float64(rf.Count)
-			perEntry := trips / math.Max(n, 1)
-			sampledPerEntry := math.Min(perEntry, probe.IterSamples+1) * math.Min(n, probe.SampledEntries) / math.Max(n, 1)
-			over += perEntry*ov.CounterNS + sampledPerEntry*ov.IterNS
-		}
-		if fr.Kind == FragLoop && !fr.Static {
-			trips = 0
-			// A loop's measurement also holds its counter per iteration
-			// and the sampled-iteration probes of its first iterations.
-			n := 0.0
-			for _, t := range rf.Trips {
-				trips += float64(t[0] * t[1])
-				n += float64(t[1])
-			}
-			if rf.TripsOther != nil {
-				// Entries beyond the distinct values kept: their sum.
-				trips += float64(rf.TripsOther.Sum)
-				n += float64(rf.TripsOther.Count)
-			}
-			perEntry := trips / math.Max(n, 1)
-			sampled := math.Min(perEntry, probe.IterSamples+1)
-			over += perEntry*ov.CounterNS + sampled*ov.IterNS
+			over, trips = loopOverhead(fr, rf, ov)
 		}
 		m := moments{count: rf.Count, sum: float64(rf.SumNS), sumSq: rf.SumSqNS, min: float64(rf.MinNS), max: float64(rf.MaxNS), overheadNS: over}
 		mean, sd, lo, hi, errAbs, errRel := m.stats()
@@ -107,14 +76,15 @@ func (p *ProfileFile) fill(plan *Plan, raw *probe.Raw) {
 		total += t
 		weighted += t * errRel
 		if fr.Kind == FragLoop {
-			ls := LoopStats{Node: fr.Node, Samples: len(rf.IterSamples)}
+			ls := LoopStats{Node: fr.Node}
 			for _, t := range rf.Trips {
 				ls.Trips = append(ls.Trips, TripCount{Trips: t[0], Count: t[1]})
 			}
 			if trips > 0 {
 				ls.PerIterPS = int64(float64(mean) * float64(rf.Count) / trips)
 			}
-			meanIter, d := balance(rf.IterSamples, ov.IterNS)
+			meanIter, d, n := balance(rf.IterSamples, ov.IterNS)
+			ls.Samples = n
 			if meanIter < 10*ov.IterNS && mean > 0 {
 				// Iterations too short for the clock: judge balance by the
 				// spread of whole entries instead (σ/mean: their extremes
@@ -144,6 +114,30 @@ func (p *ProfileFile) fill(plan *Plan, raw *probe.Raw) {
 	slices.SortFunc(p.Fragments, func(a, b FragmentStats) int { return strings.Compare(a.Node, b.Node) })
 	slices.SortFunc(p.Loops, func(a, b LoopStats) int { return strings.Compare(a.Node, b.Node) })
 	slices.SortFunc(p.Decisions, func(a, b DecisionStats) int { return strings.Compare(a.Node, b.Node) })
+}
+
+// loopOverhead returns the probe cost included in an entry of a loop
+// fragment, on average, and the loop's iterations in all. Every entry
+// pays for a Now/Loop pair. A sampled entry runs the sampled copy: its
+// Iter calls (at most IterSamples+1, and IterEnd) and the test of every
+// iteration; the other entries run the original, which counts its
+// iterations unless the trip count was computed before the loop.
+func loopOverhead(fr Fragment, rf probe.RawFragment, ov probe.RawOverhead) (overNS, trips float64) {
+	for _, t := range rf.Trips {
+		trips += float64(t[0] * t[1])
+	}
+	if rf.TripsOther != nil {
+		trips += float64(rf.TripsOther.Sum) // entries beyond the distinct values kept
+	}
+	entries := math.Max(float64(rf.Count), 1)
+	perEntry := trips / entries
+	sampled := math.Min(float64(rf.SampledEntries)/entries, 1)
+	calls := math.Min(perEntry+1, probe.IterSamples+1)
+	overNS = ov.SegNS + sampled*(calls*ov.IterNS+perEntry*ov.TestNS)
+	if !fr.Static {
+		overNS += (1 - sampled) * perEntry * ov.CounterNS
+	}
+	return overNS, trips
 }
 
 func ps(ns float64) int64 { return int64(math.Round(ns * 1000)) }

@@ -6,12 +6,9 @@ package estimator
 import (
 	"fmt"
 	"go/ast"
-	"go/printer"
 	"go/token"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/predict-tools/predict/model"
@@ -40,7 +37,7 @@ type Fragment struct {
 	Node   string       `json:"node"`   // the model node the measurement belongs to
 	Covers []string     `json:"covers"` // the model leaves whose time it holds
 	Pos    model.Range  `json:"pos"`
-	Static bool         `json:"static,omitempty"` // a loop whose trip count is computed before it runs (its first entries sampled)
+	Static bool         `json:"static,omitempty"` // a loop whose trip count is computed before it runs: no per-iteration counter
 }
 
 // Plan is an instrumented copy of a program.
@@ -53,30 +50,33 @@ type Plan struct {
 
 // edit inserts text at a byte offset of a file.
 type edit struct {
-	offset int
-	seq    int
-	text   string
+	offset  int
+	seq     int
+	text    string
+	sampled bool // only in the sampled copy of a versioned loop
 }
 
 // instrumenter builds a Plan.
 type instrumenter struct {
-	l     *modelgen.Loaded
-	fset  *token.FileSet
-	plan  *Plan
-	edits map[string][]edit // by file
-	seq   int
-	whole map[*model.Node]bool // loops timed whole
-	quiet map[string]bool      // functions timed by the loops that call them: no probes
+	l        *modelgen.Loaded
+	fset     *token.FileSet
+	plan     *Plan
+	edits    map[string][]edit    // by file
+	versions map[string][]version // by file
+	seq      int
+	whole    map[*model.Node]bool // loops timed whole
+	quiet    map[string]bool      // functions timed by the loops that call them: no probes
 }
 
 // funcCtx is the function whose statements are being instrumented.
 type funcCtx struct {
 	f        *model.Function
+	fn       *ssa.Function
 	file     string
 	calls    map[token.Pos]bool // positions of calls that are control points (ufc, cfc, go, defer)
 	leaves   []*model.Node
-	loops    map[model.Pos]*model.Node // loop nodes by the position of their statement
-	tests    []*model.Node             // opaque tests
+	loops    map[model.Pos][]*model.Node // loop nodes by the position of their statement (a loop made by a goto may start there too)
+	tests    []*model.Node               // opaque tests
 	condOf   map[*model.Node]*model.Node
 	vars     []string // probe variables to declare
 	usedSegs bool
@@ -86,7 +86,8 @@ type funcCtx struct {
 // it needs the collapse candidates and the opaque decisions) and returns
 // the instrumented sources.
 func Instrument(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Function]*ssa.Function) (*Plan, error) {
-	in := &instrumenter{l: l, fset: l.Prog.Fset, plan: &Plan{Overlay: map[string][]byte{}}, edits: map[string][]edit{}}
+	in := &instrumenter{l: l, fset: l.Prog.Fset, plan: &Plan{Overlay: map[string][]byte{}}, edits: map[string][]edit{},
+		versions: map[string][]version{}}
 	in.planWholeLoops(prog, ssaOf)
 	seen := map[ast.Node]bool{}
 	files := map[string]*ast.File{}
@@ -116,7 +117,7 @@ func Instrument(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Functi
 		if files[file] == nil {
 			continue // not a source file of the module (generated wrappers)
 		}
-		fc := in.newFuncCtx(f, file)
+		fc := in.newFuncCtx(f, fn, file)
 		in.stmts(body.List, fc)
 		if len(fc.vars) > 0 {
 			decl := fmt.Sprintf(" var %s int64; _ = %s;", strings.Join(fc.vars, ", "), strings.Join(fc.vars, "+"))
@@ -134,7 +135,7 @@ func Instrument(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Functi
 		astFile := files[file]
 		edits = append(edits, edit{offset: in.fset.Position(astFile.Name.End()).Offset, seq: -1,
 			text: fmt.Sprintf("; import __probe %q", ProbePath)})
-		in.plan.Overlay[file] = apply(src, edits)
+		in.plan.Overlay[file] = apply(src, edits, in.versions[file])
 	}
 	// The tables of the probes, sized before the program runs.
 	mainDir := filepath.Dir(in.fset.File(pkgFiles(l, l.Main)[0].Pos()).Name())
@@ -148,8 +149,8 @@ func pkgFiles(l *modelgen.Loaded, p *ssa.Package) []*ast.File {
 	return l.Syntax[p.Pkg]
 }
 
-func (in *instrumenter) newFuncCtx(f *model.Function, file string) *funcCtx {
-	fc := &funcCtx{f: f, file: file, calls: map[token.Pos]bool{}, loops: map[model.Pos]*model.Node{},
+func (in *instrumenter) newFuncCtx(f *model.Function, fn *ssa.Function, file string) *funcCtx {
+	fc := &funcCtx{f: f, fn: fn, file: file, calls: map[token.Pos]bool{}, loops: map[model.Pos][]*model.Node{},
 		condOf: map[*model.Node]*model.Node{}}
 	var walk func(n *model.Node)
 	walk = func(n *model.Node) {
@@ -170,7 +171,7 @@ func (in *instrumenter) newFuncCtx(f *model.Function, file string) *funcCtx {
 		case n.Leaf != nil:
 			fc.leaves = append(fc.leaves, n)
 		case n.Kind == model.KindLoop:
-			fc.loops[n.Pos.Start] = n
+			fc.loops[n.Pos.Start] = append(fc.loops[n.Pos.Start], n)
 		case n.Kind == model.KindTest && n.Opaque != "":
 			fc.tests = append(fc.tests, n)
 		}
@@ -242,18 +243,18 @@ func (in *instrumenter) stmts(list []ast.Stmt, fc *funcCtx) {
 			continue
 		}
 		flush()
-		in.control(s, s, fc)
+		in.control(s, fc)
 	}
 	flush()
 }
 
-// control instruments inside a control statement; outer is s with its label.
-func (in *instrumenter) control(outer, s ast.Stmt, fc *funcCtx) {
+// control instruments inside a control statement.
+func (in *instrumenter) control(s ast.Stmt, fc *funcCtx) {
 	switch st := s.(type) {
 	case *ast.LabeledStmt:
-		in.control(outer, st.Stmt, fc)
+		in.control(st.Stmt, fc)
 	case *ast.ForStmt:
-		if in.loopFragment(outer, st, st.Body, fc) {
+		if in.loopFragment(st, st.Body, fc) {
 			return
 		}
 		if st.Cond != nil {
@@ -261,7 +262,7 @@ func (in *instrumenter) control(outer, s ast.Stmt, fc *funcCtx) {
 		}
 		in.stmts(st.Body.List, fc)
 	case *ast.RangeStmt:
-		if in.loopFragment(outer, st, st.Body, fc) {
+		if in.loopFragment(st, st.Body, fc) {
 			return
 		}
 		in.stmts(st.Body.List, fc)
@@ -272,7 +273,7 @@ func (in *instrumenter) control(outer, s ast.Stmt, fc *funcCtx) {
 		case *ast.BlockStmt:
 			in.stmts(e.List, fc)
 		case *ast.IfStmt:
-			in.control(e, e, fc)
+			in.control(e, fc)
 		}
 	case *ast.SwitchStmt:
 		for _, c := range st.Body.List {
@@ -305,421 +306,6 @@ func (in *instrumenter) segment(run []ast.Stmt, fc *funcCtx) {
 	}
 	in.insert(fc.file, run[0].Pos(), "__pt = __probe.Now(); ")
 	in.insert(fc.file, run[len(run)-1].End(), fmt.Sprintf("; __probe.Seg(%d, __pt)", id))
-}
-
-// loopFragment times a loop that is a collapse candidate as a whole, with
-// its trip count and sampled iterations. Loops left early (return, goto,
-// labeled jumps) or calling the module's functions are instrumented inside
-// instead.
-func (in *instrumenter) loopFragment(outer, s ast.Stmt, body *ast.BlockStmt, fc *funcCtx) bool {
-	node := fc.loops[in.pos(s.Pos())]
-	if node == nil || !in.whole[node] {
-		return false
-	}
-	rng := in.rangeOf(s.Pos(), s.End())
-	id := in.fragment(FragLoop, fc, node.ID, in.covered(rng, fc), rng)
-	if trips, ok := in.staticTrips(s, body, node); ok {
-		// The trip count is computed before the loop: nothing runs per
-		// iteration, so the measurement is the loop's own time.
-		// The first entries still sample their first iterations, for the
-		// balance degree.
-		in.plan.Fragments[id].Static = true
-		t, n, it, ls := fmt.Sprintf("__lt%d", id), fmt.Sprintf("__ln%d", id), fmt.Sprintf("__li%d", id), fmt.Sprintf("__ls%d", id)
-		fc.vars = append(fc.vars, t, n, it, ls)
-		in.insert(fc.file, outer.Pos(), fmt.Sprintf("%s = %s; %s = __probe.SampleEntry(%d); %s = 0; %s = __probe.Now(); ", n, trips, ls, id, it, t))
-		in.insert(fc.file, body.Lbrace+1, fmt.Sprintf(" if %s > 0 { %s--; %s = __probe.Iter(%d, %s) };", ls, ls, it, id, it))
-		in.insert(fc.file, outer.End(), fmt.Sprintf("; if %s != 0 && %s > 0 { __probe.IterEnd(%d, %s) }; __probe.Loop(%d, %s, %s)", it, ls, id, it, id, t, n))
-		return true
-	}
-	record := "Loop"
-	if opaqueBound(node) {
-		record = "LoopRanked" // the interpreter replays its trip counts per rank
-	}
-	t, n, it := fmt.Sprintf("__lt%d", id), fmt.Sprintf("__ln%d", id), fmt.Sprintf("__li%d", id)
-	fc.vars = append(fc.vars, t, n, it)
-	in.insert(fc.file, outer.Pos(), fmt.Sprintf("%s = __probe.Now(); %s = 0; %s = 0; ", t, n, it))
-	// Iteration k's start closes iteration k-1's sample; the loop's end
-	// closes the last one when the loop ran no more than IterSamples.
-	in.insert(fc.file, body.Lbrace+1, fmt.Sprintf(" %s++; if %s <= __probe.IterSamples+1 { %s = __probe.Iter(%d, %s) };", n, n, it, id, it))
-	in.insert(fc.file, outer.End(), fmt.Sprintf("; if %s != 0 && %s <= __probe.IterSamples { __probe.IterEnd(%d, %s) }; __probe.%s(%d, %s, %s)", it, n, id, it, record, id, t, n))
-	return true
-}
-
-// planWholeLoops chooses the loops timed whole: those that neither
-// communicate nor leave early. The functions they call get no probes of
-// their own (the loop's time holds theirs), which is only right if they are
-// called from nowhere else: a loop whose callees are also called outside
-// such loops is instrumented inside instead, unless the callee is a small
-// helper (no loops, no calls), whose other calls then go unmeasured.
-// Fragments therefore never nest, and every nanosecond is measured at
-// most once.
-func (in *instrumenter) planWholeLoops(prog *model.Program, ssaOf map[*model.Function]*ssa.Function) {
-	stmts := map[string]map[model.Pos]ast.Stmt{} // function → its loop statements by position
-	for _, f := range prog.Functions {
-		fn := ssaOf[f]
-		m := map[model.Pos]ast.Stmt{}
-		if fn != nil && fn.Syntax() != nil {
-			ast.Inspect(fn.Syntax(), func(n ast.Node) bool {
-				switch n := n.(type) {
-				case *ast.FuncLit:
-					return n == fn.Syntax()
-				case *ast.ForStmt, *ast.RangeStmt:
-					m[in.pos(n.Pos())] = n.(ast.Stmt)
-				}
-				return true
-			})
-		}
-		stmts[f.ID] = m
-	}
-	roots := map[string]bool{prog.Body: true, prog.Driver: true}
-	banned := map[*model.Node]bool{}
-	// Small helpers (no loops, no calls of the module) are cheap enough
-	// that their calls outside whole loops may go unmeasured: they never
-	// ban a loop.
-	small := map[string]bool{}
-	for _, f := range prog.Functions {
-		small[f.ID] = true
-		model.Walk(f.Tree, func(n *model.Node) bool {
-			if n.Kind == model.KindLoop || (n.Leaf != nil && n.Leaf.Kind == model.LeafUFC) {
-				small[f.ID] = false
-			}
-			return small[f.ID]
-		})
-	}
-	for {
-		in.whole, in.quiet = map[*model.Node]bool{}, map[string]bool{}
-		type site struct {
-			fn   string
-			loop *model.Node // the whole loop holding the call, or nil
-		}
-		calls := map[string][]site{}            // callee → its call sites
-		loopCalls := map[*model.Node][]string{} // whole loop → callees inside it
-		callsOf := map[string][]string{}        // function → its callees
-		for _, f := range prog.Functions {
-			var walk func(n *model.Node, outer *model.Node)
-			walk = func(n *model.Node, outer *model.Node) {
-				if n == nil {
-					return
-				}
-				if n.Kind == model.KindLoop && outer == nil && !banned[n] {
-					st := stmts[f.ID][n.Pos.Start]
-					if t := n.Loop.Trip; t != nil && t.Communicates == "" && st != nil && !leavesEarly(loopBody(st)) {
-						outer = n
-						in.whole[n] = true
-					}
-				}
-				if lf := n.Leaf; lf != nil && lf.Kind == model.LeafUFC {
-					targets := lf.Targets
-					if !lf.Dynamic {
-						targets = []string{lf.Callee}
-					}
-					for _, t := range targets {
-						calls[t] = append(calls[t], site{f.ID, outer})
-						callsOf[f.ID] = append(callsOf[f.ID], t)
-						if outer != nil {
-							loopCalls[outer] = append(loopCalls[outer], t)
-						}
-					}
-				}
-				walk(n.Cond, outer)
-				if l := n.Loop; l != nil {
-					walk(l.Header, outer)
-					walk(l.Body, outer)
-					walk(l.Post, outer)
-				}
-				for _, c := range n.Children {
-					walk(c, outer)
-				}
-			}
-			walk(f.Tree, nil)
-			walk(f.Recover, nil)
-		}
-		// The functions the whole loops reach get no probes.
-		var reach func(id string)
-		reach = func(id string) {
-			if in.quiet[id] || roots[id] {
-				return
-			}
-			in.quiet[id] = true
-			for _, c := range callsOf[id] {
-				reach(c)
-			}
-		}
-		for _, cs := range loopCalls {
-			for _, c := range cs {
-				reach(c)
-			}
-		}
-		// A quiet function also called from outside whole loops and quiet
-		// functions bans the loops that reach it; then plan again (their
-		// inner loops may be timed whole instead).
-		grew := false
-		for g := range in.quiet {
-			if small[g] {
-				continue
-			}
-			for _, cs := range calls[g] {
-				if cs.loop != nil || in.quiet[cs.fn] {
-					continue
-				}
-				for loop, callees := range loopCalls {
-					if !banned[loop] && in.reaches(callees, g, callsOf) {
-						banned[loop] = true
-						grew = true
-					}
-				}
-			}
-		}
-		if !grew {
-			return
-		}
-	}
-}
-
-// reaches reports whether g is among the functions callees reach.
-func (in *instrumenter) reaches(callees []string, g string, callsOf map[string][]string) bool {
-	seen := map[string]bool{}
-	var visit func(id string) bool
-	visit = func(id string) bool {
-		if id == g {
-			return true
-		}
-		if seen[id] {
-			return false
-		}
-		seen[id] = true
-		for _, c := range callsOf[id] {
-			if visit(c) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, c := range callees {
-		if visit(c) {
-			return true
-		}
-	}
-	return false
-}
-
-func loopBody(s ast.Stmt) *ast.BlockStmt {
-	switch s := s.(type) {
-	case *ast.ForStmt:
-		return s.Body
-	case *ast.RangeStmt:
-		return s.Body
-	}
-	return nil
-}
-
-// staticTrips returns a Go expression computing the trip count of a loop
-// before it runs, for the counted forms whose bounds have no side effects:
-// range over a slice, array or integer, and for i := a; i < b; i += c
-// (and <=, >, >=) where the body neither assigns i nor breaks.
-func (in *instrumenter) staticTrips(s ast.Stmt, body *ast.BlockStmt, node *model.Node) (string, bool) {
-	if node.Loop.Trip.Formula == "" || breaks(body) {
-		return "", false
-	}
-	src := func(e ast.Expr) (string, bool) {
-		if e == nil || !callFree(e) {
-			return "", false
-		}
-		var b strings.Builder
-		if err := printer.Fprint(&b, in.fset, e); err != nil {
-			return "", false
-		}
-		return b.String(), true
-	}
-	switch st := s.(type) {
-	case *ast.RangeStmt:
-		x, ok := src(st.X)
-		if !ok {
-			return "", false
-		}
-		switch node.Loop.Range {
-		case "slice", "array":
-			return fmt.Sprintf("int64(len(%s))", x), true
-		case "int":
-			return fmt.Sprintf("max(0, int64(%s))", x), true
-		}
-	case *ast.ForStmt:
-		init, ok1 := st.Init.(*ast.AssignStmt)
-		cond, ok2 := st.Cond.(*ast.BinaryExpr)
-		if !ok1 || !ok2 || len(init.Lhs) != 1 || len(init.Rhs) != 1 {
-			return "", false
-		}
-		v, ok := init.Lhs[0].(*ast.Ident)
-		if !ok || assigns(body, v.Name) {
-			return "", false
-		}
-		if x, ok := cond.X.(*ast.Ident); !ok || x.Name != v.Name {
-			return "", false
-		}
-		var step int64
-		switch p := st.Post.(type) {
-		case *ast.IncDecStmt:
-			if x, ok := p.X.(*ast.Ident); !ok || x.Name != v.Name {
-				return "", false
-			}
-			step = 1
-			if p.Tok == token.DEC {
-				step = -1
-			}
-		case *ast.AssignStmt:
-			x, ok := p.Lhs[0].(*ast.Ident)
-			lit, ok2 := p.Rhs[0].(*ast.BasicLit)
-			if !ok || !ok2 || x.Name != v.Name || lit.Kind != token.INT || (p.Tok != token.ADD_ASSIGN && p.Tok != token.SUB_ASSIGN) {
-				return "", false
-			}
-			k, err := strconv.ParseInt(lit.Value, 0, 64)
-			if err != nil || k <= 0 {
-				return "", false
-			}
-			step = k
-			if p.Tok == token.SUB_ASSIGN {
-				step = -k
-			}
-		default:
-			return "", false
-		}
-		a, ok1 := src(init.Rhs[0])
-		b, ok2 := src(cond.Y)
-		if !ok1 || !ok2 || mentionsIdent(cond.Y, v.Name) {
-			return "", false
-		}
-		switch {
-		case cond.Op == token.LSS && step > 0:
-			return fmt.Sprintf("__probe.Trips(int64(%s)-int64(%s), %d)", b, a, step), true
-		case cond.Op == token.LEQ && step > 0:
-			return fmt.Sprintf("__probe.Trips(int64(%s)-int64(%s)+1, %d)", b, a, step), true
-		case cond.Op == token.GTR && step < 0:
-			return fmt.Sprintf("__probe.Trips(int64(%s)-int64(%s), %d)", a, b, -step), true
-		case cond.Op == token.GEQ && step < 0:
-			return fmt.Sprintf("__probe.Trips(int64(%s)-int64(%s)+1, %d)", a, b, -step), true
-		}
-	}
-	return "", false
-}
-
-// callFree reports whether e calls nothing (so evaluating it again is
-// harmless) and receives from no channel.
-func callFree(e ast.Expr) bool {
-	free := true
-	ast.Inspect(e, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.CallExpr:
-			if id, ok := n.Fun.(*ast.Ident); !ok || (id.Name != "len" && id.Name != "cap" && id.Name != "int" && id.Name != "int64") {
-				free = false
-			}
-		case *ast.UnaryExpr:
-			if n.Op == token.ARROW {
-				free = false
-			}
-		case *ast.FuncLit:
-			free = false
-		}
-		return free
-	})
-	return free
-}
-
-// breaks reports whether a loop body has a break that leaves this loop.
-func breaks(body *ast.BlockStmt) bool {
-	found := false
-	var visit func(n ast.Node, inner bool) bool
-	visit = func(n ast.Node, inner bool) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
-			if n != ast.Node(body) {
-				ast.Inspect(n, func(m ast.Node) bool {
-					if b, ok := m.(*ast.BranchStmt); ok && b.Label != nil {
-						found = true
-					}
-					_, lit := m.(*ast.FuncLit)
-					return !lit && !found
-				})
-				return false
-			}
-		case *ast.BranchStmt:
-			if n.Tok == token.BREAK || n.Tok == token.GOTO || n.Label != nil {
-				found = true
-			}
-		}
-		return !found
-	}
-	ast.Inspect(body, func(n ast.Node) bool { return visit(n, false) })
-	return found
-}
-
-// assigns reports whether body assigns the variable name.
-func assigns(body *ast.BlockStmt, name string) bool {
-	found := false
-	ast.Inspect(body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.AssignStmt:
-			for _, l := range n.Lhs {
-				if id, ok := l.(*ast.Ident); ok && id.Name == name {
-					found = true
-				}
-			}
-		case *ast.IncDecStmt:
-			if id, ok := n.X.(*ast.Ident); ok && id.Name == name {
-				found = true
-			}
-		case *ast.UnaryExpr:
-			if id, ok := n.X.(*ast.Ident); ok && n.Op == token.AND && id.Name == name {
-				found = true // its address escapes
-			}
-		}
-		return !found
-	})
-	return found
-}
-
-func mentionsIdent(e ast.Expr, name string) bool {
-	found := false
-	ast.Inspect(e, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok && id.Name == name {
-			found = true
-		}
-		return !found
-	})
-	return found
-}
-
-// opaqueBound reports whether a loop's test depends on opaque data.
-func opaqueBound(node *model.Node) bool {
-	opaque := false
-	model.Walk(node.Cond, func(n *model.Node) bool {
-		if n.Kind == model.KindTest && n.Opaque != "" {
-			opaque = true
-		}
-		return !opaque
-	})
-	return opaque || (node.Loop.Trip != nil && node.Loop.Trip.Opaque != "")
-}
-
-// leavesEarly reports whether a loop body may leave the loop other than by
-// its end or a plain break: return, goto, labeled break or continue.
-func leavesEarly(body *ast.BlockStmt) bool {
-	early := false
-	ast.Inspect(body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.ReturnStmt:
-			early = true
-		case *ast.BranchStmt:
-			if n.Tok == token.GOTO || n.Label != nil {
-				early = true
-			}
-		}
-		return !early
-	})
-	return early
 }
 
 // branch records the outcomes of cond when the model says it is opaque.
@@ -763,27 +349,16 @@ func (in *instrumenter) insert(file string, p token.Pos, text string) {
 	in.edits[file] = append(in.edits[file], edit{offset: in.fset.Position(p).Offset, seq: in.seq, text: text})
 }
 
+// insertSampled inserts text into the sampled copy of a versioned loop
+// only.
+func (in *instrumenter) insertSampled(file string, p token.Pos, text string) {
+	in.seq++
+	in.edits[file] = append(in.edits[file], edit{offset: in.fset.Position(p).Offset, seq: in.seq, text: text, sampled: true})
+}
+
 // pos converts a position the way modelgen does (module-relative file).
 func (in *instrumenter) pos(p token.Pos) model.Pos { return in.l.Pos(p) }
 
 func (in *instrumenter) rangeOf(a, b token.Pos) model.Range {
 	return model.Range{Start: in.pos(a), End: in.pos(b)}
-}
-
-// apply inserts edits into src.
-func apply(src []byte, edits []edit) []byte {
-	sort.SliceStable(edits, func(i, j int) bool {
-		if edits[i].offset != edits[j].offset {
-			return edits[i].offset < edits[j].offset
-		}
-		return edits[i].seq < edits[j].seq
-	})
-	var out []byte
-	last := 0
-	for _, e := range edits {
-		out = append(out, src[last:e.offset]...)
-		out = append(out, e.text...)
-		last = e.offset
-	}
-	return append(out, src[last:]...)
 }

@@ -2,7 +2,9 @@ package estimator
 
 import (
 	"bytes"
+	"fmt"
 	"go/parser"
+	"go/scanner"
 	"go/token"
 	"os"
 	"path/filepath"
@@ -35,9 +37,12 @@ func plan(t *testing.T, dir string) (*modelgen.Loaded, *Plan) {
 }
 
 // TestInstrumentKeepsLines checks that the instrumented files parse and
-// keep every line where it was.
+// keep every token of the user's file on its line: the tokens of the
+// original, with their lines, are a subsequence of the instrumented
+// file's, with the lines its line directives give (the loops timed whole
+// are there twice).
 func TestInstrumentKeepsLines(t *testing.T) {
-	for _, dir := range []string{"testprogs/stencil", "testprogs/masterworker", "testprogs/hybrid", "testprogs/ft"} {
+	for _, dir := range []string{"testprogs/stencil", "testprogs/masterworker", "testprogs/hybrid", "testprogs/ft", "testprogs/ep", "testprogs/cg"} {
 		t.Run(dir, func(t *testing.T) {
 			_, p := plan(t, dir)
 			if len(p.Fragments) == 0 {
@@ -56,13 +61,88 @@ func TestInstrumentKeepsLines(t *testing.T) {
 				if os.IsNotExist(err) {
 					continue // an added file
 				}
-				if bytes.Count(orig, []byte("\n")) != bytes.Count(text, []byte("\n")) {
-					t.Errorf("%s: line count changed", filepath.Base(file))
+				want, got := lineTokens(file, orig), lineTokens(file, text)
+				i := 0
+				for _, tok := range got {
+					if i < len(want) && tok == want[i] {
+						i++
+					}
+				}
+				if i < len(want) {
+					t.Errorf("%s: %s is not on its line", filepath.Base(file), want[i])
 				}
 				if testing.Verbose() && strings.HasSuffix(file, "jacobi.go") {
 					t.Logf("%s", text)
 				}
 			}
 		})
+	}
+}
+
+// lineTokens returns a file's tokens as "line: token", lines as the line
+// directives make them.
+func lineTokens(name string, src []byte) []string {
+	fset := token.NewFileSet()
+	f := fset.AddFile(name, -1, len(src))
+	var s scanner.Scanner
+	s.Init(f, src, nil, 0)
+	var toks []string
+	for {
+		pos, tok, lit := s.Scan()
+		if tok == token.EOF {
+			return toks
+		}
+		if tok == token.SEMICOLON && lit == "\n" {
+			continue // inserted at a line's end: the instrumented line goes on
+		}
+		if lit == "" {
+			lit = tok.String()
+		}
+		toks = append(toks, fmt.Sprintf("%d: %s", fset.Position(pos).Line, lit))
+	}
+}
+
+// TestVersionedLoops checks the text of a loop timed whole: the sampled
+// copy and the original, each under a line directive giving the loop's
+// position, the original without the sampling probes.
+func TestVersionedLoops(t *testing.T) {
+	src := []byte("package p\n\nfunc f(xs []int) (s int) {\n\tfor _, x := range xs {\n\t\ts += x\n\t}\n\treturn s\n}\n")
+	loop := bytes.Index(src, []byte("for"))
+	body := bytes.Index(src, []byte("{\n\t\ts")) + 1
+	end := bytes.Index(src, []byte("\treturn")) - 1
+	edits := []edit{
+		{offset: body, seq: 1, text: " n++;"},
+		{offset: body, seq: 2, text: " SAMPLE;", sampled: true},
+	}
+	versions := []version{{start: loop, end: end, line: 4, col: 2, sampled: "PRE { ", plain: " } else { ", close: " }; POST"}}
+	got := string(apply(src, edits, versions))
+	want := "package p\n\nfunc f(xs []int) (s int) {\n\tPRE { /*line :4:2*/for _, x := range xs { n++; SAMPLE;\n\t\ts += x\n\t}" +
+		" } else { /*line :4:2*/for _, x := range xs { n++;\n\t\ts += x\n\t} }; POST\n\treturn s\n}\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestNestedVersions: a loop timed whole inside another's body (in a
+// closure) is written twice in each copy of the outer one, its sampling
+// probe in its own sampled copies only, the closure's other probes in
+// every copy.
+func TestNestedVersions(t *testing.T) {
+	src := []byte("package p\n\nfunc f() {\n\tfor range 2 {\n\t\tg := func() {\n\t\t\tfor range 3 {\n\t\t\t}\n\t\t}\n\t\tg()\n\t}\n}\n")
+	outer := bytes.Index(src, []byte("for range 2"))
+	inner := bytes.Index(src, []byte("for range 3"))
+	edits := []edit{
+		{offset: inner + len("for range 3 {"), seq: 1, text: " S;", sampled: true},
+		{offset: bytes.Index(src, []byte("func() {")) + len("func() {"), seq: 2, text: " V;"},
+	}
+	versions := []version{
+		{start: outer, end: bytes.LastIndex(src, []byte("\t}\n}")) + 2, line: 4, col: 2, sampled: "A{", plain: "}B{", close: "}C"},
+		{start: inner, end: bytes.Index(src, []byte("\t\t\t}\n")) + 4, line: 6, col: 4, sampled: "a{", plain: "}b{", close: "}c"},
+	}
+	innerText := "a{/*line :6:4*/for range 3 { S;\n\t\t\t}}b{/*line :6:4*/for range 3 {\n\t\t\t}}c"
+	outerBody := " {\n\t\tg := func() { V;\n\t\t\t" + innerText + "\n\t\t}\n\t\tg()\n\t}"
+	want := "package p\n\nfunc f() {\n\tA{/*line :4:2*/for range 2" + outerBody + "}B{/*line :4:2*/for range 2" + outerBody + "}C\n}\n"
+	if got := string(apply(src, edits, versions)); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }

@@ -32,11 +32,21 @@ type ProfileFile struct {
 	Alpha       float64  `json:"alpha"`   // balance threshold: D ≤ alpha·mean
 
 	Overhead    Overhead `json:"overhead"`      // probe costs subtracted from the measurements
-	WallPS      int64    `json:"wall_ps"`       // the instrumented run
-	PlainWallPS int64    `json:"plain_wall_ps"` // the same run without probes
+	WallPS      int64    `json:"wall_ps"`       // the instrumented run's process
+	PlainWallPS int64    `json:"plain_wall_ps"` // the same run's process without probes
 	PlainCPUPS  int64    `json:"plain_cpu_ps"`  // its CPU time (user + system), all threads
-	MeasuredPS  int64    `json:"measured_ps"`   // sum of the compensated fragment times
-	CommPS      int64    `json:"comm_ps"`       // time spent inside commlib calls (not compute), summed over ranks
+	// RunPS and PlainRunPS are the instrumented and the plain run's wall
+	// time measured inside the process, from the first rank's start to the
+	// run's end: without the process's start-up (the probes' calibration
+	// included) and exit, which no fragment covers. PlainRunCPUPS is the
+	// CPU time over that span. Absent in profiles written before they were
+	// measured (v1 readers take the process times then).
+	RunPS         int64 `json:"run_ps,omitempty"`
+	PlainRunPS    int64 `json:"plain_run_ps,omitempty"`
+	PlainRunCPUPS int64 `json:"plain_run_cpu_ps,omitempty"`
+
+	MeasuredPS int64 `json:"measured_ps"` // sum of the compensated fragment times
+	CommPS     int64 `json:"comm_ps"`     // time spent inside commlib calls (not compute), summed over ranks
 	// ErrorRel is the program-level bound: the time-weighted mean of the
 	// fragments' relative error bounds.
 	ErrorRel float64 `json:"error_rel"`
@@ -48,9 +58,10 @@ type ProfileFile struct {
 
 // Overhead is the cost of the probes, measured when the program started.
 type Overhead struct {
-	SegPS     int64 `json:"seg_ps"`     // a Now/Seg pair around nothing
-	IterPS    int64 `json:"iter_ps"`    // one sampled-iteration probe
-	CounterPS int64 `json:"counter_ps"` // the per-iteration counter
+	SegPS     int64 `json:"seg_ps"`            // a Now/Seg pair around nothing
+	IterPS    int64 `json:"iter_ps"`           // one sampled-iteration probe
+	CounterPS int64 `json:"counter_ps"`        // the per-iteration counter of a loop whose trip count is not known before it runs
+	TestPS    int64 `json:"test_ps,omitempty"` // the per-iteration counter and test of a loop's sampled copy
 }
 
 // FragmentStats is the measured time of one fragment per execution.
@@ -74,7 +85,7 @@ type LoopStats struct {
 	Trips     []TripCount `json:"trips"`       // trip count → how many entries had it
 	PerIterPS int64       `json:"per_iter_ps"` // mean time of one iteration
 	Samples   int         `json:"samples"`     // per-iteration times sampled
-	D         float64     `json:"d"`           // max |T_i − T̄| / T̄ over the samples
+	D         float64     `json:"d"`           // max |T_k − T̄| / T̄, T_k iteration k's time (see balance)
 	Balanced  bool        `json:"balanced"`    // D ≤ alpha
 	// Ranks are, for a loop whose bound is opaque, each rank's sequence of
 	// trip counts as (trips, entries) runs: the interpreter replays them.

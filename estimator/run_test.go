@@ -133,7 +133,7 @@ func TestKnownCosts(t *testing.T) {
 	if b.Samples == 0 || u.Samples == 0 || b.PerIterPS < 200e6 || u.PerIterPS < 220e6 {
 		t.Errorf("loops: balanced %+v, unbalanced %+v", b, u)
 	}
-	if u.D <= b.D || u.Balanced {
+	if u.D <= b.D || u.Balanced || !b.Balanced {
 		t.Errorf("the unbalanced loop (D=%.3f) is not told from the balanced one (D=%.3f)", u.D, b.D)
 	}
 	var found bool
@@ -184,4 +184,50 @@ func TestOpaqueLoopTrips(t *testing.T) {
 		return
 	}
 	t.Errorf("no statistics for cubeSum's loop: %+v", p.Loops)
+}
+
+// TestLoopForms profiles estimator/testdata/loops: the counted loops of
+// every form get their trip count computed before they run (in the loop
+// variable's own type: unsigned, narrow, downward, inclusive, by a named
+// step, over a typed integer, with a floating-point constant bound, by a
+// field of a struct parameter, a labeled loop re-entered by goto), those
+// whose bound changes or that break are counted as they run, and every
+// count is right.
+func TestLoopForms(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a program")
+	}
+	trips := map[string]TripCount{
+		"unsignedSpan": {10, 1}, "downward": {4, 1}, "narrow": {5, 1}, "rangeInt": {7, 1},
+		"floatBound": {1000, 1}, "labeled": {4, 2}, "shrinking": {9, 1}, "early": {7, 1},
+		"fieldBound": {5, 1}, "fieldShrinking": {3, 1},
+	}
+	counted := map[string]bool{"shrinking": true, "early": true, "fieldShrinking": true}
+	_, pl := plan(t, "estimator/testdata/loops")
+	for _, f := range pl.Fragments {
+		if _, ok := trips[f.Func]; ok && f.Kind == FragLoop && f.Static == counted[f.Func] {
+			t.Errorf("%s: static %v, want %v", f.Func, f.Static, !counted[f.Func])
+		}
+	}
+	p, err := Run(Config{Dir: "..", Pattern: "./estimator/testdata/loops", NP: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, l := range p.Loops {
+		name := strings.SplitN(l.Node, "/", 2)[0]
+		want, ok := trips[name]
+		if !ok {
+			continue
+		}
+		seen[name] = true
+		if len(l.Trips) != 1 || l.Trips[0] != want {
+			t.Errorf("%s: trips %v, want %v", name, l.Trips, want)
+		}
+	}
+	for name := range trips {
+		if !seen[name] {
+			t.Errorf("%s: no loop statistics", name)
+		}
+	}
 }

@@ -42,34 +42,68 @@ func (m moments) stats() (mean, sd, lo, hi, errAbs int64, errRel float64) {
 	return ps(t), ps(sigma), ps(math.Max(0, m.min-m.overheadNS)), ps(math.Max(0, m.max-m.overheadNS)), ps(delta), math.Min(errRel, 1)
 }
 
-// balance computes the balance degree of per-iteration samples (in ns,
-// each including the overhead of the probe that marked it): D =
-// max|T_i − T̄| / T̄.
-func balance(samples []int64, overheadNS float64) (meanNS, d float64) {
-	if len(samples) == 0 {
-		return 0, 0
+// balance computes the balance degree D = max|T_k − T̄| / T̄ of a loop's
+// iterations from its sampled iteration times, by iteration index (in ns,
+// each including the overhead of the probe that marked it), and returns
+// the mean iteration time and the number of samples.
+//
+// Scheduling noise (interrupts, preemption, another process on the core)
+// only ever adds time, and strikes an iteration of one entry, not the
+// same iteration of every entry. So where the iterations were sampled in
+// several entries, T_k is the lower quartile of iteration k's samples (the
+// fastest of up to four): an iteration index is judged slow only when it
+// is slow in most entries, which is what imbalance means. Where most
+// indexes have fewer than three samples (a loop entered once or twice),
+// the samples are pooled and the top and bottom 5 % dropped.
+func balance(samples [][]int64, overheadNS float64) (meanNS, d float64, n int) {
+	var byIndex [][]float64
+	repeated := 0
+	for _, ss := range samples {
+		if len(ss) == 0 {
+			continue
+		}
+		xs := make([]float64, len(ss))
+		for i, s := range ss {
+			xs[i] = math.Max(0, float64(s)-overheadNS)
+		}
+		slices.Sort(xs)
+		byIndex = append(byIndex, xs)
+		n += len(xs)
+		if len(xs) >= 3 {
+			repeated++
+		}
 	}
-	xs := make([]float64, len(samples))
-	for i, s := range samples {
-		xs[i] = math.Max(0, float64(s)-overheadNS)
+	if n == 0 {
+		return 0, 0, 0
 	}
-	// Interrupts and preemptions make rare huge samples: drop the top and
-	// bottom 5 % (at least one sample each when there are ten or more).
-	slices.Sort(xs)
-	if cut := max(len(xs)/20, min(1, len(xs)/10)); cut > 0 {
-		xs = xs[cut : len(xs)-cut]
+	var ts []float64
+	if 2*repeated > len(byIndex) {
+		for _, xs := range byIndex {
+			ts = append(ts, xs[(len(xs)-1)/4])
+		}
+	} else {
+		for _, xs := range byIndex {
+			ts = append(ts, xs...)
+		}
+		// Interrupts and preemptions make rare huge samples: drop the
+		// top and bottom 5 % (at least one sample each when there are
+		// ten or more).
+		slices.Sort(ts)
+		if cut := max(len(ts)/20, min(1, len(ts)/10)); cut > 0 {
+			ts = ts[cut : len(ts)-cut]
+		}
 	}
 	sum := 0.0
-	for _, x := range xs {
-		sum += x
+	for _, t := range ts {
+		sum += t
 	}
-	meanNS = sum / float64(len(xs))
+	meanNS = sum / float64(len(ts))
 	if meanNS == 0 {
-		return 0, 0
+		return 0, 0, n
 	}
 	worst := 0.0
-	for _, x := range xs {
-		worst = math.Max(worst, math.Abs(x-meanNS))
+	for _, t := range ts {
+		worst = math.Max(worst, math.Abs(t-meanNS))
 	}
-	return meanNS, worst / meanNS
+	return meanNS, worst / meanNS, n
 }

@@ -29,16 +29,46 @@ func TestStats(t *testing.T) {
 }
 
 func TestBalance(t *testing.T) {
-	mean, d := balance([]int64{110, 110, 110, 110}, 10)
-	if mean != 100 || d != 0 {
-		t.Errorf("uniform: mean %g D %g", mean, d)
+	one := func(xs ...int64) [][]int64 { // a loop entered once
+		var ss [][]int64
+		for _, x := range xs {
+			ss = append(ss, []int64{x})
+		}
+		return ss
+	}
+	mean, d, n := balance(one(110, 110, 110, 110), 10)
+	if mean != 100 || d != 0 || n != 4 {
+		t.Errorf("uniform: mean %g D %g, %d samples", mean, d, n)
 	}
 	// A triangular loop: iterations 10..100 ns.
 	var tri []int64
 	for i := int64(1); i <= 10; i++ {
 		tri = append(tri, 10*i)
 	}
-	if _, d := balance(tri, 0); d < 0.5 {
+	if _, d, _ := balance(one(tri...), 0); d < 0.5 {
 		t.Errorf("triangular: D %g, want it unbalanced", d)
+	}
+
+	// Four entries of ten iterations, as the known-cost program's loops:
+	// 200 µs each, or 40·k µs for iteration k, with a third of the samples
+	// inflated by up to 8× (a loaded machine: preemptions, another process
+	// on the core). The imbalance is told from the noise exactly.
+	noisy := func(iter func(k int) int64) [][]int64 {
+		ss := make([][]int64, 10)
+		for e := range 4 {
+			for k := range 10 {
+				x := iter(k + 1)
+				if (e+k)%3 == 0 {
+					x += int64(1+(e*7+k)%8) * x
+				}
+				ss[k] = append(ss[k], x+30)
+			}
+		}
+		return ss
+	}
+	_, db, _ := balance(noisy(func(int) int64 { return 200_000 }), 30)
+	_, du, nu := balance(noisy(func(k int) int64 { return int64(k) * 40_000 }), 30)
+	if db != 0 || math.Abs(du-180.0/220) > 1e-9 || nu != 40 {
+		t.Errorf("noisy: balanced D %g, unbalanced D %g (want 0 and %g), %d samples", db, du, 180.0/220, nu)
 	}
 }

@@ -21,18 +21,19 @@ func (p *ProfileFile) WriteSummary(w io.Writer, top int) error {
 		fmt.Fprintf(&b, " with %s", strings.Join(p.Args, " "))
 	}
 	fmt.Fprintf(&b, " (%s)\n", p.Host)
+	plain, probed := p.PlainRunTime()
 	slow := 0.0
-	if p.PlainWallPS > 0 {
-		slow = float64(p.WallPS) / float64(p.PlainWallPS)
+	if plain > 0 {
+		slow = float64(probed) / float64(plain)
 	}
-	fmt.Fprintf(&b, "run: %v without probes, %v with (slowdown %.2fx); probe overhead %v per fragment, %v per sampled iteration, %v per counted iteration (compensated)\n",
-		trace.Time(p.PlainWallPS), trace.Time(p.WallPS), slow, trace.Time(p.Overhead.SegPS), trace.Time(p.Overhead.IterPS), trace.Time(p.Overhead.CounterPS))
-	cover := 0.0
-	if p.PlainWallPS > 0 {
-		cover = float64(p.MeasuredPS+p.CommPS) / float64(p.PlainWallPS*int64(max(p.NP, 1)))
+	fmt.Fprintf(&b, "run: %v without probes, %v with (slowdown %.2fx)", trace.Time(plain), trace.Time(probed), slow)
+	if p.PlainRunPS > 0 {
+		fmt.Fprintf(&b, " from the first rank's start to the run's end; processes %v and %v", trace.Time(p.PlainWallPS), trace.Time(p.WallPS))
 	}
+	fmt.Fprintf(&b, "\nprobe overhead %v per fragment, %v per sampled iteration, %v per counted iteration, %v per iteration of a sampled copy (compensated)\n",
+		trace.Time(p.Overhead.SegPS), trace.Time(p.Overhead.IterPS), trace.Time(p.Overhead.CounterPS), trace.Time(p.Overhead.TestPS))
 	fmt.Fprintf(&b, "measured: %v in %d fragments and %v inside commlib (together %.1f%% of the plain run's time × np); program-level error bound ±%.2f%%\n",
-		trace.Time(p.MeasuredPS), len(p.Fragments), trace.Time(p.CommPS), 100*cover, 100*p.ErrorRel)
+		trace.Time(p.MeasuredPS), len(p.Fragments), trace.Time(p.CommPS), 100*p.Coverage(), 100*p.ErrorRel)
 	frags := slices.Clone(p.Fragments)
 	slices.SortStableFunc(frags, func(x, y FragmentStats) int {
 		tx, ty := x.MeanPS*x.Executions, y.MeanPS*y.Executions
@@ -75,6 +76,27 @@ func (p *ProfileFile) WriteSummary(w io.Writer, top int) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// PlainRunTime returns the wall time of the plain and of the instrumented
+// run: measured inside the processes (from the first rank's start to the
+// run's end) where the profile has them, else the processes' wall times.
+func (p *ProfileFile) PlainRunTime() (plain, probed int64) {
+	if p.PlainRunPS > 0 && p.RunPS > 0 {
+		return p.PlainRunPS, p.RunPS
+	}
+	return p.PlainWallPS, p.WallPS
+}
+
+// Coverage is the self-consistency figure of a profile: the compensated
+// fragment times and the time inside commlib against the plain run's
+// wall time × np (at np = 1 it should be close to 1).
+func (p *ProfileFile) Coverage() float64 {
+	plain, _ := p.PlainRunTime()
+	if plain <= 0 {
+		return 0
+	}
+	return float64(p.MeasuredPS+p.CommPS) / float64(plain*int64(max(p.NP, 1)))
 }
 
 func tripsString(ts []TripCount) string {

@@ -6,8 +6,8 @@ package interp
 
 import (
 	"fmt"
-	"math"
 	"go/token"
+	"math"
 
 	"github.com/predict-tools/predict/trace"
 )

@@ -6,10 +6,10 @@
 package interp
 
 import (
-	"go/token"
 	"container/heap"
 	"flag"
 	"fmt"
+	"go/token"
 	"go/types"
 	"io"
 	"sort"
@@ -154,9 +154,9 @@ type loopPlan struct {
 	perIter   int64
 	blocks    map[int]bool
 	exit      *block
-	exitFrom  *block // the block the loop is left from
-	why       string // why it is iterated rather than collapsed
-	runHeader bool   // the header computes the bound: its ops run first
+	exitFrom  *block      // the block the loop is left from
+	why       string      // why it is iterated rather than collapsed
+	runHeader bool        // the header computes the bound: its ops run first
 	clockOp   token.Token // a loop "for Wtime() < bound": the loop goes on while Wtime() clockOp bound
 	ind       *reduce.Induction
 	init      operand

@@ -135,6 +135,9 @@ func (w *World) schedule() error {
 			}
 			p.done = true
 			w.finished++
+			if testHook != nil {
+				testHook(w)
+			}
 		}
 		if w.cfg.MaxEvents > 0 && w.events > w.cfg.MaxEvents {
 			return fmt.Errorf("more than %d communication events: stopped (raise --max-events)", w.cfg.MaxEvents)
@@ -145,6 +148,9 @@ func (w *World) schedule() error {
 	}
 	return nil
 }
+
+// testHook, set by tests, sees the world after each process ends.
+var testHook func(w *World)
 
 // resume makes a blocked process runnable at time t; ovh of the time since
 // it blocked was communication overhead, the rest waiting.

@@ -14,7 +14,7 @@ import (
 )
 
 // RawVersion is the version of the raw data format.
-const RawVersion = 2
+const RawVersion = 3
 
 // OutEnv is the environment variable naming the file the data is written
 // to.
@@ -42,9 +42,12 @@ type RawOverhead struct {
 	// IterNS is what a sampled iteration's Iter call adds to the loop's
 	// time, and what an iteration sample reads for an empty body.
 	IterNS float64 `json:"iter_ns"`
-	// CounterNS is what the per-iteration counter and its test add to an
-	// iteration.
+	// CounterNS is what the per-iteration counter of a loop whose trip
+	// count is not known before it runs adds to an iteration.
 	CounterNS float64 `json:"counter_ns"`
+	// TestNS is what the counter and the test of a loop's sampled copy
+	// add to an iteration past the sampled ones.
+	TestNS float64 `json:"test_ns"`
 	// PairNS is the whole cost of a Now/Seg pair (the bias plus the part
 	// outside the measured interval): the slowdown per segment executed.
 	PairNS float64 `json:"pair_ns"`
@@ -66,11 +69,15 @@ type RawFragment struct {
 	// 1024 trip counts (the most frequent); TripsOther the other entries.
 	Trips      [][2]int64     `json:"trips,omitempty"`
 	TripsOther *RawTripsOther `json:"trips_other,omitempty"`
-	// IterSamples are sampled iteration times (at most 4096, a uniform
-	// sample of IterSeen).
-	IterSamples []int64     `json:"iter_samples,omitempty"`
-	IterSeen    int64       `json:"iter_seen,omitempty"`
-	Branches    []RawBranch `json:"branches,omitempty"` // by rank
+	// IterSamples are sampled iteration times by iteration index: element
+	// k-1 holds times of iteration k of the sampled entries (at most 64
+	// per index, a uniform sample of those offered); IterSeen counts the
+	// times offered.
+	IterSamples [][]int64 `json:"iter_samples,omitempty"`
+	IterSeen    int64     `json:"iter_seen,omitempty"`
+	// SampledEntries are the entries of a loop that ran its sampled copy.
+	SampledEntries int64       `json:"sampled_entries,omitempty"`
+	Branches       []RawBranch `json:"branches,omitempty"` // by rank
 	// RankTrips are, for loops with an opaque bound, each rank's sequence
 	// of trip counts.
 	RankTrips []RawRankTrips `json:"rank_trips,omitempty"`
@@ -136,8 +143,7 @@ func Snapshot() Raw {
 		}
 		raw.WallNS = end - t0
 	}
-	seg, iter, counter := Overhead()
-	raw.Overhead = RawOverhead{SegNS: seg, IterNS: iter, CounterNS: counter, PairNS: pairNS}
+	raw.Overhead = Overhead()
 	t := tab.Load()
 	for i, f := range t.frags[1:] {
 		if rf, ok := f.raw(int32(i)); ok {
@@ -200,12 +206,22 @@ func (f *frag) raw(id int32) (RawFragment, bool) {
 		}
 	}
 
+	rf.SampledEntries = f.sampled.Load()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.seen > 0 {
+	for i, s := range f.samples {
+		if f.seen[i] == 0 {
+			continue
+		}
 		rf.Kind = "loop"
-		rf.IterSamples = slices.Clone(f.samples)
-		rf.IterSeen = f.seen
+		if rf.IterSamples == nil {
+			rf.IterSamples = make([][]int64, len(f.samples))
+		}
+		rf.IterSamples[i] = slices.Clone(s)
+		rf.IterSeen += f.seen[i]
+	}
+	for len(rf.IterSamples) > 0 && rf.IterSamples[len(rf.IterSamples)-1] == nil {
+		rf.IterSamples = rf.IterSamples[:len(rf.IterSamples)-1]
 	}
 	for i, b := range f.branches {
 		if b == nil {
@@ -221,7 +237,7 @@ func (f *frag) raw(id int32) (RawFragment, bool) {
 			rf.RankTrips = append(rf.RankTrips, RawRankTrips{Rank: i - 1, Runs: slices.Clone(t.runs), Truncated: t.truncated})
 		}
 	}
-	return rf, rf.Count > 0 || f.seen > 0
+	return rf, rf.Count > 0 || rf.IterSeen > 0
 }
 
 // merge adds p's entries.

@@ -10,14 +10,39 @@
 // 0..n-1) and, around the fragments:
 //
 //	t := probe.Now(); …segment…; probe.Seg(id, t)
-//	t := probe.Now(); …loop nest…; probe.Loop(id, t, trips)
-//	n++; if n <= probe.IterSamples+1 { it = probe.Iter(id, it) }  // first statement of the body
-//	if it != 0 && n <= probe.IterSamples { probe.IterEnd(id, it) } // after the loop
 //	if probe.Branch(id, cond) { … }
 //
-// Start times live in the caller's locals, so ranks running the same
-// fragment at once do not disturb each other. [Trips] computes the trip
-// count of a counted loop; [Now] and [Trips] inline.
+// A loop timed whole is emitted twice (see package estimator): a sampled
+// copy, which times its first IterSamples iterations, and the original
+// code. [SampleEntry] chooses, per entry, which one runs (the first
+// SampledEntries entries and then those numbered by a power of two). For
+// a loop whose trip count is computed before it runs ([TripsTo],
+// [TripsThrough], len):
+//
+//	n := TRIPS; ls := probe.SampleEntry(id); it := 0; t := probe.Now()
+//	if ls != 0 {
+//		for … { if ls > 0 { ls--; it = probe.Iter(id, probe.IterSamples+1-ls, it) }; …body… }
+//		if it != 0 && ls > 0 { probe.IterEnd(id, probe.IterSamples+1-ls, it) }
+//	} else {
+//		for … { …body… } // the loop as it was
+//	}
+//	probe.Loop(id, t, n)
+//
+// and for the others, which count their iterations:
+//
+//	ls := probe.SampleEntry(id); n := 0; it := 0; t := probe.Now()
+//	if ls != 0 {
+//		for … { n++; if n <= probe.IterSamples+1 { it = probe.Iter(id, n, it) }; …body… }
+//		if it != 0 && n <= probe.IterSamples { probe.IterEnd(id, n, it) }
+//	} else {
+//		for … { n++; …body… }
+//	}
+//	probe.Loop(id, t, n) // LoopRanked for a loop with an opaque bound
+//
+// Iter(id, k, last) starts iteration k and closes iteration k-1, whose
+// time it records among the samples of index k-1. Start times live in the
+// caller's locals, so ranks running the same fragment at once do not
+// disturb each other. [Now], [TripsTo] and [TripsThrough] inline.
 //
 // # Tables and locking
 //
@@ -37,9 +62,10 @@
 // scheduler moves a goroutine between reading its P and locking. Cells
 // are merged when the data is written. A cell keeps the latest trip count
 // and its pending entries apart, so a loop entered with the same trip
-// count as before touches no map. Iteration samples (a reservoir of 4096
-// per loop, algorithm R with a fixed seed per fragment) and branch
-// outcomes sit behind one mutex per fragment.
+// count as before touches no map. Iteration samples (by iteration index,
+// a reservoir of 64 per index, algorithm R with a fixed seed per
+// fragment) and branch outcomes sit behind one mutex per fragment; the
+// entries a loop's SampleEntry saw and sampled are atomic counters.
 //
 // # Ranks
 //
@@ -61,8 +87,12 @@
 // time.Since on the vDSO clock, is 25 ns): a Now/Seg pair costs 56 ns,
 // of which an empty fragment reads 25 ns (the bias subtracted from every
 // measurement); a Loop with a changing trip count 70 ns with its Now;
-// an Iter call 31-33 ns; the counter 0.3 ns per iteration; Branch 6 ns at
-// np = 1, 15 ns at np > 1. Two goroutines recording the same fragment
+// an Iter call 31-37 ns; SampleEntry 5 ns; the counter of the original
+// copy of a loop 0 to 0.1 ns per iteration, the counter and test of the
+// sampled copy 0.1 ns past its sampled iterations (what they cost in a
+// given loop depends on the loop: in the original copy of a loop whose
+// trip count is computed before it runs there is nothing); Branch 6 ns
+// at np = 1, 15 ns at np > 1. Two goroutines recording the same fragment
 // scale linearly (28 ns per pair each, aggregated). The overhead is
 // measured once, by Declare, in about 4 ms: 9 rounds (after one to warm
 // up) of each measurement, medians. The clock dominates: the probes' own
@@ -77,19 +107,21 @@
 // from the first rank's start to the end of the latest run, the
 // overheads, and the fragments that ran, by ID:
 //
-//	{"version":2,"np":2,"args":["-class","S"],"wall_ns":81234567,
-//	 "overhead":{"seg_ns":25.2,"iter_ns":33.1,"counter_ns":0.3,"pair_ns":55.8},
+//	{"version":3,"np":2,"args":["-class","S"],"wall_ns":81234567,
+//	 "overhead":{"seg_ns":25.2,"iter_ns":33.1,"counter_ns":0,"test_ns":0.1,"pair_ns":55.8},
 //	 "fragments":[
 //	  {"id":0,"kind":"seg","count":2,"sum_ns":812,"sum_sq_ns":330344,"min_ns":402,"max_ns":410},
-//	  {"id":1,"kind":"loop","count":4,"sum_ns":…,"trips":[[100,3],[128,1]],
-//	   "iter_samples":[31,30,…],"iter_seen":260},
+//	  {"id":1,"kind":"loop","count":40,"sum_ns":…,"trips":[[100,30],[128,10]],
+//	   "iter_samples":[[31,30,…],[30,…],…],"iter_seen":768,"sampled_entries":12},
 //	  {"id":2,"kind":"branch","count":6,"sum_ns":0,"sum_sq_ns":0,"min_ns":0,"max_ns":0,
 //	   "branches":[{"rank":0,"true":2,"false":1,"runs":[{"value":true,"len":2},{"value":false,"len":1}]},
 //	               {"rank":1,"true":0,"false":3,"runs":[{"value":false,"len":3}]}]}]}
 //
 // Durations include the probes' bias: subtract seg_ns per Seg or Loop
-// execution, counter_ns per iteration and iter_ns per sampled iteration
-// of a loop; iteration samples each include one iter_ns. Trip counts are
+// execution; for the sampled entries of a loop also iter_ns per Iter or
+// IterEnd call and test_ns per iteration, for the others counter_ns per
+// iteration when the loop counts its iterations; iteration samples each
+// include one iter_ns. Trip counts are
 // exact for up to 1024 distinct values (the most frequent, when the cells
 // saw more), the rest summarized in trips_other (count, min, max, sum).
 // Outcome runs are capped at 100000 per rank: beyond, "truncated" is set,

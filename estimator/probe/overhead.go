@@ -8,8 +8,8 @@ import (
 )
 
 var (
-	overheadOnce                     sync.Once
-	segNS, iterNS, counterNS, pairNS float64
+	overheadOnce sync.Once
+	overhead     RawOverhead
 )
 
 // Calibration sizes: 9 rounds of each measurement, a few milliseconds in
@@ -22,15 +22,10 @@ const (
 )
 
 // Overhead returns the probes' costs in nanoseconds, measured once (the
-// medians of calRounds rounds): seg, what an empty fragment measures (the
-// time from the clock reading of Now to that of Seg in
-// `t := Now(); Seg(id, t)`); iter, what an Iter call adds to the iteration
-// it starts; loopCounter, what the per-iteration counter the instrumenter
-// inserts (`n++; if n <= IterSamples+1 {...}`, the test failing) adds to
-// an iteration of a small body.
-func Overhead() (seg, iter, loopCounter float64) {
+// medians of calRounds rounds): see RawOverhead.
+func Overhead() RawOverhead {
 	overheadOnce.Do(calibrate)
-	return segNS, iterNS, counterNS
+	return overhead
 }
 
 func calibrate() {
@@ -39,7 +34,7 @@ func calibrate() {
 	for i := range arr {
 		arr[i] = int64(i) * 7
 	}
-	var segs, pairs, iters, counters []float64
+	var segs, pairs, iters, counters, tests []float64
 	for r := range calRounds + 1 {
 		cal.reset()
 		t0 := Now()
@@ -60,6 +55,9 @@ func calibrate() {
 		t0 = Now()
 		calSink += counterLoop(arr, calLoopReps)
 		counted := Now() - t0
+		t0 = Now()
+		calSink += testLoop(arr, calLoopReps)
+		tested := Now() - t0
 
 		if r == 0 {
 			continue // warming up
@@ -68,13 +66,19 @@ func calibrate() {
 		pairs = append(pairs, pair)
 		iters = append(iters, iter)
 		counters = append(counters, float64(counted-plain)/calLoopReps)
+		tests = append(tests, float64(tested-plain)/calLoopReps)
 	}
 	cal.reset()
-	segNS, pairNS = max(0, median(segs)), median(pairs)
-	iterNS, counterNS = max(0, median(iters)), max(0, median(counters))
+	overhead = RawOverhead{
+		SegNS:     max(0, median(segs)),
+		IterNS:    max(0, median(iters)),
+		CounterNS: max(0, median(counters)),
+		TestNS:    max(0, median(tests)),
+		PairNS:    median(pairs),
+	}
 }
 
-// reset clears the calibration fragment, leaving its reservoir full so
+// reset clears the calibration fragment, leaving its reservoirs full so
 // that Iter takes the path it takes in a long run.
 func (f *frag) reset() {
 	for i := range f.cells {
@@ -84,11 +88,13 @@ func (f *frag) reset() {
 		c.mu.Unlock()
 	}
 	f.mu.Lock()
-	if cap(f.samples) < maxSamples {
-		f.samples = make([]int64, maxSamples)
+	for i := range f.samples {
+		if cap(f.samples[i]) < samplesPerIndex {
+			f.samples[i] = make([]int64, samplesPerIndex)
+		}
+		f.samples[i] = f.samples[i][:samplesPerIndex]
+		f.seen[i] = samplesPerIndex
 	}
-	f.samples = f.samples[:maxSamples]
-	f.seen = maxSamples
 	f.mu.Unlock()
 }
 
@@ -122,8 +128,8 @@ func segPairs(n int) {
 //go:noinline
 func iterLoop(n int) {
 	var last int64
-	for range n {
-		last = Iter(calibrationID, last)
+	for i := range n {
+		last = Iter(calibrationID, int64(i&(IterSamples-1))+2, last)
 	}
 	calSink += last
 }
@@ -137,8 +143,10 @@ func emptyLoop(n int) {
 	calSink += last
 }
 
-// plainLoop and counterLoop are a small loop body without and with the
-// counter the instrumenter adds to the iterations of a loop fragment.
+// plainLoop, counterLoop and testLoop are a small loop body alone, with
+// the counter the instrumenter adds to the iterations of a loop whose trip
+// count is not known before it runs, and with the counter and the test of
+// the sampled copy of a loop past its sampled iterations.
 //
 //go:noinline
 func plainLoop(a []int64, n int64) int64 {
@@ -151,12 +159,23 @@ func plainLoop(a []int64, n int64) int64 {
 
 //go:noinline
 func counterLoop(a []int64, n int64) int64 {
+	var s int64
+	k := calCounter
+	for i := range n {
+		k++
+		s += a[i&63] ^ i
+	}
+	return s + k
+}
+
+//go:noinline
+func testLoop(a []int64, n int64) int64 {
 	var s, it int64
 	k := calCounter
 	for i := range n {
 		k++
 		if k <= IterSamples+1 {
-			it = Iter(calibrationID, it)
+			it = Iter(calibrationID, k, it)
 		}
 		s += a[i&63] ^ i
 	}

@@ -12,16 +12,16 @@ import (
 	_ "unsafe" // go:linkname
 )
 
-// IterSamples is how many iterations of each entry of a loop are sampled:
-// the instrumented code calls Iter at the start of iterations
+// IterSamples is how many iterations of a sampled entry of a loop are
+// sampled: the instrumented code calls Iter at the start of iterations
 // 1..IterSamples+1 (the last call closes iteration IterSamples).
 const IterSamples = 64
 
 const (
-	maxTripValues = 1024   // distinct trip counts counted exactly
-	maxSamples    = 4096   // per-iteration samples kept per loop
-	maxRuns       = 100000 // outcome runs kept per rank and decision
-	maxStripes    = 32     // statistics cells per fragment
+	maxTripValues   = 1024   // distinct trip counts counted exactly
+	samplesPerIndex = 64     // per-iteration samples kept per loop and iteration index
+	maxRuns         = 100000 // outcome runs kept per rank and decision
+	maxStripes      = 32     // statistics cells per fragment
 )
 
 // calibrationID is the fragment the overhead measurement records into; it
@@ -69,12 +69,15 @@ type frag struct {
 	cells []cell // len a power of two
 	mask  int
 
-	mu       sync.Mutex // what follows
-	samples  []int64    // per-iteration times, a reservoir
-	seen     int64      // per-iteration times offered to the reservoir
-	rng      uint64
-	branches []*branchRec // by rank+1
-	ranked   []*tripsRec  // by rank+1: trip counts of a loop with an opaque bound
+	entries atomic.Int64 // entries of a loop seen by SampleEntry
+	sampled atomic.Int64 // the entries it chose to sample
+
+	mu       sync.Mutex           // what follows
+	samples  [IterSamples][]int64 // per-iteration times by iteration index (1 to IterSamples), reservoirs
+	seen     [IterSamples]int64   // per-iteration times offered to each reservoir
+	rng      uint64               // the reservoirs' random choices
+	branches []*branchRec         // by rank+1
+	ranked   []*tripsRec          // by rank+1: trip counts of a loop with an opaque bound
 }
 
 // tripsRec is one rank's sequence of trip counts of a loop, run-length
@@ -279,53 +282,74 @@ func (o *RawTripsOther) add(t, n int64) {
 	o.Sum += t * n
 }
 
-// Iter is called at the start of each of the first IterSamples+1
-// iterations of an entry of loop id, with the value the previous call
-// returned for this entry (0 for the first iteration); it records the
-// previous iteration's duration as a sample and returns Now().
-func Iter(id int32, last int64) int64 {
+// Iter is called at the start of iteration k (1 to IterSamples+1) of a
+// sampled entry of loop id, with the value the previous call returned for
+// this entry (0 for the first iteration); it records the previous
+// iteration's duration as a sample of iteration k-1 and returns Now().
+func Iter(id int32, k, last int64) int64 {
 	now := Now()
 	if last != 0 {
-		fragOf(id).sample(now - last)
+		fragOf(id).sample(k-1, now-last)
 	}
 	return now
 }
 
-// IterEnd closes the last sampled iteration of an entry of loop id (called
-// once after the loop when last != 0 and the entry ran at most
+// IterEnd closes iteration k, the last one, of a sampled entry of loop id
+// (called once after the loop when last != 0 and the entry ran at most
 // IterSamples iterations).
-func IterEnd(id int32, last int64) {
+func IterEnd(id int32, k, last int64) {
 	if last != 0 {
 		d := Now() - last
-		fragOf(id).sample(d)
+		fragOf(id).sample(k, d)
 	}
 }
 
-// sample offers a per-iteration time to the reservoir (algorithm R: every
-// offered time is kept with probability maxSamples/seen).
-func (f *frag) sample(d int64) {
+// sample offers the duration of iteration k (1 to IterSamples) to that
+// iteration's reservoir (algorithm R: every offered time is kept with
+// probability samplesPerIndex/seen).
+func (f *frag) sample(k, d int64) {
+	if k < 1 || k > IterSamples {
+		return
+	}
+	i := k - 1
 	f.mu.Lock()
-	f.seen++
-	if len(f.samples) < maxSamples {
-		f.samples = append(f.samples, d)
+	f.seen[i]++
+	if len(f.samples[i]) < samplesPerIndex {
+		f.samples[i] = append(f.samples[i], d)
 	} else {
 		f.rng ^= f.rng << 13
 		f.rng ^= f.rng >> 7
 		f.rng ^= f.rng << 17
-		if j, _ := bits.Mul64(f.rng, uint64(f.seen)); j < maxSamples {
-			f.samples[j] = d
+		if j, _ := bits.Mul64(f.rng, uint64(f.seen[i])); j < samplesPerIndex {
+			f.samples[i][j] = d
 		}
 	}
 	f.mu.Unlock()
 }
 
-// Trips is the trip count of a counted loop: max(0, ⌈span/step⌉) for a
-// positive step.
-func Trips(span, step int64) int64 {
-	if span <= 0 {
+// integer is the types a counted loop's variable may have.
+type integer interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr
+}
+
+// TripsTo is the trip count of `for i := lo; i < hi; i += step` (and of
+// `for i := hi; i > lo; i -= step`) for a positive step, computed in the
+// loop variable's own type: exact for unsigned types and for any span.
+func TripsTo[T integer](lo, hi T, step uint64) int64 {
+	if hi <= lo {
 		return 0
 	}
-	return (span + step - 1) / step
+	d := uint64(hi) - uint64(lo) // hi − lo, exactly: it is below 2^64
+	return int64(d/step + min(d%step, 1))
+}
+
+// TripsThrough is the trip count of `for i := lo; i <= hi; i += step` (and
+// of `for i := hi; i >= lo; i -= step`) for a positive step.
+func TripsThrough[T integer](lo, hi T, step uint64) int64 {
+	if hi < lo {
+		return 0
+	}
+	return int64((uint64(hi)-uint64(lo))/step + 1)
 }
 
 // Branch records an outcome of opaque decision id for the calling
@@ -364,22 +388,20 @@ func Branch(id int32, cond bool) bool {
 	return cond
 }
 
-// SampledEntries is how many entries of a loop whose trip count is known
-// before it runs get their first iterations sampled (loops counted in
-// their body sample every entry).
+// SampledEntries is how many entries of a loop are sampled from the
+// first; later entries are sampled when their number is a power of two
+// (so a loop entered n times samples about SampledEntries + log2 n of
+// them, spread over the run).
 const SampledEntries = 4
 
-var entries sync.Map // fragment id → *atomic.Int64, entries seen by SampleEntry
-
-// SampleEntry is called when a loop with a precomputed trip count starts;
-// it returns how many Iter calls this entry should make: IterSamples+1
-// for the first SampledEntries entries of loop id, 0 after.
+// SampleEntry is called when an entry of loop id starts; it returns how
+// many Iter calls this entry makes: IterSamples+1 when it is sampled, 0
+// when not. The instrumented code runs the loop's sampled copy in the
+// first case, its original code in the second.
 func SampleEntry(id int32) int64 {
-	v, ok := entries.Load(id)
-	if !ok {
-		v, _ = entries.LoadOrStore(id, new(atomic.Int64))
-	}
-	if v.(*atomic.Int64).Add(1) <= SampledEntries {
+	f := fragOf(id)
+	if n := f.entries.Add(1); n <= SampledEntries || n&(n-1) == 0 {
+		f.sampled.Add(1)
 		return IterSamples + 1
 	}
 	return 0

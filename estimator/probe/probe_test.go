@@ -47,8 +47,10 @@ func forget(ids ...int32) {
 			c.n, c.sum, c.sqHi, c.sqLo, c.min, c.max, c.loop = 0, 0, 0, 0, 0, 0, nil
 			c.mu.Unlock()
 		}
+		f.entries.Store(0)
+		f.sampled.Store(0)
 		f.mu.Lock()
-		f.samples, f.seen, f.branches = nil, 0, nil
+		f.samples, f.seen, f.branches = [IterSamples][]int64{}, [IterSamples]int64{}, nil
 		f.mu.Unlock()
 	}
 }
@@ -176,44 +178,79 @@ func TestTripsOther(t *testing.T) {
 
 func TestIterSamples(t *testing.T) {
 	forget(idIter)
-	// Two entries of 3 iterations, as the instrumented code samples them.
-	for range 2 {
+	// Two entries of 3 iterations and one of 70, as the instrumented code
+	// samples them (a loop counted in its body).
+	for _, trips := range []int64{3, 3, 70} {
 		var n, it int64
-		for range 3 {
+		if SampleEntry(idIter) == 0 {
+			t.Fatal("an early entry is not sampled")
+		}
+		for range trips {
 			n++
 			if n <= IterSamples+1 {
-				it = Iter(idIter, it)
+				it = Iter(idIter, n, it)
 			}
 		}
 		if it != 0 && n <= IterSamples {
-			IterEnd(idIter, it)
+			IterEnd(idIter, n, it)
 		}
 		Loop(idIter, Now(), n)
 	}
 	rf := fragment(t, idIter)
-	if rf.Kind != "loop" || len(rf.IterSamples) != 6 || rf.IterSeen != 6 || rf.Trips[0] != [2]int64{3, 2} {
+	if rf.Kind != "loop" || len(rf.IterSamples) != IterSamples || rf.IterSeen != 3+3+IterSamples || rf.SampledEntries != 3 ||
+		rf.Trips[0] != [2]int64{3, 2} {
 		t.Errorf("%+v", rf)
 	}
-	for _, s := range rf.IterSamples {
-		if s < 0 || s > 10_000_000 {
-			t.Errorf("sample %d ns", s)
+	for k, ss := range rf.IterSamples {
+		want := 1
+		if k < 3 {
+			want = 3
+		}
+		if len(ss) != want {
+			t.Errorf("iteration %d: %d samples, want %d", k+1, len(ss), want)
+		}
+		for _, s := range ss {
+			if s < 0 || s > 10_000_000 {
+				t.Errorf("sample %d ns", s)
+			}
 		}
 	}
 }
 
+func TestSampleEntry(t *testing.T) {
+	forget(idIter)
+	var sampled []int
+	for n := 1; n <= 100; n++ {
+		if SampleEntry(idIter) != 0 {
+			sampled = append(sampled, n)
+		}
+	}
+	if want := []int{1, 2, 3, 4, 8, 16, 32, 64}; !reflect.DeepEqual(sampled, want) {
+		t.Errorf("entries sampled %v, want %v", sampled, want)
+	}
+	if f := fragOf(idIter); f.sampled.Load() != 8 || f.entries.Load() != 100 {
+		t.Errorf("%d of %d entries sampled", f.sampled.Load(), f.entries.Load())
+	}
+}
+
 func TestReservoir(t *testing.T) {
-	// Offer 0..N-1: the reservoir keeps maxSamples of them, spread over
-	// the whole range, the same ones each time.
-	const n = 10 * maxSamples
+	// Offer 0..N-1 as iteration 5: the reservoir keeps samplesPerIndex
+	// of them, spread over the whole range, the same ones each time.
+	const n = 100 * samplesPerIndex
 	run := func() []int64 {
 		f := newFrag(idReservoir)
 		for i := range int64(n) {
-			f.sample(i)
+			f.sample(5, i)
 		}
-		return f.samples
+		f.sample(0, 1)             // out of range: ignored
+		f.sample(IterSamples+1, 1) // likewise
+		if f.seen[4] != n {
+			t.Errorf("%d offered", f.seen[4])
+		}
+		return f.samples[4]
 	}
 	s := run()
-	if len(s) != maxSamples {
+	if len(s) != samplesPerIndex {
 		t.Fatalf("%d samples", len(s))
 	}
 	if !reflect.DeepEqual(s, run()) {
@@ -221,12 +258,12 @@ func TestReservoir(t *testing.T) {
 	}
 	var late, mean float64
 	for _, v := range s {
-		mean += float64(v) / maxSamples
+		mean += float64(v) / samplesPerIndex
 		if v >= n/2 {
 			late++
 		}
 	}
-	if math.Abs(mean-n/2) > 0.05*n || math.Abs(late/maxSamples-0.5) > 0.05 {
+	if math.Abs(mean-n/2) > 0.15*n || math.Abs(late/samplesPerIndex-0.5) > 0.2 {
 		t.Errorf("mean sample %g (want ≈ %d), %.0f in the second half", mean, n/2, late)
 	}
 }
@@ -241,7 +278,7 @@ func TestConcurrent(t *testing.T) {
 				Seg(idConcSeg, Now())
 				Loop(idConcLoop, Now(), int64(g))
 				if i < 100 {
-					IterEnd(idConcIter, Iter(idConcIter, Iter(idConcIter, 0)))
+					IterEnd(idConcIter, 2, Iter(idConcIter, 2, Iter(idConcIter, 1, 0)))
 				}
 				if i%500 == 0 {
 					Snapshot() // reading while others record
@@ -448,27 +485,52 @@ func TestFlush(t *testing.T) {
 }
 
 func TestOverhead(t *testing.T) {
-	seg, iter, counter := Overhead()
-	t.Logf("seg %.1f ns (pair %.1f ns), iter %.1f ns, counter %.2f ns", seg, pairNS, iter, counter)
-	if seg < 5 || seg > 5000 {
-		t.Errorf("seg overhead %g ns", seg)
+	o := Overhead()
+	t.Logf("%+v", o)
+	if o.SegNS < 5 || o.SegNS > 5000 {
+		t.Errorf("seg overhead %g ns", o.SegNS)
 	}
-	if pairNS < seg || pairNS > 10000 {
-		t.Errorf("pair %g ns, seg %g ns", pairNS, seg)
+	if o.PairNS < o.SegNS || o.PairNS > 10000 {
+		t.Errorf("pair %g ns, seg %g ns", o.PairNS, o.SegNS)
 	}
-	if iter < 5 || iter > 5000 {
-		t.Errorf("iter overhead %g ns", iter)
+	if o.IterNS < 5 || o.IterNS > 5000 {
+		t.Errorf("iter overhead %g ns", o.IterNS)
 	}
-	if counter < 0 || counter > 50 {
-		t.Errorf("counter overhead %g ns", counter)
+	if o.CounterNS < 0 || o.CounterNS > 50 || o.TestNS < 0 || o.TestNS > 50 {
+		t.Errorf("counter overhead %g ns, test %g ns", o.CounterNS, o.TestNS)
 	}
 }
 
 func TestTrips(t *testing.T) {
-	for _, c := range [][3]int64{{10, 1, 10}, {10, 3, 4}, {9, 3, 3}, {0, 1, 0}, {-5, 2, 0}, {1, 100, 1}} {
-		if got := Trips(c[0], c[1]); got != c[2] {
-			t.Errorf("Trips(%d, %d) = %d, want %d", c[0], c[1], got, c[2])
+	// The counted loops' forms, against running them.
+	count := func(lo, hi, step int64, closed bool) int64 {
+		n := int64(0)
+		for i := lo; i < hi || (closed && i == hi); i += step {
+			n++
 		}
+		return n
+	}
+	for _, c := range [][3]int64{{0, 10, 1}, {3, 10, 3}, {3, 9, 3}, {5, 5, 1}, {7, 2, 1}, {-5, 5, 4}, {-10, -3, 2}, {1, 101, 100}, {0, 0, 1}} {
+		lo, hi, step := c[0], c[1], c[2]
+		if got, want := TripsTo(lo, hi, uint64(step)), count(lo, hi, step, false); got != want {
+			t.Errorf("TripsTo(%d, %d, %d) = %d, want %d", lo, hi, step, got, want)
+		}
+		if got, want := TripsThrough(lo, hi, uint64(step)), count(lo, hi, step, true); got != want {
+			t.Errorf("TripsThrough(%d, %d, %d) = %d, want %d", lo, hi, step, got, want)
+		}
+	}
+	// Unsigned and narrow types, and spans beyond their signed range.
+	if got := TripsTo(uint64(math.MaxUint64-1), 5, 1); got != 0 {
+		t.Errorf("TripsTo(2^64-2, 5) = %d, want 0", got)
+	}
+	if got := TripsTo(uint64(1<<63-10), 1<<63+10, 1); got != 20 {
+		t.Errorf("TripsTo across 2^63 = %d, want 20", got)
+	}
+	if got := TripsTo(int8(-100), 100, 7); got != 29 {
+		t.Errorf("TripsTo(int8 -100, 100, 7) = %d, want 29", got)
+	}
+	if got := TripsThrough(uint8(0), 200, 50); got != 5 {
+		t.Errorf("TripsThrough(uint8 0, 200, 50) = %d, want 5", got)
 	}
 }
 
@@ -504,8 +566,8 @@ func BenchmarkLoop(b *testing.B) {
 
 func BenchmarkIter(b *testing.B) {
 	last := int64(0)
-	for range b.N {
-		last = Iter(idIter, last)
+	for i := range b.N {
+		last = Iter(idIter, int64(i&(IterSamples-1))+2, last)
 	}
 }
 
@@ -555,5 +617,5 @@ func BenchmarkBranchNP3Fallback(b *testing.B) {
 func TestCalibrationTime(t *testing.T) {
 	t0 := Now()
 	calibrate()
-	t.Logf("calibration took %.1f ms: seg %.1f ns (pair %.1f ns), iter %.1f ns, counter %.2f ns", float64(Now()-t0)/1e6, segNS, pairNS, iterNS, counterNS)
+	t.Logf("calibration took %.1f ms: %+v", float64(Now()-t0)/1e6, overhead)
 }

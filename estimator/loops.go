@@ -1,0 +1,273 @@
+// This file defines the loops timed whole: which loops, and the probes of
+// their two copies.
+
+package estimator
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+
+	"github.com/predict-tools/predict/model"
+	"golang.org/x/tools/go/ssa"
+)
+
+// loopFragment times a loop that is a collapse candidate as a whole, with
+// its trip count and sampled iterations. Loops left early (return, goto,
+// labeled jumps) or calling the module's functions are instrumented inside
+// instead.
+//
+// The loop statement is emitted twice (a version, see apply): a sampled
+// copy, which times its first iterations, and the original code, which
+// only counts its iterations when the trip count is not known before the
+// loop runs. probe.SampleEntry chooses the copy per entry (the first few
+// and then sparser). A probe call in a hot loop's body, even one not
+// taken, would change the code the compiler makes of the loop (values
+// live across the call are kept on the stack): the original copy runs the
+// loop as the plain build does.
+func (in *instrumenter) loopFragment(s ast.Stmt, body *ast.BlockStmt, fc *funcCtx) bool {
+	var node *model.Node
+	for _, n := range fc.loops[in.pos(s.Pos())] {
+		if in.whole[n] && n.Pos.End == in.pos(s.End()-1) {
+			node = n
+		}
+	}
+	if node == nil {
+		return false
+	}
+	rng := in.rangeOf(s.Pos(), s.End())
+	id := in.fragment(FragLoop, fc, node.ID, in.covered(rng, fc), rng)
+	record := "Loop"
+	if opaqueBound(node) {
+		record = "LoopRanked" // the interpreter replays its trip counts per rank
+	}
+	t, n, it, ls := fmt.Sprintf("__lt%d", id), fmt.Sprintf("__ln%d", id), fmt.Sprintf("__li%d", id), fmt.Sprintf("__ls%d", id)
+	fc.vars = append(fc.vars, t, n, it, ls)
+	start := in.fset.Position(s.Pos())
+	v := version{start: start.Offset, end: in.fset.Position(s.End()).Offset, line: start.Line, col: start.Column,
+		close: fmt.Sprintf(" }; __probe.%s(%d, %s, %s)", record, id, t, n)}
+	if trips, ok := in.staticTrips(s, body, node, fc); ok {
+		// The trip count is computed before the loop: the original copy
+		// runs as it is. Iteration k of a sampled entry is the
+		// (IterSamples+1-ls)th, ls counting the Iter calls left.
+		in.plan.Fragments[id].Static = true
+		v.sampled = fmt.Sprintf("%s = %s; %s = __probe.SampleEntry(%d); %s = 0; %s = __probe.Now(); if %s != 0 { ", n, trips, ls, id, it, t, ls)
+		in.insertSampled(fc.file, body.Lbrace+1, fmt.Sprintf(" if %s > 0 { %s--; %s = __probe.Iter(%d, __probe.IterSamples+1-%s, %s) };", ls, ls, it, id, ls, it))
+		v.plain = fmt.Sprintf("; if %s != 0 && %s > 0 { __probe.IterEnd(%d, __probe.IterSamples+1-%s, %s) } } else { ", it, ls, id, ls, it)
+	} else {
+		// Both copies count their iterations; iteration k's start closes
+		// iteration k-1's sample, the loop's end the last one when the
+		// loop ran no more than IterSamples.
+		v.sampled = fmt.Sprintf("%s = __probe.SampleEntry(%d); %s = 0; %s = 0; %s = __probe.Now(); if %s != 0 { ", ls, id, n, it, t, ls)
+		in.insert(fc.file, body.Lbrace+1, fmt.Sprintf(" %s++;", n))
+		in.insertSampled(fc.file, body.Lbrace+1, fmt.Sprintf(" if %s <= __probe.IterSamples+1 { %s = __probe.Iter(%d, %s, %s) };", n, it, id, n, it))
+		v.plain = fmt.Sprintf("; if %s != 0 && %s <= __probe.IterSamples { __probe.IterEnd(%d, %s, %s) } } else { ", it, n, id, n, it)
+	}
+	in.versions[fc.file] = append(in.versions[fc.file], v)
+	return true
+}
+
+// planWholeLoops chooses the loops timed whole: those that neither
+// communicate nor leave early. The functions they call get no probes of
+// their own (the loop's time holds theirs), which is only right if they are
+// called from nowhere else: a loop whose callees are also called outside
+// such loops is instrumented inside instead, unless the callee is a small
+// helper (no loops, no calls), whose other calls then go unmeasured.
+// Fragments therefore never nest, and every nanosecond is measured at
+// most once.
+func (in *instrumenter) planWholeLoops(prog *model.Program, ssaOf map[*model.Function]*ssa.Function) {
+	stmts := map[string]map[model.Pos]ast.Stmt{} // function → its loop statements by position
+	for _, f := range prog.Functions {
+		fn := ssaOf[f]
+		m := map[model.Pos]ast.Stmt{}
+		if fn != nil && fn.Syntax() != nil {
+			ast.Inspect(fn.Syntax(), func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.FuncLit:
+					return n == fn.Syntax()
+				case *ast.ForStmt, *ast.RangeStmt:
+					m[in.pos(n.Pos())] = n.(ast.Stmt)
+				}
+				return true
+			})
+		}
+		stmts[f.ID] = m
+	}
+	roots := map[string]bool{prog.Body: true, prog.Driver: true}
+	banned := map[*model.Node]bool{}
+	// Small helpers (no loops, no calls of the module) are cheap enough
+	// that their calls outside whole loops may go unmeasured: they never
+	// ban a loop.
+	small := map[string]bool{}
+	for _, f := range prog.Functions {
+		small[f.ID] = true
+		model.Walk(f.Tree, func(n *model.Node) bool {
+			if n.Kind == model.KindLoop || (n.Leaf != nil && n.Leaf.Kind == model.LeafUFC) {
+				small[f.ID] = false
+			}
+			return small[f.ID]
+		})
+	}
+	for {
+		in.whole, in.quiet = map[*model.Node]bool{}, map[string]bool{}
+		type site struct {
+			fn   string
+			loop *model.Node // the whole loop holding the call, or nil
+		}
+		calls := map[string][]site{}            // callee → its call sites
+		loopCalls := map[*model.Node][]string{} // whole loop → callees inside it
+		callsOf := map[string][]string{}        // function → its callees
+		for _, f := range prog.Functions {
+			var walk func(n *model.Node, outer *model.Node)
+			walk = func(n *model.Node, outer *model.Node) {
+				if n == nil {
+					return
+				}
+				if n.Kind == model.KindLoop && outer == nil && !banned[n] {
+					st := stmts[f.ID][n.Pos.Start]
+					if st != nil && n.Pos.End != in.pos(st.End()-1) {
+						st = nil // a loop made by a goto, starting with the statement
+					}
+					if t := n.Loop.Trip; t != nil && t.Communicates == "" && st != nil && !leavesEarly(loopBody(st)) {
+						outer = n
+						in.whole[n] = true
+					}
+				}
+				if lf := n.Leaf; lf != nil && lf.Kind == model.LeafUFC {
+					targets := lf.Targets
+					if !lf.Dynamic {
+						targets = []string{lf.Callee}
+					}
+					for _, t := range targets {
+						calls[t] = append(calls[t], site{f.ID, outer})
+						callsOf[f.ID] = append(callsOf[f.ID], t)
+						if outer != nil {
+							loopCalls[outer] = append(loopCalls[outer], t)
+						}
+					}
+				}
+				walk(n.Cond, outer)
+				if l := n.Loop; l != nil {
+					walk(l.Header, outer)
+					walk(l.Body, outer)
+					walk(l.Post, outer)
+				}
+				for _, c := range n.Children {
+					walk(c, outer)
+				}
+			}
+			walk(f.Tree, nil)
+			walk(f.Recover, nil)
+		}
+		// The functions the whole loops reach get no probes.
+		var reach func(id string)
+		reach = func(id string) {
+			if in.quiet[id] || roots[id] {
+				return
+			}
+			in.quiet[id] = true
+			for _, c := range callsOf[id] {
+				reach(c)
+			}
+		}
+		for _, cs := range loopCalls {
+			for _, c := range cs {
+				reach(c)
+			}
+		}
+		// A quiet function also called from outside whole loops and quiet
+		// functions bans the loops that reach it; then plan again (their
+		// inner loops may be timed whole instead).
+		grew := false
+		for g := range in.quiet {
+			if small[g] {
+				continue
+			}
+			for _, cs := range calls[g] {
+				if cs.loop != nil || in.quiet[cs.fn] {
+					continue
+				}
+				for loop, callees := range loopCalls {
+					if !banned[loop] && in.reaches(callees, g, callsOf) {
+						banned[loop] = true
+						grew = true
+					}
+				}
+			}
+		}
+		if !grew {
+			return
+		}
+	}
+}
+
+// reaches reports whether g is among the functions callees reach.
+func (in *instrumenter) reaches(callees []string, g string, callsOf map[string][]string) bool {
+	seen := map[string]bool{}
+	var visit func(id string) bool
+	visit = func(id string) bool {
+		if id == g {
+			return true
+		}
+		if seen[id] {
+			return false
+		}
+		seen[id] = true
+		for _, c := range callsOf[id] {
+			if visit(c) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range callees {
+		if visit(c) {
+			return true
+		}
+	}
+	return false
+}
+
+func loopBody(s ast.Stmt) *ast.BlockStmt {
+	switch s := s.(type) {
+	case *ast.ForStmt:
+		return s.Body
+	case *ast.RangeStmt:
+		return s.Body
+	}
+	return nil
+}
+
+// opaqueBound reports whether a loop's test depends on opaque data.
+func opaqueBound(node *model.Node) bool {
+	opaque := false
+	model.Walk(node.Cond, func(n *model.Node) bool {
+		if n.Kind == model.KindTest && n.Opaque != "" {
+			opaque = true
+		}
+		return !opaque
+	})
+	return opaque || (node.Loop.Trip != nil && node.Loop.Trip.Opaque != "")
+}
+
+// leavesEarly reports whether a loop body may leave the loop other than by
+// its end or a plain break: return, goto, labeled break or continue. A
+// body that declares a label (only reachable by such jumps) counts too:
+// a loop timed whole is emitted twice, and a label may not be.
+func leavesEarly(body *ast.BlockStmt) bool {
+	early := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt, *ast.LabeledStmt:
+			early = true
+		case *ast.BranchStmt:
+			if n.Tok == token.GOTO || n.Label != nil {
+				early = true
+			}
+		}
+		return !early
+	})
+	return early
+}

@@ -1,0 +1,108 @@
+// Package runclock times the runs of an uninstrumented program from
+// inside, for the timing pass (package estimator): the pass builds the
+// program once without probes, with only this package added (an overlay
+// file importing it), so that the plain run's time is taken over the same
+// span as the instrumented run's: from the first rank's start to the end of
+// the run, without the process's start-up and exit, which no fragment can
+// cover.
+//
+// When a run ends it writes, to the file named by $PREDICT_RUN_OUT (if
+// set), one JSON object: {"wall_ns": …, "cpu_ns": …}, the wall time from
+// the first rank's start to the end of the run and the process's CPU time
+// (user and system, all threads) over the same span, where the system
+// reports it (-1 where not).
+//
+// [Install] registers only commlib's RankStart and RunEnd hooks: no
+// commlib call is timed, nothing runs while the program computes. The
+// overlay file calls it from an init function; importing the package
+// alone changes nothing.
+package runclock
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/predict-tools/predict/commlib"
+)
+
+// OutEnv names the file the run's times are written to.
+const OutEnv = "PREDICT_RUN_OUT"
+
+// Times are what a run measured.
+type Times struct {
+	WallNS int64 `json:"wall_ns"`
+	CPUNS  int64 `json:"cpu_ns"` // -1 where the system does not report it
+}
+
+var (
+	start   = time.Now()
+	t0      atomic.Int64 // wall clock at the first rank's start, ns since start (+1: 0 is "not yet")
+	cpu0    atomic.Int64 // CPU time then
+	install sync.Once
+)
+
+// Install makes the process write its runs' times (see the package
+// documentation). Calls after the first do nothing.
+func Install() {
+	install.Do(func() { commlib.AddHooks(commlib.Hooks{RankStart: rankStart, RunEnd: runEnd}) })
+}
+
+func rankStart(rank, np int) {
+	if t0.Load() != 0 {
+		return
+	}
+	c := cpuNS()
+	if t0.CompareAndSwap(0, int64(time.Since(start))+1) {
+		cpu0.Store(c)
+	}
+}
+
+func runEnd(error) {
+	wall := int64(time.Since(start)) + 1 - t0.Load()
+	cpu := cpuNS()
+	if cpu >= 0 && cpu0.Load() >= 0 {
+		cpu -= cpu0.Load()
+	} else {
+		cpu = -1
+	}
+	if t0.Load() == 0 {
+		wall, cpu = 0, 0 // no rank started
+	}
+	path := os.Getenv(OutEnv)
+	if path == "" {
+		return
+	}
+	if err := write(path, Times{WallNS: wall, CPUNS: cpu}); err != nil {
+		fmt.Fprintf(os.Stderr, "predict runclock: %v\n", err)
+	}
+}
+
+// write writes t to path through a temporary file renamed into place.
+func write(path string, t Times) error {
+	data, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// Read reads the times a run wrote to path.
+func Read(path string) (Times, error) {
+	var t Times
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return t, err
+	}
+	if err := json.Unmarshal(data, &t); err != nil {
+		return t, fmt.Errorf("%s: %v", path, err)
+	}
+	return t, nil
+}

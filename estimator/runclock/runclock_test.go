@@ -1,0 +1,44 @@
+package runclock
+
+import (
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/predict-tools/predict/commlib"
+)
+
+// TestRunTimes: a run of two ranks busy for 30 ms each is timed from the
+// first rank's start to the run's end, with the CPU time of both (which
+// the machine's other load may make less than 30 ms each, never more than
+// the wall time on every core).
+func TestRunTimes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.json")
+	t.Setenv(OutEnv, path)
+	Install()
+	Install() // once only: a second call adds no hooks
+	const busy = 30 * time.Millisecond
+	err := commlib.Run(2, func(c *commlib.Comm) {
+		t0 := time.Now()
+		for time.Since(t0) < busy {
+		}
+		c.Barrier()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.WallNS < int64(busy) || got.WallNS > int64(20*busy) {
+		t.Errorf("wall %v, want at least %v", time.Duration(got.WallNS), busy)
+	}
+	if got.CPUNS != -1 && (got.CPUNS <= 0 || got.CPUNS > int64(runtime.NumCPU()+1)*got.WallNS) {
+		t.Errorf("CPU %v in a wall time of %v", time.Duration(got.CPUNS), time.Duration(got.WallNS))
+	}
+	if _, err := Read(filepath.Join(t.TempDir(), "missing.json")); err == nil {
+		t.Error("reading a missing file succeeded")
+	}
+}
