@@ -38,7 +38,8 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"modeljson": cmdModelJSON,
+			"modeljson":     cmdModelJSON,
+			"amdahlprofile": cmdAmdahlProfile,
 		},
 	})
 }
