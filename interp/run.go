@@ -399,6 +399,12 @@ func (w *World) plan() {
 		fn := fnOfNode[id]
 		blocks := loopBlocks(n)
 		h := loopHeader(fn, n)
+		if ind := prog.Report.Counted[n]; ind != nil {
+			h = ind.Phi.Block()
+		}
+		if h != nil {
+			blocks = naturalLoop(h, blocks)
+		}
 		switch {
 		case h != nil && clockTest(h, blocks) != nil:
 			f := &fragment{index: len(w.frags), node: id, kind: "compute", pos: n.Pos.String()}
@@ -461,6 +467,11 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 		if int(ind.Phi.Block().Index) != header.Index {
 			header = ind.Phi.Block()
 		}
+	}
+	if header != nil {
+		// The model's leaves miss blocks that hold only a jump: the
+		// loop's blocks are the natural loop of its header in the CFG.
+		lp.blocks = naturalLoop(header, lp.blocks)
 	}
 	var clock *ssa.BinOp
 	if ind == nil && header != nil {
@@ -538,12 +549,21 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 	}
 	if !collapsible {
 		w.iterated = append(w.iterated, lp)
-		// Iterated: the time of an iteration at each entry of the body.
+		// Iterated: the time of an iteration at each entry of the body:
+		// the header itself when the test is at the bottom (it runs once
+		// per iteration), else the header's successor in the loop.
+		perIter := &fragment{index: f.index, node: f.node, kind: f.kind, pos: f.pos, mean: ls.PerIterPS}
+		if header != nil && n.Loop != nil && n.Loop.TestAtBottom {
+			if instr := firstNonPhi(header, 0); instr != nil {
+				c.charges[instr] = append(c.charges[instr], perIter)
+			}
+			return
+		}
 		if header != nil {
 			for _, s := range header.Succs {
 				if lp.blocks[s.Index] && s != header {
 					if instr := firstNonPhi(s, 0); instr != nil {
-						c.charges[instr] = append(c.charges[instr], &fragment{index: f.index, node: f.node, kind: f.kind, pos: f.pos, mean: ls.PerIterPS})
+						c.charges[instr] = append(c.charges[instr], perIter)
 					}
 					return
 				}
@@ -873,4 +893,35 @@ func (c *compiler) timelessFunc(f *ssa.Function, visiting map[*ssa.Function]bool
 		}
 	}
 	return true
+}
+
+// naturalLoop returns the blocks of the natural loop of header: the blocks
+// from which a back edge to header is reached without passing through it.
+// (model gives the blocks the model's leaves cover; a loop without a back
+// edge keeps them.)
+func naturalLoop(header *ssa.BasicBlock, model map[int]bool) map[int]bool {
+	blocks := map[int]bool{header.Index: true}
+	var work []*ssa.BasicBlock
+	for _, p := range header.Preds {
+		if p == header || header.Dominates(p) { // a back edge
+			if !blocks[p.Index] {
+				blocks[p.Index] = true
+				work = append(work, p)
+			}
+		}
+	}
+	if len(work) == 0 {
+		return model
+	}
+	for len(work) > 0 {
+		b := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, p := range b.Preds {
+			if !blocks[p.Index] {
+				blocks[p.Index] = true
+				work = append(work, p)
+			}
+		}
+	}
+	return blocks
 }
