@@ -76,7 +76,7 @@ func (p *ProfileFile) fill(plan *Plan, raw *probe.Raw) {
 		total += t
 		weighted += t * errRel
 		if fr.Kind == FragLoop {
-			ls := LoopStats{Node: fr.Node}
+			ls := LoopStats{Node: fr.Node, Innermost: fr.Innermost}
 			for _, t := range rf.Trips {
 				ls.Trips = append(ls.Trips, TripCount{Trips: t[0], Count: t[1]})
 			}

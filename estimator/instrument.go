@@ -38,6 +38,10 @@ type Fragment struct {
 	Covers []string     `json:"covers"` // the model leaves whose time it holds
 	Pos    model.Range  `json:"pos"`
 	Static bool         `json:"static,omitempty"` // a loop whose trip count is computed before it runs: no per-iteration counter
+	// Innermost: the loop heads a perfect nest whose inner count is known
+	// before it runs; its trip counts are those of the inner body (outer
+	// trips × inner trips), so its time per iteration is per inner one.
+	Innermost bool `json:"innermost,omitempty"`
 }
 
 // Plan is an instrumented copy of a program.

@@ -51,6 +51,10 @@ func (in *instrumenter) loopFragment(s ast.Stmt, body *ast.BlockStmt, fc *funcCt
 		// runs as it is. Iteration k of a sampled entry is the
 		// (IterSamples+1-ls)th, ls counting the Iter calls left.
 		in.plan.Fragments[id].Static = true
+		if inner, ok := in.innerTrips(s, body, node, fc); ok {
+			trips = fmt.Sprintf("(%s) * (%s)", trips, inner)
+			in.plan.Fragments[id].Innermost = true
+		}
 		v.sampled = fmt.Sprintf("%s = %s; %s = __probe.SampleEntry(%d); %s = 0; %s = __probe.Now(); if %s != 0 { ", n, trips, ls, id, it, t, ls)
 		in.insertSampled(fc.file, body.Lbrace+1, fmt.Sprintf(" if %s > 0 { %s--; %s = __probe.Iter(%d, __probe.IterSamples+1-%s, %s) };", ls, ls, it, id, ls, it))
 		v.plain = fmt.Sprintf("; if %s != 0 && %s > 0 { __probe.IterEnd(%d, __probe.IterSamples+1-%s, %s) } } else { ", it, ls, id, ls, it)
@@ -270,4 +274,101 @@ func leavesEarly(body *ast.BlockStmt) bool {
 		return !early
 	})
 	return early
+}
+
+// innerTrips returns the trip count of the loop that is the whole body of
+// the loop s (a perfect nest), as an expression valid before s runs: the
+// inner loop's count must not depend on anything the outer loop changes
+// (its variable, or what its body assigns).
+func (in *instrumenter) innerTrips(s ast.Stmt, body *ast.BlockStmt, node *model.Node, fc *funcCtx) (string, bool) {
+	if len(body.List) != 1 {
+		return "", false
+	}
+	inner := body.List[0]
+	var innerBody *ast.BlockStmt
+	switch st := inner.(type) {
+	case *ast.ForStmt:
+		innerBody = st.Body
+	case *ast.RangeStmt:
+		innerBody = st.Body
+	default:
+		return "", false
+	}
+	var innerNode *model.Node
+	model.Walk(node.Loop.Body, func(n *model.Node) bool {
+		if n.Kind == model.KindLoop && innerNode == nil && n.Pos.Start == in.pos(inner.Pos()) {
+			innerNode = n
+		}
+		return innerNode == nil
+	})
+	if innerNode == nil {
+		return "", false
+	}
+	expr, ok := in.staticTrips(inner, innerBody, innerNode, fc)
+	if !ok {
+		return "", false
+	}
+	// The outer loop's variables and whatever its body assigns.
+	var changed []string
+	switch st := s.(type) {
+	case *ast.ForStmt:
+		if a, ok := st.Init.(*ast.AssignStmt); ok {
+			for _, l := range a.Lhs {
+				if id, ok := l.(*ast.Ident); ok {
+					changed = append(changed, id.Name)
+				}
+			}
+		}
+	case *ast.RangeStmt:
+		for _, e := range []ast.Expr{st.Key, st.Value} {
+			if id, ok := e.(*ast.Ident); ok {
+				changed = append(changed, id.Name)
+			}
+		}
+	}
+	// The expressions the inner count is computed from.
+	var from []ast.Expr
+	own := map[string]bool{}
+	switch st := inner.(type) {
+	case *ast.ForStmt:
+		if a, ok := st.Init.(*ast.AssignStmt); ok {
+			from = append(from, a.Rhs...)
+			for _, l := range a.Lhs {
+				if id, ok := l.(*ast.Ident); ok {
+					own[id.Name] = true
+				}
+			}
+		}
+		if st.Cond != nil {
+			from = append(from, st.Cond)
+		}
+	case *ast.RangeStmt:
+		from = append(from, st.X)
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch a := n.(type) {
+		case *ast.AssignStmt:
+			for _, l := range a.Lhs {
+				if id, ok := l.(*ast.Ident); ok {
+					changed = append(changed, id.Name)
+				}
+			}
+		case *ast.IncDecStmt:
+			if id, ok := a.X.(*ast.Ident); ok {
+				changed = append(changed, id.Name)
+			}
+		}
+		return true
+	})
+	for _, name := range changed {
+		if name == "_" || own[name] {
+			continue
+		}
+		for _, e := range from {
+			if mentionsIdent(e, name) {
+				return "", false
+			}
+		}
+	}
+	return expr, true
 }

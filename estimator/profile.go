@@ -87,6 +87,9 @@ type LoopStats struct {
 	Samples   int         `json:"samples"`     // per-iteration times sampled
 	D         float64     `json:"d"`           // max |T_k − T̄| / T̄, T_k iteration k's time (see balance)
 	Balanced  bool        `json:"balanced"`    // D ≤ alpha
+	// Innermost: the loop heads a perfect nest and Trips and PerIterPS
+	// count iterations of its innermost body.
+	Innermost bool `json:"innermost,omitempty"`
 	// Ranks are, for a loop whose bound is opaque, each rank's sequence of
 	// trip counts as (trips, entries) runs: the interpreter replays them.
 	Ranks []RankTrips `json:"ranks,omitempty"`

@@ -198,6 +198,14 @@ func (p *proc) runLoop(fr *frame, lp *loopPlan) ctl {
 			last = trips - 1
 		}
 		fr.s[lp.phiSlot] = intV(lp.init.get(fr).I + last*lp.ind.Step)
+		if in := lp.inner; in != nil {
+			// A nest timed per inner iteration: outer × inner trips.
+			k := tripCount(lp.innerInit.get(fr).I+in.Offset, lp.innerBound.get(fr).I, in.Step, in.Op)
+			if in.TestAtBottom {
+				k++
+			}
+			trips *= k
+		}
 	case lp.clockOp != token.ILLEGAL:
 		// for Wtime() < end: each iteration moves the clock by its time.
 		end := int64(math.Round(lp.bound.get(fr).F() * 1e12))

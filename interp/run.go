@@ -166,6 +166,10 @@ type loopPlan struct {
 	byRank    map[int]*estimator.RankTrips
 	meanTrips int64
 	used      bool
+	// inner, for a nest timed per innermost iteration: the inner loop's
+	// induction, its count known on entry.
+	inner                 *reduce.Induction
+	innerInit, innerBound operand
 }
 
 func (lp *loopPlan) rankTrips(r int) *estimator.RankTrips {
@@ -547,28 +551,35 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 			}
 		}
 	}
+	if collapsible && ls.Innermost && ind != nil {
+		in := innerLoop(n)
+		iind := w.prog.Report.Counted[in]
+		outside := func(v ssa.Value) bool {
+			i, ok := v.(ssa.Instruction)
+			return !ok || i.Block() == nil || !lp.blocks[i.Block().Index]
+		}
+		if in == nil || iind == nil || !outside(iind.Init) || !outside(iind.Bound) {
+			collapsible, lp.why = false, "the inner loop's count is not known on entry"
+		}
+	}
 	if !collapsible {
 		w.iterated = append(w.iterated, lp)
 		// Iterated: the time of an iteration at each entry of the body:
 		// the header itself when the test is at the bottom (it runs once
 		// per iteration), else the header's successor in the loop.
 		perIter := &fragment{index: f.index, node: f.node, kind: f.kind, pos: f.pos, mean: ls.PerIterPS}
-		if header != nil && n.Loop != nil && n.Loop.TestAtBottom {
-			if instr := firstNonPhi(header, 0); instr != nil {
-				c.charges[instr] = append(c.charges[instr], perIter)
-			}
-			return
-		}
-		if header != nil {
-			for _, s := range header.Succs {
-				if lp.blocks[s.Index] && s != header {
-					if instr := firstNonPhi(s, 0); instr != nil {
-						c.charges[instr] = append(c.charges[instr], perIter)
-					}
-					return
+		on, onHeader := n, header
+		if ls.Innermost {
+			// The time is per iteration of the inner loop's body.
+			on, onHeader = innerLoop(n), nil
+			if on != nil {
+				onHeader = loopHeader(fn, on)
+				if ind := w.prog.Report.Counted[on]; ind != nil {
+					onHeader = ind.Phi.Block()
 				}
 			}
 		}
+		chargePerIteration(c, on, onHeader, perIter)
 		return
 	}
 	if clock != nil {
@@ -593,6 +604,10 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 		lp.ind = ind
 		cf := c.fn(fn)
 		lp.init, lp.bound, lp.phiSlot = c.operand(cf, ind.Init), c.operand(cf, ind.Bound), c.slot(cf, ind.Phi)
+		if ls.Innermost {
+			lp.inner = w.prog.Report.Counted[innerLoop(n)]
+			lp.innerInit, lp.innerBound = c.operand(cf, lp.inner.Init), c.operand(cf, lp.inner.Bound)
+		}
 	} else {
 		lp.ranked = ls
 		lp.byRank = map[int]*estimator.RankTrips{}
@@ -924,4 +939,50 @@ func naturalLoop(header *ssa.BasicBlock, model map[int]bool) map[int]bool {
 		}
 	}
 	return blocks
+}
+
+// innerLoop returns the loop that is the body of the loop n (a perfect
+// nest), or nil.
+func innerLoop(n *model.Node) *model.Node {
+	var inner *model.Node
+	count := 0
+	model.Walk(n.Loop.Body, func(x *model.Node) bool {
+		if x.Kind == model.KindLoop {
+			if count == 0 {
+				inner = x
+			}
+			count++
+			return false
+		}
+		return true
+	})
+	if count != 1 {
+		return nil
+	}
+	return inner
+}
+
+// chargePerIteration charges f at each iteration of the loop n whose
+// header is given: at the header when its test is at the bottom (the
+// header runs once per iteration), else at the header's successor in the
+// loop.
+func chargePerIteration(c *compiler, n *model.Node, header *ssa.BasicBlock, f *fragment) {
+	if n == nil || header == nil {
+		return
+	}
+	blocks := naturalLoop(header, loopBlocks(n))
+	if n.Loop != nil && n.Loop.TestAtBottom {
+		if instr := firstNonPhi(header, 0); instr != nil {
+			c.charges[instr] = append(c.charges[instr], f)
+		}
+		return
+	}
+	for _, s := range header.Succs {
+		if blocks[s.Index] && s != header {
+			if instr := firstNonPhi(s, 0); instr != nil {
+				c.charges[instr] = append(c.charges[instr], f)
+			}
+			return
+		}
+	}
 }
