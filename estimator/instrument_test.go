@@ -146,3 +146,22 @@ func TestNestedVersions(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestInnermostNests checks which whole loops are timed per innermost
+// iteration: stencil2d's sweep (rows × columns, the column count fixed
+// before the rows loop) is; a single loop is not.
+func TestInnermostNests(t *testing.T) {
+	_, p := plan(t, "testprogs/stencil2d")
+	got := map[string]bool{}
+	for _, f := range p.Fragments {
+		if f.Kind == FragLoop {
+			got[f.Node] = f.Innermost
+		}
+	}
+	if !got["sweep/loop@+3:2"] {
+		t.Errorf("stencil2d's sweep nest is not timed per innermost iteration: %v", got)
+	}
+	if got["main$1/loop@+51:4"] {
+		t.Errorf("a single loop is marked innermost: %v", got)
+	}
+}

@@ -210,3 +210,35 @@ func TestAmdahlIdeal(t *testing.T) {
 		}
 	}
 }
+
+// TestInnermostNest: a nest timed per innermost iteration costs rows ×
+// columns at every decomposition. stencil2d's sweep with 1 ns per point:
+// its hot-spot time is the same summed over ranks at np = 1 and 4 (the
+// points are split), so the predicted sweep time per rank falls by 4.
+func TestInnermostNest(t *testing.T) {
+	p := prepare(t, "./testprogs/stencil2d")
+	prof := &estimator.ProfileFile{NP: 1,
+		Fragments: []estimator.FragmentStats{{Node: "sweep/loop@+3:2", Kind: estimator.FragLoop, MeanPS: 1}},
+		Loops:     []estimator.LoopStats{{Node: "sweep/loop@+3:2", PerIterPS: 1000, Balanced: true, Innermost: true}}}
+	sweep := func(np int) trace.Time {
+		r, err := p.Run(Config{NP: np, Profile: prof, Args: []string{"-class", "W", "-iters", "10"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range r.Hot {
+			if h.Node == "sweep/loop@+3:2" {
+				return h.Time
+			}
+		}
+		t.Fatalf("np=%d: no time for the sweep nest", np)
+		return 0
+	}
+	// Class W: 512×512 points, 10 sweeps, 1 ns each, in all ranks
+	// together, and as many in rank 0's sequential reference run.
+	const want = 2 * 512 * 512 * 10 * trace.Nanosecond
+	for _, np := range []int{1, 2, 4} {
+		if got := sweep(np); got != want {
+			t.Errorf("np=%d: sweep nest costs %v summed over ranks, want %v", np, got, want)
+		}
+	}
+}
