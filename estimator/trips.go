@@ -73,7 +73,7 @@ func (in *instrumenter) staticTrips(s ast.Stmt, body *ast.BlockStmt, node *model
 		if typ == "" {
 			return "", false
 		}
-		if loop := loopBlocks(node); !loop[cmp.Block().Index] || !invariant(cmp.Y, loop) {
+		if loop := model.Blocks(node); !loop[cmp.Block().Index] || !invariant(cmp.Y, loop) {
 			return "", false
 		}
 		var step int64
@@ -219,21 +219,6 @@ func onlyRead(p ssa.Value, loop map[int]bool) bool {
 		}
 	}
 	return true
-}
-
-// loopBlocks returns the indexes of the SSA blocks of a loop node.
-func loopBlocks(n *model.Node) map[int]bool {
-	blocks := map[int]bool{}
-	model.Walk(n, func(x *model.Node) bool {
-		if x.Leaf != nil {
-			blocks[x.Leaf.Block] = true
-		}
-		if x.Block != nil {
-			blocks[*x.Block] = true
-		}
-		return true
-	})
-	return blocks
 }
 
 // constStep returns the constant added or subtracted by a loop's post

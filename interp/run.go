@@ -401,7 +401,7 @@ func (w *World) plan() {
 		}
 		n := loopNodes[id]
 		fn := fnOfNode[id]
-		blocks := loopBlocks(n)
+		blocks := model.Blocks(n)
 		h := loopHeader(fn, n)
 		if ind := prog.Report.Counted[n]; ind != nil {
 			h = ind.Phi.Block()
@@ -464,7 +464,7 @@ func firstNonPhi(b *ssa.BasicBlock, from int) ssa.Instruction {
 // after it needs values it computes, iterated with its time charged per
 // iteration otherwise.
 func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragment, ls *estimator.LoopStats) {
-	lp := &loopPlan{node: n.ID, pos: n.Pos.String(), frag: f, perIter: ls.PerIterPS, blocks: loopBlocks(n)}
+	lp := &loopPlan{node: n.ID, pos: n.Pos.String(), frag: f, perIter: ls.PerIterPS, blocks: model.Blocks(n)}
 	header := loopHeader(fn, n)
 	ind := w.prog.Report.Counted[n]
 	if ind != nil {
@@ -592,7 +592,7 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 			lp.bound = c.operand(cf, clock.Y)
 		} else {
 			lp.bound = c.operand(cf, clock.X)
-			lp.clockOp = mirror(clock.Op)
+			lp.clockOp = reduce.Mirror(clock.Op)
 		}
 		lp.exit = c.fn(fn).blockOf(exit)
 		lp.exitFrom = c.fn(fn).blockOf(exitFrom)
@@ -715,12 +715,8 @@ var _ = types.Typ
 // keeps: a pure builtin, or a function of the program whose kept
 // instructions (and calls) have none.
 func (c *compiler) quietCall(call *ssa.Call) bool {
-	if b, ok := call.Call.Value.(*ssa.Builtin); ok {
-		switch b.Name() {
-		case "len", "cap", "min", "max":
-			return true
-		}
-		return false
+	if _, ok := call.Call.Value.(*ssa.Builtin); ok {
+		return pureBuiltin(call)
 	}
 	f := call.Call.StaticCallee()
 	if f != nil && modelgen.IsCommlib(f) {
@@ -770,7 +766,7 @@ func (c *compiler) pureBlock(b *ssa.BasicBlock) bool {
 		}
 		switch in := instr.(type) {
 		case *ssa.Call:
-			if bi, ok := in.Call.Value.(*ssa.Builtin); !ok || (bi.Name() != "len" && bi.Name() != "cap" && bi.Name() != "min" && bi.Name() != "max") {
+			if !pureBuiltin(in) {
 				return false
 			}
 		case *ssa.Store, *ssa.Defer, *ssa.Go, *ssa.Panic, *ssa.Send, *ssa.MapUpdate, *ssa.RunDefers:
@@ -816,35 +812,6 @@ func clockTest(header *ssa.BasicBlock, blocks map[int]bool) *ssa.BinOp {
 		}
 	}
 	return nil
-}
-
-func mirror(op token.Token) token.Token {
-	switch op {
-	case token.LSS:
-		return token.GTR
-	case token.LEQ:
-		return token.GEQ
-	case token.GTR:
-		return token.LSS
-	case token.GEQ:
-		return token.LEQ
-	}
-	return op
-}
-
-// loopBlocks returns the SSA blocks of a loop node.
-func loopBlocks(n *model.Node) map[int]bool {
-	blocks := map[int]bool{}
-	model.Walk(n, func(x *model.Node) bool {
-		if x.Leaf != nil {
-			blocks[x.Leaf.Block] = true
-		}
-		if x.Block != nil {
-			blocks[*x.Block] = true
-		}
-		return true
-	})
-	return blocks
 }
 
 // loopHeader returns the block of a loop's test.
@@ -970,7 +937,7 @@ func chargePerIteration(c *compiler, n *model.Node, header *ssa.BasicBlock, f *f
 	if n == nil || header == nil {
 		return
 	}
-	blocks := naturalLoop(header, loopBlocks(n))
+	blocks := naturalLoop(header, model.Blocks(n))
 	if n.Loop != nil && n.Loop.TestAtBottom {
 		if instr := firstNonPhi(header, 0); instr != nil {
 			c.charges[instr] = append(c.charges[instr], f)
@@ -985,4 +952,17 @@ func chargePerIteration(c *compiler, n *model.Node, header *ssa.BasicBlock, f *f
 			return
 		}
 	}
+}
+
+// pureBuiltin reports whether call is of a builtin without effects.
+func pureBuiltin(call *ssa.Call) bool {
+	b, ok := call.Call.Value.(*ssa.Builtin)
+	if !ok {
+		return false
+	}
+	switch b.Name() {
+	case "len", "cap", "min", "max":
+		return true
+	}
+	return false
 }

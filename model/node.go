@@ -165,3 +165,20 @@ func Walk(n *Node, f func(*Node) bool) {
 		Walk(c, f)
 	}
 }
+
+// Blocks returns the SSA block indices that the leaves and tests of the
+// subtree n cover (a block holding only a jump has no leaf and is not
+// among them).
+func Blocks(n *Node) map[int]bool {
+	blocks := map[int]bool{}
+	Walk(n, func(x *Node) bool {
+		if x.Leaf != nil {
+			blocks[x.Leaf.Block] = true
+		}
+		if x.Block != nil {
+			blocks[*x.Block] = true
+		}
+		return true
+	})
+	return blocks
+}

@@ -139,10 +139,10 @@ func (a *analysis) loopFormula(fn *ssa.Function, n *model.Node) (formula, opaque
 	if !ok {
 		return "", ""
 	}
-	inLoop := loopBlocks(n)
+	inLoop := model.Blocks(n)
 	op, x, bound := bin.Op, bin.X, bin.Y
 	if a.varies(bound, inLoop) {
-		op, x, bound = mirror(op), bin.Y, bin.X
+		op, x, bound = Mirror(op), bin.Y, bin.X
 	}
 	if a.varies(bound, inLoop) {
 		return "", ""
@@ -278,22 +278,9 @@ func (a *analysis) writtenIn(p ssa.Value, fn *ssa.Function, inLoop map[int]bool)
 	return false
 }
 
-// loopBlocks returns the SSA blocks of a loop node.
-func loopBlocks(n *model.Node) map[int]bool {
-	in := map[int]bool{}
-	model.Walk(n, func(x *model.Node) bool {
-		if x.Leaf != nil {
-			in[x.Leaf.Block] = true
-		}
-		if x.Block != nil {
-			in[*x.Block] = true
-		}
-		return true
-	})
-	return in
-}
-
-func mirror(op token.Token) token.Token {
+// Mirror returns the comparison that holds for y op' x when x op y does
+// (< and >, <= and >=).
+func Mirror(op token.Token) token.Token {
 	switch op {
 	case token.LSS:
 		return token.GTR
