@@ -95,8 +95,11 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 		return func(p *proc, fr *frame) ctl { p.buffer = int64(num(fr, 1)); return cNext }
 	case "Comm.BufferDetach":
 		return func(p *proc, fr *frame) ctl { b := p.buffer; p.buffer = 0; return set(fr, dst, intV(b)) }
-	case "Comm.Send", "Comm.Bsend", "Comm.Rsend", "Comm.Ssend":
-		proto := map[string]string{"Comm.Send": "eager", "Comm.Bsend": "buffered", "Comm.Rsend": "ready", "Comm.Ssend": "sync"}[name]
+	case "Comm.Send", "Comm.Bsend", "Comm.Rsend", "Comm.Ssend", "Comm.Isend", "Comm.Ibsend", "Comm.Irsend", "Comm.Issend":
+		op := name[len("Comm."):]
+		blocking := op[0] != 'I'
+		proto := map[string]string{"Send": "eager", "Bsend": "buffered", "Rsend": "ready", "Ssend": "sync",
+			"Isend": "eager", "Ibsend": "buffered", "Irsend": "ready", "Issend": "sync"}[op]
 		return func(p *proc, fr *frame) ctl {
 			if p.mustYield() {
 				return cYield
@@ -106,34 +109,19 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 			}
 			cm := commOf(arg(fr, 0))
 			enter := p.main.clock
-			req, err := p.send(cm.g, cm.rank, arg(fr, 1), num(fr, 2), num(fr, 3), proto, name[5:], site)
-			if err != "" {
-				return p.fail(site, err)
-			}
-			_, _, bytes := bufInfo(arg(fr, 1))
-			p.traceOp(name[5:], enter, site, peerOf(cm, num(fr, 2)), num(fr, 3), bytes, cm.g.id, req)
-			return p.waitFor(p.reqs1(req), false, p.w.link(p.rank, peerOf(cm, num(fr, 2))).sendOvh(bytes), name[5:], site)
-		}
-	case "Comm.Isend", "Comm.Ibsend", "Comm.Irsend", "Comm.Issend":
-		proto := map[string]string{"Comm.Isend": "eager", "Comm.Ibsend": "buffered", "Comm.Irsend": "ready", "Comm.Issend": "sync"}[name]
-		return func(p *proc, fr *frame) ctl {
-			if p.mustYield() {
-				return cYield
-			}
-			if c := p.commOnly(site); c != cNext {
-				return c
-			}
-			cm := commOf(arg(fr, 0))
-			enter := p.main.clock
-			req, err := p.send(cm.g, cm.rank, arg(fr, 1), num(fr, 2), num(fr, 3), proto, name[5:], site)
+			req, err := p.send(cm.g, cm.rank, arg(fr, 1), num(fr, 2), num(fr, 3), proto, op, site)
 			if err != "" {
 				return p.fail(site, err)
 			}
 			_, _, bytes := bufInfo(arg(fr, 1))
 			ovh := p.w.link(p.rank, peerOf(cm, num(fr, 2))).sendOvh(bytes)
+			if blocking {
+				p.traceOp(op, enter, site, peerOf(cm, num(fr, 2)), num(fr, 3), bytes, cm.g.id, req)
+				return p.waitFor(p.reqs1(req), false, ovh, op, site)
+			}
 			p.main.clock += ovh
 			p.overhead += ovh
-			p.traceOp(name[5:], enter, site, peerOf(cm, num(fr, 2)), num(fr, 3), bytes, cm.g.id, req)
+			p.traceOp(op, enter, site, peerOf(cm, num(fr, 2)), num(fr, 3), bytes, cm.g.id, req)
 			return set(fr, dst, V{R: req})
 		}
 	case "Comm.Recv":
