@@ -27,16 +27,7 @@ Paraver, GOAL, CSV). Planned: calibrate (the machine file), validate
 		SilenceUsage:               true,
 		SuggestionsMinimumDistance: 2,
 		SilenceErrors:              true,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return nil
-			}
-			hint := ""
-			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-				hint = " (did you mean " + strings.Join(s, " or ") + "?)"
-			}
-			return usagef(cmd, "unknown command %q%s", args[0], hint)
-		},
+		Args:                       unknownSubcommand(""),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return cmd.Help()
 		},
@@ -54,3 +45,19 @@ Paraver, GOAL, CSV). Planned: calibrate (the machine file), validate
 // commands are the subcommands, each registered by the init function of
 // its own file, in the order of the help text (sorted by cobra).
 var commands []func() *cobra.Command
+
+// unknownSubcommand is the Args check of a command with subcommands: an
+// argument is an unknown subcommand (of what, for the message), with
+// suggestions.
+func unknownSubcommand(of string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		hint := ""
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			hint = " (did you mean " + strings.Join(s, " or ") + "?)"
+		}
+		return usagef(cmd, "unknown command %q%s%s", args[0], of, hint)
+	}
+}

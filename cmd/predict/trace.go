@@ -27,16 +27,7 @@ program run with -trace FILE, or by predict for a prediction).
 Commands: convert (to Chrome/Perfetto JSON, Paraver, GOAL for LogGOPSim, CSV,
 or native JSON lines).`,
 		SuggestionsMinimumDistance: 2,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return nil
-			}
-			hint := ""
-			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-				hint = " (did you mean " + strings.Join(s, " or ") + "?)"
-			}
-			return usagef(cmd, "unknown command %q for predict trace%s", args[0], hint)
-		},
+		Args:                       unknownSubcommand(" for predict trace"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return cmd.Help()
 		},
