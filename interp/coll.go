@@ -151,11 +151,7 @@ func (w *World) finishCollective(g *group, in *collInstance, spec collSpec, dst 
 			in.frames[r].s[dst] = results[r]
 		}
 		p.blockedInColl(in, r, exits[r], g)
-		if p != in.procs[len(in.procs)-1] || r != g.size-1 {
-			// Every member is resumed; the one that completed the
-			// instance counts as blocked too (it returned cBlock).
-		}
-		w.resume(p, exits[r], 0)
+		w.resume(p, exits[r], 0) // the member that completed the instance returned cBlock too
 	}
 	return ""
 }
@@ -640,7 +636,7 @@ func (w *World) collectiveData(g *group, in *collInstance) ([]V, string) {
 				copyInto(buf(r, 2), 0, &sliceV{a: &array{n: len(acc), elems: append([]V(nil), acc...)}, len: len(acc)}, 0, len(acc))
 			}
 		}
-		if acc != nil && sb0(in) {
+		if acc != nil {
 			res := &sliceV{a: &array{n: len(acc), elems: acc}, len: len(acc)}
 			switch in.name {
 			case "Allreduce":
@@ -781,8 +777,6 @@ func (w *World) collectiveData(g *group, in *collInstance) ([]V, string) {
 	}
 	return nil, ""
 }
-
-func sb0(in *collInstance) bool { return true }
 
 func sliceLen(s *sliceV) int {
 	if s == nil {

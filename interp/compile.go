@@ -9,8 +9,6 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
-	"math"
-	"sort"
 
 	"github.com/predict-tools/predict/model"
 	"github.com/predict-tools/predict/modelgen"
@@ -969,13 +967,6 @@ func (c *compiler) slice(cf *function, in *ssa.Slice) func(fr *frame) (V, string
 		return V{}, "slice of a value the reduced model does not hold"
 	}
 }
-
-// sortedFragments orders fragments for deterministic output.
-func sortedFragments(fs []*fragment) {
-	sort.Slice(fs, func(i, j int) bool { return fs[i].node < fs[j].node })
-}
-
-var _ = math.MaxInt64
 
 // blockOf returns the compiled block of b, creating the blocks (not yet
 // their ops) if needed.

@@ -263,9 +263,6 @@ func (w *World) match(r *request, m *message, tr int64) {
 	r.msg = m
 	r.doneAt = recvDone
 	w.complete(r)
-	if w.cfg.Trace != nil {
-		w.traceMessage(r, m, tr)
-	}
 }
 
 // complete marks a request done and resumes its owner if it waits for it.
@@ -373,17 +370,10 @@ type statusMem struct {
 	fields [3]V
 }
 
-// traceMessage records the trace events of a matched pair (blocking
-// calls are recorded by their ops; this records nothing by itself).
-func (w *World) traceMessage(r *request, m *message, tr int64) {}
-
 // linkCost is a link's LogGOPS costs with the eager limit.
 type linkCost struct {
 	latency, ctrl int64
 	eager         int64
-	o, oPerByte   float64
-	g, gPerByte   float64
-	table         func(int64) trace.Time
 	transferF     func(int64) trace.Time
 	sendOvhF      func(int64) trace.Time
 	recvOvhF      func(int64) trace.Time

@@ -10,7 +10,6 @@ import (
 	"flag"
 	"fmt"
 	"go/token"
-	"go/types"
 	"io"
 	"sort"
 	"strings"
@@ -708,8 +707,6 @@ func (f *flagSet) parse(args []string) error {
 	f.rest = f.fs.Args()
 	return nil
 }
-
-var _ = types.Typ
 
 // quietCall reports whether a kept call has no effect the reduced model
 // keeps: a pure builtin, or a function of the program whose kept

@@ -47,10 +47,8 @@ type proc struct {
 	waitSite  string
 	collSeq   map[*group]int64
 	world     *commRef
-	threads   []*thread
 	buffer    int64 // attached Bsend buffer, bytes
 	lastPeer  int
-	curStatus V
 	waitBuf   [2]*request
 	spins     int64 // back edges taken since the clock last moved
 	spinClock int64
