@@ -200,6 +200,11 @@ func (p *proc) runLoop(fr *frame, lp *loopPlan) ctl {
 		fr.s[lp.phiSlot] = intV(lp.init.get(fr).I + last*lp.ind.Step)
 		if in := lp.inner; in != nil {
 			// A nest timed per inner iteration: outer × inner trips.
+			for _, o := range lp.innerPrep {
+				if c := o(p, fr); c != cNext {
+					return c
+				}
+			}
 			k := tripCount(lp.innerInit.get(fr).I+in.Offset, lp.innerBound.get(fr).I, in.Step, in.Op)
 			if in.TestAtBottom {
 				k++

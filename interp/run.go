@@ -169,6 +169,9 @@ type loopPlan struct {
 	// induction, its count known on entry.
 	inner                 *reduce.Induction
 	innerInit, innerBound operand
+	// innerPrep computes, on entry, what the inner start and bound need
+	// of the instructions inside the nest (they do not change in it).
+	innerPrep []op
 }
 
 func (lp *loopPlan) rankTrips(r int) *estimator.RankTrips {
@@ -199,7 +202,9 @@ func (prog *Program) Run(cfg Config) (*Result, error) {
 	if w.prof != nil {
 		w.profNP = max(w.prof.NP, 1)
 	}
-	w.plan()
+	if err := w.plan(); err != nil {
+		return nil, err
+	}
 	// Package initializers, then the driver up to commlib.Main.
 	w.flags = newFlagSet()
 	driver := &proc{w: w, rank: -1}
@@ -300,7 +305,7 @@ func linkOf(l machine.Link) linkCost {
 
 // plan prepares the compiler: kept instructions, fragments and their
 // charges, collapsed loops, opaque decisions.
-func (w *World) plan() {
+func (w *World) plan() error {
 	prog := w.prog
 	c := &compiler{w: w, l: prog.Loaded, rep: prog.Report, funcs: map[*ssa.Function]*function{},
 		models: map[*ssa.Function]*model.Function{}, keep: map[ssa.Instruction]bool{},
@@ -394,6 +399,38 @@ func (w *World) plan() {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
+	// Sealed loops first: the reduction kept nothing inside them, so they
+	// are always collapsed, and the loops inside them are never reached.
+	for _, id := range ids {
+		n := loopNodes[id]
+		if !prog.Report.Sealed[n] {
+			continue
+		}
+		model.Walk(n.Loop.Body, func(x *model.Node) bool {
+			if x.Kind == model.KindLoop {
+				planned[x.ID] = true
+			}
+			return true
+		})
+		if planned[id] {
+			continue
+		}
+		planned[id] = true
+		fn := fnOfNode[id]
+		blocks := model.Blocks(n)
+		if ind := prog.Report.Counted[n]; ind != nil {
+			blocks = reduce.NaturalLoop(ind.Phi.Block(), blocks)
+		}
+		if !c.timeless(fn, blocks) {
+			// The timing pass times a sealed loop whole (or a loop
+			// around it): time charged inside it means the profile was
+			// planned on another reduction.
+			return fmt.Errorf("%s: the profile times fragments inside this loop, which the reduction seals (never runs its body): the profile does not match this version of predict; measure it again", n.Pos)
+		}
+		f := &fragment{index: len(w.frags), node: id, kind: "compute", pos: n.Pos.String()}
+		w.frags = append(w.frags, f)
+		w.planLoop(c, fn, n, f, &estimator.LoopStats{Node: id})
+	}
 	for _, id := range ids {
 		if planned[id] {
 			continue
@@ -406,7 +443,7 @@ func (w *World) plan() {
 			h = ind.Phi.Block()
 		}
 		if h != nil {
-			blocks = naturalLoop(h, blocks)
+			blocks = reduce.NaturalLoop(h, blocks)
 		}
 		switch {
 		case h != nil && clockTest(h, blocks) != nil:
@@ -420,6 +457,11 @@ func (w *World) plan() {
 			f := &fragment{index: len(w.frags), node: id, kind: "compute", pos: n.Pos.String()}
 			w.frags = append(w.frags, f)
 			w.planLoop(c, fn, n, f, &estimator.LoopStats{Node: id})
+		}
+	}
+	for _, lp := range w.iterated {
+		if n := loopNodes[lp.node]; prog.Report.Sealed[n] {
+			return fmt.Errorf("internal error: %s: the reduction sealed this loop (its body is not kept) but the interpreter cannot collapse it: %s", lp.pos, lp.why)
 		}
 	}
 	// Opaque branches.
@@ -447,6 +489,7 @@ func (w *World) plan() {
 		d.index = i
 	}
 	w.hot = make([]hotCounter, len(w.frags))
+	return nil
 }
 
 func firstNonPhi(b *ssa.BasicBlock, from int) ssa.Instruction {
@@ -474,7 +517,7 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 	if header != nil {
 		// The model's leaves miss blocks that hold only a jump: the
 		// loop's blocks are the natural loop of its header in the CFG.
-		lp.blocks = naturalLoop(header, lp.blocks)
+		lp.blocks = reduce.NaturalLoop(header, lp.blocks)
 	}
 	var clock *ssa.BinOp
 	if ind == nil && header != nil {
@@ -550,16 +593,8 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 			}
 		}
 	}
-	if collapsible && ls.Innermost && ind != nil {
-		in := innerLoop(n)
-		iind := w.prog.Report.Counted[in]
-		outside := func(v ssa.Value) bool {
-			i, ok := v.(ssa.Instruction)
-			return !ok || i.Block() == nil || !lp.blocks[i.Block().Index]
-		}
-		if in == nil || iind == nil || !outside(iind.Init) || !outside(iind.Bound) {
-			collapsible, lp.why = false, "the inner loop's count is not known on entry"
-		}
+	if collapsible && ls.Innermost && ind != nil && w.prog.Report.NestInner[n] == nil {
+		collapsible, lp.why = false, "the inner loop's count is not known on entry"
 	}
 	if !collapsible {
 		w.iterated = append(w.iterated, lp)
@@ -570,7 +605,7 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 		on, onHeader := n, header
 		if ls.Innermost {
 			// The time is per iteration of the inner loop's body.
-			on, onHeader = innerLoop(n), nil
+			on, onHeader = reduce.InnerLoop(n), nil
 			if on != nil {
 				onHeader = loopHeader(fn, on)
 				if ind := w.prog.Report.Counted[on]; ind != nil {
@@ -604,8 +639,9 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 		cf := c.fn(fn)
 		lp.init, lp.bound, lp.phiSlot = c.operand(cf, ind.Init), c.operand(cf, ind.Bound), c.slot(cf, ind.Phi)
 		if ls.Innermost {
-			lp.inner = w.prog.Report.Counted[innerLoop(n)]
+			lp.inner = w.prog.Report.NestInner[n]
 			lp.innerInit, lp.innerBound = c.operand(cf, lp.inner.Init), c.operand(cf, lp.inner.Bound)
+			lp.innerPrep = c.entryOps(cf, lp.blocks, lp.inner.Init, lp.inner.Bound)
 		}
 	} else {
 		lp.ranked = ls
@@ -874,56 +910,32 @@ func (c *compiler) timelessFunc(f *ssa.Function, visiting map[*ssa.Function]bool
 	return true
 }
 
-// naturalLoop returns the blocks of the natural loop of header: the blocks
-// from which a back edge to header is reached without passing through it.
-// (model gives the blocks the model's leaves cover; a loop without a back
-// edge keeps them.)
-func naturalLoop(header *ssa.BasicBlock, model map[int]bool) map[int]bool {
-	blocks := map[int]bool{header.Index: true}
-	var work []*ssa.BasicBlock
-	for _, p := range header.Preds {
-		if p == header || header.Dominates(p) { // a back edge
-			if !blocks[p.Index] {
-				blocks[p.Index] = true
-				work = append(work, p)
+// entryOps returns the operations computing the instructions inside the
+// loop (blocks) that vs depend on, operands first. The reduction found
+// them invariant in the loop, so computing them on entry gives the values
+// every iteration sees.
+func (c *compiler) entryOps(cf *function, blocks map[int]bool, vs ...ssa.Value) []op {
+	var ops []op
+	seen := map[ssa.Value]bool{}
+	var visit func(v ssa.Value)
+	visit = func(v ssa.Value) {
+		instr, ok := v.(ssa.Instruction)
+		if !ok || seen[v] || instr.Block() == nil || !blocks[instr.Block().Index] {
+			return
+		}
+		seen[v] = true
+		var rands []*ssa.Value
+		for _, r := range instr.Operands(rands) {
+			if *r != nil {
+				visit(*r)
 			}
 		}
+		ops = append(ops, c.instr(cf, nil, instr))
 	}
-	if len(work) == 0 {
-		return model
+	for _, v := range vs {
+		visit(v)
 	}
-	for len(work) > 0 {
-		b := work[len(work)-1]
-		work = work[:len(work)-1]
-		for _, p := range b.Preds {
-			if !blocks[p.Index] {
-				blocks[p.Index] = true
-				work = append(work, p)
-			}
-		}
-	}
-	return blocks
-}
-
-// innerLoop returns the loop that is the body of the loop n (a perfect
-// nest), or nil.
-func innerLoop(n *model.Node) *model.Node {
-	var inner *model.Node
-	count := 0
-	model.Walk(n.Loop.Body, func(x *model.Node) bool {
-		if x.Kind == model.KindLoop {
-			if count == 0 {
-				inner = x
-			}
-			count++
-			return false
-		}
-		return true
-	})
-	if count != 1 {
-		return nil
-	}
-	return inner
+	return ops
 }
 
 // chargePerIteration charges f at each iteration of the loop n whose
@@ -934,7 +946,7 @@ func chargePerIteration(c *compiler, n *model.Node, header *ssa.BasicBlock, f *f
 	if n == nil || header == nil {
 		return
 	}
-	blocks := naturalLoop(header, model.Blocks(n))
+	blocks := reduce.NaturalLoop(header, model.Blocks(n))
 	if n.Loop != nil && n.Loop.TestAtBottom {
 		if instr := firstNonPhi(header, 0); instr != nil {
 			c.charges[instr] = append(c.charges[instr], f)

@@ -93,6 +93,9 @@ type TripCount struct {
 	// the profile finds it balanced.
 	Candidate bool   `json:"candidate,omitempty"`
 	Reason    string `json:"reason,omitempty"` // why it is not a candidate
+	// Sealed: the interpreter always collapses the loop and never runs
+	// its body, so only its own test is kept inside it.
+	Sealed bool `json:"sealed,omitempty"`
 	// Communicates says how the loop communicates or synchronizes (a
 	// commlib call, a goroutine, a call of a function that does), or is
 	// empty when it does neither.

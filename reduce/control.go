@@ -17,6 +17,14 @@ func (a *analysis) findRoots() {
 	a.indexWriters()
 	for _, fn := range a.fns {
 		for _, b := range fn.Blocks {
+			if s := a.sealed[b]; s != nil {
+				// Inside a sealed loop only its own test decides
+				// anything: the interpreter never runs its body.
+				if s.test.Block() == b {
+					a.root(s.test.Cond, "branch condition")
+				}
+				continue
+			}
 			if iff, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If); ok {
 				_, isParam := iff.Cond.(*ssa.Parameter)
 				if pass, end := a.check(b); end != "" && !a.opts.Exact && (isParam || a.taint[iff.Cond] != "") {
@@ -63,6 +71,20 @@ func (a *analysis) findRoots() {
 				}
 			}
 		}
+	}
+	a.rootSealed()
+}
+
+// rootSealed roots what the interpreter needs of the sealed loops: the
+// start and bound of a perfect nest's inner loop when they are known on
+// entry (the nest may be timed per innermost iteration).
+func (a *analysis) rootSealed() {
+	for _, s := range a.sealedLoops {
+		if s.inner == nil {
+			continue
+		}
+		a.root(s.inner.Init, "start of a sealed nest's inner loop")
+		a.root(s.inner.Bound, "bound of a sealed nest's inner loop")
 	}
 }
 

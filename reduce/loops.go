@@ -77,7 +77,26 @@ func (a *analysis) tripCount(fn *ssa.Function, n *model.Node, comm map[string]st
 	if tc.Opaque == "" {
 		tc.Formula, tc.Opaque = a.loopFormula(fn, n)
 	}
-	// Communication inside?
+	reason := a.loopCommunicates(n, comm)
+	tc.Communicates = reason
+	switch {
+	case reason != "":
+		tc.Reason = "not a collapse candidate: " + reason
+	case tc.Formula == "":
+		tc.Reason = "not a collapse candidate: no trip-count formula"
+		if tc.Opaque != "" {
+			tc.Reason += " (" + tc.Opaque + ")"
+		}
+	default:
+		tc.Candidate = true
+	}
+	return tc
+}
+
+// loopCommunicates says how loop n communicates or synchronizes, or is
+// empty when it does neither.
+func (a *analysis) loopCommunicates(n *model.Node, comm map[string]string) string {
+	l := n.Loop
 	reason := ""
 	for _, part := range []*model.Node{l.Header, l.Body, l.Post, n.Cond} {
 		model.Walk(part, func(x *model.Node) bool {
@@ -102,19 +121,7 @@ func (a *analysis) tripCount(fn *ssa.Function, n *model.Node, comm map[string]st
 			return reason == ""
 		})
 	}
-	tc.Communicates = reason
-	switch {
-	case reason != "":
-		tc.Reason = "not a collapse candidate: " + reason
-	case tc.Formula == "":
-		tc.Reason = "not a collapse candidate: no trip-count formula"
-		if tc.Opaque != "" {
-			tc.Reason += " (" + tc.Opaque + ")"
-		}
-	default:
-		tc.Candidate = true
-	}
-	return tc
+	return reason
 }
 
 // loopFormula finds the trip count of a counted loop: the test compares an

@@ -62,6 +62,9 @@ type analysis struct {
 	checks    map[*ssa.If]string // checks: the outcome that goes on
 	checkWhy  map[*ssa.If]string
 	roots     map[ssa.Value]string // why a value is a root
+	// sealed maps the blocks of each sealed loop to it (seal.go).
+	sealed      map[*ssa.BasicBlock]*sealedLoop
+	sealedLoops []*sealedLoop
 }
 
 // Reduce analyses the program whose model prog was built by
@@ -96,8 +99,7 @@ func Reduce(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Function]*
 	if !opts.Exact {
 		a.taintPass()
 	}
-	a.findRoots()
-	a.closure()
+	a.control(prog)
 	return a.apply(prog), nil
 }
 

@@ -23,6 +23,15 @@ type Report struct {
 	// (length and capacity, no elements) and the counted loops' induction.
 	ShapeOnly map[ssa.Value]bool         `json:"-"`
 	Counted   map[*model.Node]*Induction `json:"-"`
+	// Sealed loops: the interpreter must collapse them (their bodies'
+	// conditions are not kept).
+	Sealed map[*model.Node]bool `json:"-"`
+	// NestInner: for the head of a perfect nest, the inner loop's
+	// induction when its start and bound do not change in the outer loop
+	// (computed from invariants by arithmetic, conversions, len/cap,
+	// field reads and loads of memory the nest does not write), so its
+	// count is known on entry.
+	NestInner map[*model.Node]*Induction `json:"-"`
 }
 
 // Induction describes a counted loop: its test compares Phi (stepped by
@@ -68,6 +77,7 @@ type LoopReport struct {
 	Nest      string `json:"nest,omitempty"`
 	Opaque    string `json:"opaque,omitempty"`
 	Candidate bool   `json:"candidate"`
+	Sealed    bool   `json:"sealed,omitempty"`
 	Reason    string `json:"reason,omitempty"`
 }
 
@@ -124,7 +134,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			default:
 				fmt.Fprintf(&b, "  trips: no formula")
 			}
-			if l.Candidate {
+			if l.Sealed {
+				b.WriteString("  [sealed: always collapsed, body not kept]")
+			} else if l.Candidate {
 				b.WriteString("  [collapse candidate]")
 			}
 			b.WriteString("\n")

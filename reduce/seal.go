@@ -1,0 +1,357 @@
+// This file defines sealed loops: counted loops that do not communicate,
+// which the interpreter always collapses, so that nothing their bodies
+// compute needs to be kept.
+
+package reduce
+
+import (
+	"go/token"
+
+	"github.com/predict-tools/predict/model"
+	"golang.org/x/tools/go/ssa"
+)
+
+// A sealed loop is a collapse candidate (DESIGN §5.5) that the interpreter
+// never enters: its time is trips × the measured time of an iteration,
+// its trip count a formula of values known on entry. So the branch
+// conditions inside it are not roots: the data that only decides how its
+// body runs (the row pointers of a sparse matrix-vector product, a random
+// draw deciding a retry) is dropped, with everything computed only for it
+// (the matrix's construction).
+//
+// A loop is sealed when it does not communicate, is counted (its test
+// compares an induction variable with a bound that does not change in
+// it, both known on entry), is left only by its test, calls only
+// functions outside the module, commlib's queries and the module's small
+// helpers (no loops, no calls: never timed apart from their callers), and
+// no value it computes is needed outside it: after the backward closure
+// no instruction inside it is control but its own test's, and no store
+// inside it is kept. A loop failing the last condition is unsealed and the
+// closure is computed again, until no sealed loop fails (a fixed point:
+// the set only shrinks). Only the outermost sealed loops of a nest are
+// sealed; an inner loop may be sealed once its outer loop is not.
+type sealedLoop struct {
+	node   *model.Node
+	fn     *ssa.Function
+	blocks map[int]bool // the natural loop of the header
+	test   *ssa.If      // the loop's own test: still a root
+	ind    *Induction
+	// own: the values inside the loop that its test depends on (the
+	// induction, its step, the comparison, loads of an invariant bound):
+	// they may be control.
+	own map[ssa.Value]bool
+	// inner, for a perfect nest: the inner loop's induction when its
+	// count is known on entry (the timing pass may time the nest per
+	// innermost iteration, and the interpreter then needs it).
+	inner *Induction
+}
+
+// smallQueries are the commlib calls a sealed loop may make: they neither
+// communicate nor have effects the interpreter keeps.
+var smallQueries = map[string]bool{"Wtime": true, "Comm.Rank": true, "Comm.Size": true, "Comm.WorldRank": true}
+
+// sealCandidates finds the loops that may be sealed, before any root is
+// known. Nested candidates are all returned; seal picks the outermost.
+func (a *analysis) sealCandidates(prog *model.Program) []*sealedLoop {
+	if a.opts.Exact {
+		return nil
+	}
+	comm := a.communicates(prog)
+	small := smallFunctions(prog)
+	var out []*sealedLoop
+	for _, f := range prog.Functions {
+		fn := a.ssaOf[f]
+		model.Walk(f.Tree, func(n *model.Node) bool {
+			if n.Kind != model.KindLoop {
+				return true
+			}
+			if s := a.sealable(fn, n, comm, small); s != nil {
+				out = append(out, s)
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// smallFunctions are the functions without loops and without calls of
+// the module's functions.
+func smallFunctions(prog *model.Program) map[*model.Function]bool {
+	small := map[*model.Function]bool{}
+	for _, f := range prog.Functions {
+		ok := true
+		model.Walk(f.Tree, func(n *model.Node) bool {
+			if n.Kind == model.KindLoop || (n.Leaf != nil && n.Leaf.Kind != model.LeafCB && n.Leaf.Kind != model.LeafEFC && n.Leaf.Kind != model.LeafRet) {
+				ok = false
+			}
+			return ok
+		})
+		small[f] = ok
+	}
+	return small
+}
+
+// sealable returns loop n of fn as a sealed loop, or nil.
+func (a *analysis) sealable(fn *ssa.Function, n *model.Node, comm map[string]string, small map[*model.Function]bool) *sealedLoop {
+	switch n.Loop.Range {
+	case "map", "chan", "func":
+		return nil
+	}
+	if a.loopCommunicates(n, comm) != "" {
+		return nil
+	}
+	ind, test := a.inductionOf(fn, n)
+	if ind == nil || a.taint[test.Cond] != "" {
+		return nil
+	}
+	header := ind.Phi.Block()
+	blocks := NaturalLoop(header, model.Blocks(n))
+	inside := func(v ssa.Value) bool {
+		i, ok := v.(ssa.Instruction)
+		return ok && i.Block() != nil && i.Parent() == fn && blocks[i.Block().Index]
+	}
+	if inside(ind.Init) {
+		return nil
+	}
+	// Left only from its test.
+	var exitFrom *ssa.BasicBlock
+	for b := range blocks {
+		for _, s := range fn.Blocks[b].Succs {
+			if blocks[s.Index] {
+				continue
+			}
+			if exitFrom != nil && exitFrom != fn.Blocks[b] {
+				return nil
+			}
+			exitFrom = fn.Blocks[b]
+		}
+	}
+	if exitFrom == nil || exitFrom != test.Block() {
+		return nil
+	}
+	if inside(ind.Bound) && ind.Bound.(ssa.Instruction).Block() != exitFrom {
+		return nil // recomputed in the body: the interpreter cannot know it on entry
+	}
+	for b := range blocks {
+		for _, instr := range fn.Blocks[b].Instrs {
+			switch instr := instr.(type) {
+			case *ssa.Go, *ssa.Defer, *ssa.Panic, *ssa.Select, *ssa.Send, *ssa.Return:
+				return nil
+			case *ssa.UnOp:
+				if instr.Op == token.ARROW {
+					return nil
+				}
+			case ssa.CallInstruction:
+				cc := instr.Common()
+				if _, builtin := cc.Value.(*ssa.Builtin); builtin {
+					continue
+				}
+				callee := cc.StaticCallee()
+				switch {
+				case callee == nil:
+					return nil // a dynamic call: its targets would be roots
+				case isCommlib(callee):
+					if !smallQueries[opName(callee)] {
+						return nil
+					}
+				case a.analyzed[callee]:
+					if !small[a.modelOf[callee]] {
+						return nil
+					}
+				}
+			}
+		}
+	}
+	s := &sealedLoop{node: n, fn: fn, blocks: blocks, test: test, ind: ind, own: map[ssa.Value]bool{}}
+	var walk func(v ssa.Value)
+	walk = func(v ssa.Value) {
+		if !inside(v) || s.own[v] {
+			return
+		}
+		s.own[v] = true
+		var ops []*ssa.Value
+		for _, op := range v.(ssa.Instruction).Operands(ops) {
+			if *op != nil {
+				walk(*op)
+			}
+		}
+	}
+	walk(test.Cond)
+	if in := InnerLoop(n); in != nil {
+		if iind, _ := a.inductionOf(fn, in); iind != nil && !a.varies(iind.Init, blocks) && !a.varies(iind.Bound, blocks) {
+			s.inner = iind
+			walk(iind.Init)
+			walk(iind.Bound)
+		}
+	}
+	return s
+}
+
+// inductionOf returns the induction of a counted loop and its test.
+func (a *analysis) inductionOf(fn *ssa.Function, n *model.Node) (*Induction, *ssa.If) {
+	saved := a.counted[n]
+	formula, _ := a.loopFormula(fn, n)
+	ind := a.counted[n]
+	if saved == nil {
+		delete(a.counted, n)
+		delete(a.induction, n)
+	}
+	if formula == "" || ind == nil {
+		return nil, nil
+	}
+	cond := n.Cond
+	for cond != nil && cond.Kind == model.KindNot {
+		cond = cond.Children[0]
+	}
+	blk := fn.Blocks[*cond.Block]
+	return ind, blk.Instrs[len(blk.Instrs)-1].(*ssa.If)
+}
+
+// seal seals the loops of cands not inside another of them.
+func (a *analysis) seal(cands []*sealedLoop) {
+	a.sealed, a.sealedLoops = map[*ssa.BasicBlock]*sealedLoop{}, nil
+	for _, s := range cands {
+		nested := false
+		for _, t := range cands {
+			if t != s && t.fn == s.fn && t.blocks[s.ind.Phi.Block().Index] && !s.blocks[t.ind.Phi.Block().Index] {
+				nested = true
+				break
+			}
+		}
+		if !nested {
+			a.sealedLoops = append(a.sealedLoops, s)
+			for b := range s.blocks {
+				a.sealed[s.fn.Blocks[b]] = s
+			}
+		}
+	}
+}
+
+// broken reports whether the closure needs something sealed loop s
+// computes: a control value inside it other than its own test's (or one
+// of those used after it, but the induction variable, whose final value
+// the interpreter sets), or a kept store or call.
+func (a *analysis) broken(s *sealedLoop) bool {
+	for b := range s.blocks {
+		for _, instr := range s.fn.Blocks[b].Instrs {
+			if a.keepCalls[instr] {
+				return true
+			}
+			if call, ok := instr.(ssa.CallInstruction); ok {
+				// A helper called inside: a store it makes that the
+				// closure keeps would be lost with the loop's body.
+				for _, t := range a.callees[call] {
+					for _, tb := range t.Blocks {
+						for _, ti := range tb.Instrs {
+							if a.keepCalls[ti] {
+								return true
+							}
+						}
+					}
+				}
+			}
+			v, ok := instr.(ssa.Value)
+			if !ok || !a.ctl[v] {
+				continue
+			}
+			if !s.own[v] {
+				return true
+			}
+			if v == ssa.Value(s.ind.Phi) {
+				continue
+			}
+			for _, ref := range *v.Referrers() {
+				if ref.Block() != nil && !s.blocks[ref.Block().Index] {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// NaturalLoop returns the blocks of the natural loop of header: the blocks
+// from which a back edge to header is reached without passing through it.
+// (covered gives the blocks the model's leaves cover; a loop without a
+// back edge keeps them.)
+func NaturalLoop(header *ssa.BasicBlock, covered map[int]bool) map[int]bool {
+	blocks := map[int]bool{header.Index: true}
+	var work []*ssa.BasicBlock
+	for _, p := range header.Preds {
+		if p == header || header.Dominates(p) { // a back edge
+			if !blocks[p.Index] {
+				blocks[p.Index] = true
+				work = append(work, p)
+			}
+		}
+	}
+	if len(work) == 0 {
+		return covered
+	}
+	for len(work) > 0 {
+		b := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, p := range b.Preds {
+			if !blocks[p.Index] {
+				blocks[p.Index] = true
+				work = append(work, p)
+			}
+		}
+	}
+	return blocks
+}
+
+// InnerLoop returns the loop that is the body of the loop n (a perfect
+// nest), or nil.
+func InnerLoop(n *model.Node) *model.Node {
+	var inner *model.Node
+	count := 0
+	model.Walk(n.Loop.Body, func(x *model.Node) bool {
+		if x.Kind == model.KindLoop {
+			if count == 0 {
+				inner = x
+			}
+			count++
+			return false
+		}
+		return true
+	})
+	if count != 1 {
+		return nil
+	}
+	return inner
+}
+
+// resetControl forgets the roots and the closure, to compute them again
+// with fewer sealed loops.
+func (a *analysis) resetControl() {
+	a.ctl, a.ctlLoc = map[ssa.Value]bool{}, map[loc]bool{}
+	a.ctlParams, a.ctlResults = map[*ssa.Function]map[int]bool{}, map[*ssa.Function]map[int]bool{}
+	a.keepCalls = map[ssa.Instruction]bool{}
+	a.work, a.workLoc = nil, nil
+	a.opaque, a.roots = map[ssa.Value]string{}, map[ssa.Value]string{}
+	a.checks, a.checkWhy = map[*ssa.If]string{}, map[*ssa.If]string{}
+}
+
+// control computes the roots and their closure with the largest set of
+// sealed loops that the closure leaves intact.
+func (a *analysis) control(prog *model.Program) {
+	cands := a.sealCandidates(prog)
+	for {
+		a.seal(cands)
+		a.findRoots()
+		a.closure()
+		var left []*sealedLoop
+		for _, s := range cands {
+			if a.sealed[s.ind.Phi.Block()] == s && a.broken(s) {
+				continue
+			}
+			left = append(left, s)
+		}
+		if len(left) == len(cands) {
+			return
+		}
+		cands = left
+		a.resetControl()
+	}
+}
