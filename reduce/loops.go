@@ -260,29 +260,77 @@ func (a *analysis) varies(v ssa.Value, inLoop map[int]bool) bool {
 }
 
 // writtenIn reports whether the memory p points to may be written during
-// the loop: by an instruction of the loop, or by any call the loop makes.
+// the loop: by an instruction of the loop, or by a function of the module
+// that the loop's calls reach (the points-to analysis knows every writer of
+// a location; calls outside the module and commlib's are writers too).
 func (a *analysis) writtenIn(p ssa.Value, fn *ssa.Function, inLoop map[int]bool) bool {
+	var reached map[*ssa.Function]bool // functions of the module the loop's calls reach
 	for idx := range inLoop {
 		for _, instr := range fn.Blocks[idx].Instrs {
-			if call, ok := instr.(ssa.CallInstruction); ok {
-				if len(a.callees[call]) > 0 {
-					return true // a call of the module may write anything
-				}
-				if callee := call.Common().StaticCallee(); callee != nil && isCommlib(callee) && len(commSpecs[opName(callee)].recvBufs) == 0 &&
-					!strings.HasPrefix(opName(callee), "Atomic") {
-					continue // commlib writes only receive buffers and atomics
-				}
+			call, ok := instr.(ssa.CallInstruction)
+			if !ok {
+				continue
+			}
+			if reached == nil {
+				reached = map[*ssa.Function]bool{}
+			}
+			for _, t := range a.callees[call] {
+				a.reach(t, reached)
+			}
+			// A function value passed to a call (sort.Slice's less, a
+			// pool task) may be called by it.
+			for _, arg := range call.Common().Args {
+				a.reachValue(arg, reached)
 			}
 		}
 	}
 	for l := range a.pts[p] {
 		for _, w := range a.writers[l] {
-			if b := w.Block(); b != nil && b.Parent() == fn && inLoop[b.Index] {
+			b := w.Block()
+			if b == nil {
+				continue
+			}
+			if (b.Parent() == fn && inLoop[b.Index]) || reached[b.Parent()] {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// reachValue adds the function a function value designates, and what it
+// calls, to seen.
+func (a *analysis) reachValue(v ssa.Value, seen map[*ssa.Function]bool) {
+	switch v := v.(type) {
+	case *ssa.MakeClosure:
+		if f, ok := v.Fn.(*ssa.Function); ok && a.analyzed[f] {
+			a.reach(f, seen)
+		}
+	case *ssa.Function:
+		if a.analyzed[v] {
+			a.reach(v, seen)
+		}
+	}
+}
+
+// reach adds fn and the functions of the module it calls to seen.
+func (a *analysis) reach(fn *ssa.Function, seen map[*ssa.Function]bool) {
+	if seen[fn] {
+		return
+	}
+	seen[fn] = true
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			if call, ok := instr.(ssa.CallInstruction); ok {
+				for _, t := range a.callees[call] {
+					a.reach(t, seen)
+				}
+				for _, arg := range call.Common().Args {
+					a.reachValue(arg, seen)
+				}
+			}
+		}
+	}
 }
 
 // Mirror returns the comparison that holds for y op' x when x op y does

@@ -208,3 +208,51 @@ func readsCols(v ssa.Value) bool {
 	}
 	return false
 }
+
+// TestBoundWrittenByCall checks that a loop bound held in memory is
+// invariant unless a function the loop calls may write it.
+func TestBoundWrittenByCall(t *testing.T) {
+	const src = `package main
+
+var total int
+
+func work(j int) int { total += j; return j * 2 }
+
+func shrink(p *int) { *p-- }
+
+// read: n lives in memory (a closure captures it) and work does not write it.
+func read(n int) int {
+	get := func() int { return n }
+	s := 0
+	for j := 0; j < n; j++ {
+		s += work(j)
+	}
+	return s + get()
+}
+
+// written: shrink writes n through a pointer on every iteration.
+func written(n int) int {
+	s := 0
+	for j := 0; j < n; j++ {
+		shrink(&n)
+		s += j
+	}
+	return s
+}
+
+func main() { _ = read(3) + written(4) }
+`
+	_, rep := reduceSource(t, src, "main", Options{})
+	got := map[string]string{}
+	for _, f := range rep.Functions {
+		for _, l := range f.Loops {
+			got[f.ID] = l.Formula
+		}
+	}
+	if got["read"] != "max(0, n)" {
+		t.Errorf("read: trips %q, want max(0, n) (work never writes n)", got["read"])
+	}
+	if got["written"] != "" {
+		t.Errorf("written: trips %q, want no formula (shrink writes n)", got["written"])
+	}
+}
