@@ -110,7 +110,7 @@
 // a reading is a system call, 0.55 µs, and a NowThread/Seg pair costs
 // about 1.2 µs. The overhead is
 // measured once, by Declare, in about 4 ms (with the thread clock about
-// 80 ms): 9 rounds (after one to warm
+// 0.1 s): 9 rounds (after one to warm
 // up) of each measurement, medians. The clock dominates: the probes' own
 // bookkeeping is 5 to 10 ns.
 //
