@@ -34,6 +34,9 @@ func readRaw(path string) (*probe.Raw, error) {
 
 // fill computes the profile's statistics from the raw data.
 func (p *ProfileFile) fill(plan *Plan, raw *probe.Raw) {
+	if raw.Clock != probe.ClockWall {
+		p.Clock = raw.Clock
+	}
 	ov := raw.Overhead
 	p.Overhead = Overhead{SegPS: ps(ov.SegNS), IterPS: ps(ov.IterNS), CounterPS: ps(ov.CounterNS), TestPS: ps(ov.TestNS)}
 	var weighted, total float64

@@ -47,6 +47,10 @@ type Fragment struct {
 // Plan is an instrumented copy of a program.
 type Plan struct {
 	Fragments []Fragment
+	// Threads says that the program runs pool or Parallel threads: its
+	// fragments are timed by the CPU clock of their OS thread
+	// (probe.DeclareThreads).
+	Threads bool
 	// Overlay maps files of the program (absolute paths) to their
 	// instrumented text; files to add have paths that do not exist.
 	Overlay map[string][]byte
@@ -70,6 +74,7 @@ type instrumenter struct {
 	seq      int
 	whole    map[*model.Node]bool // loops timed whole
 	quiet    map[string]bool      // functions timed by the loops that call them: no probes
+	now      string               // the call that starts a fragment: __probe.Now() or __probe.NowThread()
 }
 
 // funcCtx is the function whose statements are being instrumented.
@@ -91,7 +96,10 @@ type funcCtx struct {
 // the instrumented sources.
 func Instrument(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Function]*ssa.Function) (*Plan, error) {
 	in := &instrumenter{l: l, fset: l.Prog.Fset, plan: &Plan{Overlay: map[string][]byte{}}, edits: map[string][]edit{},
-		versions: map[string][]version{}}
+		versions: map[string][]version{}, now: "__probe.Now()"}
+	if in.plan.Threads = usesThreads(prog); in.plan.Threads {
+		in.now = "__probe.NowThread()"
+	}
 	in.planWholeLoops(prog, ssaOf)
 	seen := map[ast.Node]bool{}
 	files := map[string]*ast.File{}
@@ -142,10 +150,33 @@ func Instrument(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Functi
 		in.plan.Overlay[file] = apply(src, edits, in.versions[file])
 	}
 	// The tables of the probes, sized before the program runs.
+	declare := "Declare"
+	if in.plan.Threads {
+		declare = "DeclareThreads"
+	}
 	mainDir := filepath.Dir(in.fset.File(pkgFiles(l, l.Main)[0].Pos()).Name())
 	in.plan.Overlay[filepath.Join(mainDir, "zz_predict_probes.go")] = []byte(fmt.Sprintf(
-		"package main\n\nimport __probe %q\n\nfunc init() { __probe.Declare(%d) }\n", ProbePath, len(in.plan.Fragments)))
+		"package main\n\nimport __probe %q\n\nfunc init() { __probe.%s(%d) }\n", ProbePath, declare, len(in.plan.Fragments)))
 	return in.plan, nil
+}
+
+// usesThreads reports whether the program creates pool or Parallel
+// threads: then a fragment's wall time would include the time its thread
+// waited for a core, which the interpreter, giving each logical thread a
+// core, must not charge.
+func usesThreads(prog *model.Program) bool {
+	found := false
+	for _, f := range prog.Functions {
+		for _, root := range []*model.Node{f.Tree, f.Recover} {
+			model.Walk(root, func(n *model.Node) bool {
+				if l := n.Leaf; l != nil && (l.Op == "Comm.NewPool" || l.Op == "Comm.Parallel") {
+					found = true
+				}
+				return !found
+			})
+		}
+	}
+	return found
 }
 
 // pkgFiles returns the syntax of a package's files.
@@ -308,7 +339,7 @@ func (in *instrumenter) segment(run []ast.Stmt, fc *funcCtx) {
 		fc.usedSegs = true
 		fc.vars = append(fc.vars, "__pt")
 	}
-	in.insert(fc.file, run[0].Pos(), "__pt = __probe.Now(); ")
+	in.insert(fc.file, run[0].Pos(), "__pt = "+in.now+"; ")
 	in.insert(fc.file, run[len(run)-1].End(), fmt.Sprintf("; __probe.Seg(%d, __pt)", id))
 }
 

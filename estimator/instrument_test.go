@@ -165,3 +165,27 @@ func TestInnermostNests(t *testing.T) {
 		t.Errorf("a single loop is marked innermost: %v", got)
 	}
 }
+
+// TestInstrumentThreads: a program that runs pool or Parallel threads is
+// declared with DeclareThreads and starts every fragment with NowThread
+// (the thread clock); one without threads keeps Declare and Now.
+func TestInstrumentThreads(t *testing.T) {
+	for _, c := range []struct {
+		dir     string
+		threads bool
+	}{{"testprogs/hybrid", true}, {"testprogs/patterns/lockcontention", true}, {"testprogs/stencil", false}} {
+		_, p := plan(t, c.dir)
+		if p.Threads != c.threads {
+			t.Errorf("%s: threads %v, want %v", c.dir, p.Threads, c.threads)
+		}
+		var all strings.Builder
+		for _, text := range p.Overlay {
+			all.Write(text)
+		}
+		now, nowThread := strings.Count(all.String(), "__probe.Now()"), strings.Count(all.String(), "__probe.NowThread()")
+		declThreads := strings.Contains(all.String(), "__probe.DeclareThreads(")
+		if c.threads && (now != 0 || nowThread == 0 || !declThreads) || !c.threads && (nowThread != 0 || now == 0 || declThreads) {
+			t.Errorf("%s: %d Now, %d NowThread, DeclareThreads %v", c.dir, now, nowThread, declThreads)
+		}
+	}
+}

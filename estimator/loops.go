@@ -55,14 +55,14 @@ func (in *instrumenter) loopFragment(s ast.Stmt, body *ast.BlockStmt, fc *funcCt
 			trips = fmt.Sprintf("(%s) * (%s)", trips, inner)
 			in.plan.Fragments[id].Innermost = true
 		}
-		v.sampled = fmt.Sprintf("%s = %s; %s = __probe.SampleEntry(%d); %s = 0; %s = __probe.Now(); if %s != 0 { ", n, trips, ls, id, it, t, ls)
+		v.sampled = fmt.Sprintf("%s = %s; %s = __probe.SampleEntry(%d); %s = 0; %s = %s; if %s != 0 { ", n, trips, ls, id, it, t, in.now, ls)
 		in.insertSampled(fc.file, body.Lbrace+1, fmt.Sprintf(" if %s > 0 { %s--; %s = __probe.Iter(%d, __probe.IterSamples+1-%s, %s) };", ls, ls, it, id, ls, it))
 		v.plain = fmt.Sprintf("; if %s != 0 && %s > 0 { __probe.IterEnd(%d, __probe.IterSamples+1-%s, %s) } } else { ", it, ls, id, ls, it)
 	} else {
 		// Both copies count their iterations; iteration k's start closes
 		// iteration k-1's sample, the loop's end the last one when the
 		// loop ran no more than IterSamples.
-		v.sampled = fmt.Sprintf("%s = __probe.SampleEntry(%d); %s = 0; %s = 0; %s = __probe.Now(); if %s != 0 { ", ls, id, n, it, t, ls)
+		v.sampled = fmt.Sprintf("%s = __probe.SampleEntry(%d); %s = 0; %s = 0; %s = %s; if %s != 0 { ", ls, id, n, it, t, in.now, ls)
 		in.insert(fc.file, body.Lbrace+1, fmt.Sprintf(" %s++;", n))
 		in.insertSampled(fc.file, body.Lbrace+1, fmt.Sprintf(" if %s <= __probe.IterSamples+1 { %s = __probe.Iter(%d, %s, %s) };", n, it, id, n, it))
 		v.plain = fmt.Sprintf("; if %s != 0 && %s <= __probe.IterSamples { __probe.IterEnd(%d, %s, %s) } } else { ", it, n, id, n, it)

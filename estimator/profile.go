@@ -31,6 +31,11 @@ type ProfileFile struct {
 	Created     string   `json:"created"` // RFC 3339
 	Alpha       float64  `json:"alpha"`   // balance threshold: D ≤ alpha·mean
 
+	// Clock is the clock the fragments were timed by: "wall" (or absent),
+	// or "thread", the CPU time of the OS thread that ran the fragment, for
+	// a program that runs pool or Parallel threads (the time with a core to
+	// itself, which the interpreter charges a logical thread).
+	Clock       string   `json:"clock,omitempty"`
 	Overhead    Overhead `json:"overhead"`      // probe costs subtracted from the measurements
 	WallPS      int64    `json:"wall_ps"`       // the instrumented run's process
 	PlainWallPS int64    `json:"plain_wall_ps"` // the same run's process without probes

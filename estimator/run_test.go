@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/predict-tools/predict/estimator/probe"
 )
 
 // TestProfileStencil runs the timing pass on the stencil (class S, np 2)
@@ -230,4 +232,52 @@ func TestLoopForms(t *testing.T) {
 			t.Errorf("%s: no loop statistics", name)
 		}
 	}
+}
+
+// TestThreadClock profiles a program whose pool runs more threads (8) than
+// the machine has cores, each a busy loop of the same fixed work as a loop
+// the main thread runs alone: the threads' loops are timed by their
+// threads' CPU clocks, so their time per iteration is the main thread's,
+// where their wall time is several times longer (8 threads on 2 cores:
+// about 4×). Asserted: the ratio is between 0.6 and 1.6, which neither the
+// machine's other load (it slows both clocks' readings alike: both are
+// CPU times) nor two threads sharing a core's pipelines (up to about 1.5×
+// on SMT siblings) can break, and which the wall clock fails; the figure
+// is logged.
+func TestThreadClock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a program")
+	}
+	p, err := Run(Config{Dir: "..", Pattern: "./estimator/testdata/threads", NP: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Clock != probe.ClockThread {
+		t.Fatalf("clock %q, want %q: the program runs a pool", p.Clock, probe.ClockThread)
+	}
+	loops := map[string]LoopStats{}
+	for _, l := range p.Loops {
+		loops[strings.SplitN(l.Node, "/", 2)[0]] = l
+	}
+	alone, shared := loops["alone"], loops["shared"]
+	if alone.PerIterPS <= 0 || shared.PerIterPS <= 0 {
+		t.Fatalf("loops: alone %+v, shared %+v", alone, shared)
+	}
+	if n := tripsTotal(shared.Trips); n != 8 {
+		t.Errorf("the threads' loop ran %d times, want 8", n)
+	}
+	ratio := float64(shared.PerIterPS) / float64(alone.PerIterPS)
+	t.Logf("per iteration: %.3f ns alone, %.3f ns on 8 threads (%.3f×); coverage of the plain run's CPU time %.1f%%",
+		float64(alone.PerIterPS)/1e3, float64(shared.PerIterPS)/1e3, ratio, 100*p.Coverage())
+	if ratio < 0.6 || ratio > 1.6 {
+		t.Errorf("a thread's iteration takes %.2f× the main thread's: the threads' wall time was measured, not their compute", ratio)
+	}
+}
+
+func tripsTotal(ts []TripCount) int64 {
+	var n int64
+	for _, tc := range ts {
+		n += tc.Count
+	}
+	return n
 }

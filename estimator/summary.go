@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/predict-tools/predict/estimator/probe"
 	"github.com/predict-tools/predict/trace"
 )
 
@@ -32,8 +33,13 @@ func (p *ProfileFile) WriteSummary(w io.Writer, top int) error {
 	}
 	fmt.Fprintf(&b, "\nprobe overhead %v per fragment, %v per sampled iteration, %v per counted iteration, %v per iteration of a sampled copy (compensated)\n",
 		trace.Time(p.Overhead.SegPS), trace.Time(p.Overhead.IterPS), trace.Time(p.Overhead.CounterPS), trace.Time(p.Overhead.TestPS))
-	fmt.Fprintf(&b, "measured: %v in %d fragments and %v inside commlib (together %.1f%% of the plain run's time × np); program-level error bound ±%.2f%%\n",
-		trace.Time(p.MeasuredPS), len(p.Fragments), trace.Time(p.CommPS), 100*p.Coverage(), 100*p.ErrorRel)
+	if p.Clock == probe.ClockThread {
+		fmt.Fprintf(&b, "measured: %v in %d fragments, timed by the CPU clock of their threads (the program runs pool or Parallel threads), %.1f%% of the plain run's CPU time; %v inside commlib; program-level error bound ±%.2f%%\n",
+			trace.Time(p.MeasuredPS), len(p.Fragments), 100*p.Coverage(), trace.Time(p.CommPS), 100*p.ErrorRel)
+	} else {
+		fmt.Fprintf(&b, "measured: %v in %d fragments and %v inside commlib (together %.1f%% of the plain run's time × np); program-level error bound ±%.2f%%\n",
+			trace.Time(p.MeasuredPS), len(p.Fragments), trace.Time(p.CommPS), 100*p.Coverage(), 100*p.ErrorRel)
+	}
 	frags := slices.Clone(p.Fragments)
 	slices.SortStableFunc(frags, func(x, y FragmentStats) int {
 		tx, ty := x.MeanPS*x.Executions, y.MeanPS*y.Executions
@@ -90,8 +96,22 @@ func (p *ProfileFile) PlainRunTime() (plain, probed int64) {
 
 // Coverage is the self-consistency figure of a profile: the compensated
 // fragment times and the time inside commlib against the plain run's
-// wall time × np (at np = 1 it should be close to 1).
+// wall time × np (at np = 1 it should be close to 1). For a profile timed
+// by the thread clock it is the fragments against the plain run's CPU
+// time: threads compute at the same time as each other and as their
+// rank's main thread waits inside commlib (WaitForAll), so neither the
+// wall time nor the time inside commlib adds up with them.
 func (p *ProfileFile) Coverage() float64 {
+	if p.Clock == probe.ClockThread {
+		cpu := p.PlainRunCPUPS
+		if cpu <= 0 {
+			cpu = p.PlainCPUPS
+		}
+		if cpu <= 0 {
+			return 0
+		}
+		return float64(p.MeasuredPS) / float64(cpu)
+	}
 	plain, _ := p.PlainRunTime()
 	if plain <= 0 {
 		return 0

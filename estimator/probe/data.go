@@ -14,7 +14,7 @@ import (
 )
 
 // RawVersion is the version of the raw data format.
-const RawVersion = 3
+const RawVersion = 4
 
 // OutEnv is the environment variable naming the file the data is written
 // to.
@@ -22,11 +22,15 @@ const OutEnv = "PREDICT_PROBE_OUT"
 
 // Raw is what a probed run measured. Times are nanoseconds.
 type Raw struct {
-	Version   int           `json:"version"`
-	NP        int           `json:"np"`              // ranks of the latest run
-	Args      []string      `json:"args,omitempty"`  // the program's arguments
-	WallNS    int64         `json:"wall_ns"`         // from the first rank's start to the end of the latest run
-	Error     string        `json:"error,omitempty"` // the run's error, if it failed
+	Version int      `json:"version"`
+	NP      int      `json:"np"`              // ranks of the latest run
+	Args    []string `json:"args,omitempty"`  // the program's arguments
+	WallNS  int64    `json:"wall_ns"`         // from the first rank's start to the end of the latest run
+	Error   string   `json:"error,omitempty"` // the run's error, if it failed
+	// Clock is the clock of the fragments' durations and of the overheads:
+	// ClockWall, or ClockThread for the CPU time of the OS thread that ran
+	// the fragment (DeclareThreads). WallNS is always wall time.
+	Clock     string        `json:"clock"`
 	Overhead  RawOverhead   `json:"overhead"`
 	Fragments []RawFragment `json:"fragments"` // the fragments that ran, by ID
 	// CommNS is, per rank, the time spent inside commlib calls (blocked,
@@ -127,7 +131,7 @@ type RawRun struct {
 // Snapshot returns the data measured so far. It may run while probes
 // record.
 func Snapshot() Raw {
-	raw := Raw{Version: RawVersion, NP: int(np.Load()), Args: os.Args[1:]}
+	raw := Raw{Version: RawVersion, NP: int(np.Load()), Args: os.Args[1:], Clock: ClockName()}
 	commMu.Lock()
 	if len(commNS) > 0 {
 		raw.CommNS = map[int]int64{}
@@ -139,7 +143,7 @@ func Snapshot() Raw {
 	if t0 := wallT0.Load(); t0 > 0 {
 		end := wallEnd.Load()
 		if end < t0 {
-			end = Now()
+			end = wallNow()
 		}
 		raw.WallNS = end - t0
 	}

@@ -44,6 +44,19 @@
 // caller's locals, so ranks running the same fragment at once do not
 // disturb each other. [Now], [TripsTo] and [TripsThrough] inline.
 //
+// # Clocks
+//
+// Fragments are timed by the monotonic wall clock, except in a program
+// that runs pool or Parallel threads: the instrumenter declares it with
+// [DeclareThreads] and starts fragments with [NowThread] instead of Now,
+// and every fragment (of the ranks' main goroutines too, so that a
+// fragment's executions are on one clock) is timed by the CPU clock of the
+// OS thread that runs it, the goroutine locked to that thread from
+// NowThread to the Seg or Loop that closes the fragment. It is the time
+// the fragment takes with a core to itself, which is what the interpreter
+// charges a logical thread, whatever the number of threads per core of
+// the run measured (clock.go says why and what it costs).
+//
 // # Tables and locking
 //
 // Declare builds one slot per fragment, in a table indexed by ID (plus a
@@ -93,8 +106,11 @@
 // given loop depends on the loop: in the original copy of a loop whose
 // trip count is computed before it runs there is nothing); Branch 6 ns
 // at np = 1, 15 ns at np > 1. Two goroutines recording the same fragment
-// scale linearly (28 ns per pair each, aggregated). The overhead is
-// measured once, by Declare, in about 4 ms: 9 rounds (after one to warm
+// scale linearly (28 ns per pair each, aggregated). With the thread clock
+// a reading is a system call, 0.55 µs, and a NowThread/Seg pair costs
+// about 1.2 µs. The overhead is
+// measured once, by Declare, in about 4 ms (with the thread clock about
+// 0.1 s): 9 rounds (after one to warm
 // up) of each measurement, medians. The clock dominates: the probes' own
 // bookkeeping is 5 to 10 ns.
 //
@@ -104,10 +120,11 @@
 // error included) and by [Flush], as one JSON document ([Raw], version
 // [RawVersion]), through a temporary file renamed into place. It holds
 // the ranks of the latest run, the program's arguments, the wall time
-// from the first rank's start to the end of the latest run, the
-// overheads, and the fragments that ran, by ID:
+// from the first rank's start to the end of the latest run, the clock of
+// the durations ("wall" or "thread"), the overheads (on that clock), and
+// the fragments that ran, by ID:
 //
-//	{"version":3,"np":2,"args":["-class","S"],"wall_ns":81234567,
+//	{"version":4,"np":2,"args":["-class","S"],"wall_ns":81234567,"clock":"wall",
 //	 "overhead":{"seg_ns":25.2,"iter_ns":33.1,"counter_ns":0,"test_ns":0.1,"pair_ns":55.8},
 //	 "fragments":[
 //	  {"id":0,"kind":"seg","count":2,"sum_ns":812,"sum_sq_ns":330344,"min_ns":402,"max_ns":410},

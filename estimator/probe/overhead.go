@@ -3,6 +3,7 @@
 package probe
 
 import (
+	"runtime"
 	"slices"
 	"sync"
 )
@@ -29,6 +30,11 @@ func Overhead() RawOverhead {
 }
 
 func calibrate() {
+	if threadClock {
+		// The outer readings below are of the thread's clock too.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
 	cal := tab.Load().frags[0]
 	arr := make([]int64, 64)
 	for i := range arr {
@@ -37,27 +43,27 @@ func calibrate() {
 	var segs, pairs, iters, counters, tests []float64
 	for r := range calRounds + 1 {
 		cal.reset()
-		t0 := Now()
+		t0 := clock()
 		segPairs(calSegReps)
-		pair := float64(Now()-t0) / calSegReps
+		pair := float64(clock()-t0) / calSegReps
 		n, sum := cal.moments()
 
-		t0 = Now()
+		t0 = clock()
 		emptyLoop(calIterReps)
-		empty := Now() - t0
-		t0 = Now()
+		empty := clock() - t0
+		t0 = clock()
 		iterLoop(calIterReps)
-		iter := float64(Now()-t0-empty) / calIterReps
+		iter := float64(clock()-t0-empty) / calIterReps
 
-		t0 = Now()
+		t0 = clock()
 		calSink += plainLoop(arr, calLoopReps)
-		plain := Now() - t0
-		t0 = Now()
+		plain := clock() - t0
+		t0 = clock()
 		calSink += counterLoop(arr, calLoopReps)
-		counted := Now() - t0
-		t0 = Now()
+		counted := clock() - t0
+		t0 = clock()
 		calSink += testLoop(arr, calLoopReps)
-		tested := Now() - t0
+		tested := clock() - t0
 
 		if r == 0 {
 			continue // warming up
@@ -119,6 +125,13 @@ var (
 
 //go:noinline
 func segPairs(n int) {
+	if threadClock {
+		for range n {
+			t := NowThread()
+			Seg(calibrationID, t)
+		}
+		return
+	}
 	for range n {
 		t := Now()
 		Seg(calibrationID, t)

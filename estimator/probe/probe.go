@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"time"
 	_ "unsafe" // go:linkname
 )
 
@@ -27,13 +26,6 @@ const (
 // calibrationID is the fragment the overhead measurement records into; it
 // is never written out.
 const calibrationID = -1
-
-// start is when the package was initialized, a nanosecond early so that
-// Now is never 0 (Iter's callers use 0 for "no previous iteration").
-var start = time.Now().Add(-1)
-
-// Now returns the monotonic time in nanoseconds since the process started.
-func Now() int64 { return int64(time.Since(start)) }
 
 // procPin and procUnpin give the id of the P (the scheduler's processor)
 // that runs the caller: the stripe of a fragment's statistics it records
@@ -197,7 +189,12 @@ func (c *cell) add(d int64) {
 // Seg records one execution of straight-line fragment id, begun at t0 (a
 // Now value).
 func Seg(id int32, t0 int64) {
-	d := Now() - t0
+	var d int64
+	if threadClock {
+		d = sinceThread(t0)
+	} else {
+		d = Now() - t0
+	}
 	c := cellOf(id)
 	c.mu.Lock()
 	c.add(d)
@@ -207,7 +204,12 @@ func Seg(id int32, t0 int64) {
 // Loop records one execution of loop fragment id (a whole loop statement,
 // possibly a nest) begun at t0, whose body ran trips times.
 func Loop(id int32, t0 int64, trips int64) {
-	d := Now() - t0
+	var d int64
+	if threadClock {
+		d = sinceThread(t0)
+	} else {
+		d = Now() - t0
+	}
 	c := cellOf(id)
 	c.mu.Lock()
 	c.add(d)
@@ -285,9 +287,15 @@ func (o *RawTripsOther) add(t, n int64) {
 // Iter is called at the start of iteration k (1 to IterSamples+1) of a
 // sampled entry of loop id, with the value the previous call returned for
 // this entry (0 for the first iteration); it records the previous
-// iteration's duration as a sample of iteration k-1 and returns Now().
+// iteration's duration as a sample of iteration k-1 and returns the
+// fragments' clock (see Now; it runs inside the loop's fragment).
 func Iter(id int32, k, last int64) int64 {
-	now := Now()
+	var now int64
+	if threadClock {
+		now = threadNS()
+	} else {
+		now = Now()
+	}
 	if last != 0 {
 		fragOf(id).sample(k-1, now-last)
 	}
@@ -299,7 +307,12 @@ func Iter(id int32, k, last int64) int64 {
 // IterSamples iterations).
 func IterEnd(id int32, k, last int64) {
 	if last != 0 {
-		d := Now() - last
+		var d int64
+		if threadClock {
+			d = threadNS() - last
+		} else {
+			d = Now() - last
+		}
 		fragOf(id).sample(k, d)
 	}
 }

@@ -39,8 +39,8 @@ func getProfLabel() unsafe.Pointer
 
 var (
 	np      atomic.Int64 // ranks of the latest run; 0 before the first
-	wallT0  atomic.Int64 // Now at the first RankStart
-	wallEnd atomic.Int64 // Now at the latest RunEnd
+	wallT0  atomic.Int64 // wallNow at the first RankStart
+	wallEnd atomic.Int64 // wallNow at the latest RunEnd
 
 	labelMu sync.Mutex                             // serializes writers of byLabel
 	byLabel atomic.Pointer[map[unsafe.Pointer]int] // label set → rank, copied on write
@@ -61,7 +61,7 @@ func init() {
 // rankStart runs in the goroutine of a rank as it starts.
 func rankStart(rank, n int) {
 	np.Store(int64(n))
-	wallT0.CompareAndSwap(0, Now())
+	wallT0.CompareAndSwap(0, wallNow())
 	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(RankLabel, strconv.Itoa(rank))))
 	l := getProfLabel()
 	if l != nil {
@@ -83,7 +83,7 @@ func rankStart(rank, n int) {
 
 // runEnd writes the data when a run ends.
 func runEnd(err error) {
-	wallEnd.Store(Now())
+	wallEnd.Store(wallNow())
 	flushAtEnd(err)
 }
 
