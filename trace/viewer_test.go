@@ -33,12 +33,13 @@ const speedscopeApp = "testdata/viewer/node_modules/speedscope/dist/release"
 // Chromium (speedscope's #profileURL= parameter, from an httptest server)
 // and checks what the viewer shows: it imported the file as Trace Event
 // Format, without an alert, a warning, an error or its error screen; it
-// lists one profile per rank thread that has calls, named by our metadata
-// events, each weighing the time in the thread's calls; its sandwich view
-// of the first thread lists exactly that thread's calls, each named by its
-// operation and args and as long as the call. Negative controls: a
-// truncated file and a file with overlapping calls make the viewer
-// complain, and the test sees it.
+// lists one profile per rank thread that has calls that take time, named
+// by our metadata events, each weighing the time in the thread's calls;
+// its sandwich view of the first thread lists exactly that thread's calls
+// that take time (the others are instants, which speedscope does not
+// read), each named by its operation and args and as long as the call.
+// Negative controls: a truncated file and a file with overlapping calls
+// make the viewer complain, and the test sees it.
 //
 // The test skips when Chromium (PREDICT_CHROMIUM, or chromium on PATH) or
 // speedscope (npm ci in testdata/viewer) is missing, and fails instead when
@@ -113,10 +114,12 @@ func checkSpeedscope(t *testing.T, page speedscopePage, events []Event) {
 		t.Errorf("speedscope did not import the file as Trace Event Format: log %q", page.log)
 	}
 
-	// The calls of each thread, in the order speedscope sorts its profiles.
+	// The calls of each thread that take time, in the order speedscope
+	// sorts its profiles (calls that take none are instants, which
+	// speedscope does not read).
 	threads := map[threadKey][]*Event{}
 	for i := range events {
-		if e := &events[i]; e.Kind != KindComplete {
+		if e := &events[i]; e.Kind != KindComplete && e.Duration() > 0 {
 			k := threadKey{e.Rank, e.Thread}
 			threads[k] = append(threads[k], e)
 		}
@@ -135,6 +138,9 @@ func checkSpeedscope(t *testing.T, page speedscopePage, events []Event) {
 	var want, got []string
 	for _, k := range keys {
 		want = append(want, fmt.Sprintf("rank %d (pid %d), %s (tid %d)", k.rank, k.rank, threadName(k.thread), k.thread))
+	}
+	if len(want) == 0 {
+		t.Fatal("no call takes time: nothing to check")
 	}
 	for _, p := range page.profiles {
 		got = append(got, p.name)
