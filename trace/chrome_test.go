@@ -269,8 +269,17 @@ func checkChrome(t *testing.T, f chromeFile, h Header, events []Event) {
 	}
 }
 
+// TestChromeTraces checks the Chrome files of the real and the modeled
+// traces of testdata, and that they do not depend on the input's order.
 func TestChromeTraces(t *testing.T) {
+	traces := map[string]testTrace{}
 	for name, tr := range realTraces(t) {
+		traces["real/"+name] = tr
+	}
+	for name, tr := range modeledTraces(t) {
+		traces["modeled/"+name] = tr
+	}
+	for name, tr := range traces {
 		t.Run(name, func(t *testing.T) {
 			var buf bytes.Buffer
 			if err := WriteChrome(&buf, tr.h, tr.events); err != nil {

@@ -29,9 +29,12 @@ const speedscopeApp = "testdata/viewer/node_modules/speedscope/dist/release"
 
 // TestChromeInSpeedscope writes Chrome traces of real runs (stencil2d at
 // np 4: nonblocking requests as async slices, message flows, collectives;
-// lockcontention: pool threads), loads each into speedscope in headless
-// Chromium (speedscope's #profileURL= parameter, from an httptest server)
-// and checks what the viewer shows: it imported the file as Trace Event
+// lockcontention: pool threads) and of modeled ones (predict run --trace
+// of stencil2d, also on the ideal machine, waitirecv and lockcontention:
+// slices that abut to the picosecond, calls that take no time, several at
+// one time), loads each into speedscope in headless Chromium
+// (speedscope's #profileURL= parameter, from an httptest server) and
+// checks what the viewer shows: it imported the file as Trace Event
 // Format, without an alert, a warning, an error or its error screen; it
 // lists one profile per rank thread that has calls that take time, named
 // by our metadata events, each weighing the time in the thread's calls;
@@ -47,10 +50,24 @@ const speedscopeApp = "testdata/viewer/node_modules/speedscope/dist/release"
 func TestChromeInSpeedscope(t *testing.T) {
 	v := findSpeedscope(t)
 	traces := realTraces(t)
-	for _, name := range []string{"stencil2d-np4.jsonl", "lockcontention-np2.jsonl"} {
-		t.Run(name, func(t *testing.T) {
+	modeled := modeledTraces(t)
+	for _, c := range []struct {
+		name string
+		tr   testTrace
+	}{
+		{"real/stencil2d-np4", traces["stencil2d-np4.jsonl"]},
+		{"real/lockcontention-np2", traces["lockcontention-np2.jsonl"]},
+		{"modeled/stencil2d-np4", modeled["stencil2d-np4.jsonl"]},
+		{"modeled/stencil2d-np4-ideal", modeled["stencil2d-np4-ideal.jsonl"]},
+		{"modeled/waitirecv-np2", modeled["waitirecv-np2.jsonl"]},
+		{"modeled/lockcontention-np2", modeled["lockcontention-np2.jsonl"]},
+	} {
+		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			tr := traces[name]
+			tr := c.tr
+			if len(tr.events) == 0 {
+				t.Fatal("no such trace in testdata")
+			}
 			var b bytes.Buffer
 			if err := WriteChrome(&b, tr.h, tr.events); err != nil {
 				t.Fatal(err)
