@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 )
@@ -18,11 +19,17 @@ import (
 //   - each rank is a process (pid = rank, named "rank N") and each of its
 //     threads a thread (tid = Event.Thread, named "main" or "thread K" for
 //     pool thread K), declared by metadata events (ph "M");
-//   - every call and compute fragment is a complete event (ph "X") on its
-//     thread, named by its operation, with category p2p, nonblocking,
-//     wait, collective, thread, compute or other, and the event's fields
-//     (peer, tag, bytes, comm, request, message, collective, site, seq, ...)
-//     as args;
+//   - every call and compute fragment that takes time is a duration slice
+//     on its thread: a begin event (ph "B") at its enter and an end event
+//     (ph "E") at its exit, both named by its operation, with category
+//     p2p, nonblocking, wait, collective, thread, compute or other, and the
+//     event's fields (peer, tag, bytes, comm, request, message, collective,
+//     site, seq, ...) as args (the end repeats them: the format merges the
+//     two, and viewers that pair ends by name and args, such as speedscope,
+//     need them); a call that takes no time (enter = exit, common in
+//     modeled traces: posting an Irecv) is a thread instant (ph "i", scope
+//     "t") with the same name, category and args, the format's event for
+//     what has no duration (Perfetto shows it as a zero-length slice);
 //   - every nonblocking request is an async slice (ph "b" at the start of
 //     the Isend or Irecv, ph "e" at the completion that Wait or Test
 //     observed, category "request", scoped to the rank's process), so that
@@ -35,10 +42,22 @@ import (
 //     Sendrecv, or the Wait/Test call that completed an Irecv.
 //
 // Timestamps are microseconds written as exact decimals (up to six
-// decimals: every picosecond survives). Flow ends are placed 1 ns inside
-// the slices they bind to, so that viewers attach them to the right call.
-// The output depends only on the header and the events: events are written
-// in the native order (Sort), metadata by rank and thread.
+// decimals: every picosecond survives). Slices are begin/end pairs rather
+// than complete events (ph "X", ts and dur) so that no viewer has to add
+// floating-point numbers: a slice that ends where the next one starts ends
+// at the very same number, where ts + dur in binary64 may round past it.
+// The events of each thread are written in time order, and the file order
+// settles what nests in what: a slice is closed before the thread's next
+// call if it ends no later than that call starts (so calls that abut are
+// neighbours), and encloses the calls that start before its end. Calls
+// that take no time are instants rather than zero-length slices because
+// nesting at equal timestamps is up to each viewer, and speedscope, for
+// one, cannot pair the ends of two such slices of one name at one time.
+// Flow ends are placed 1 ns inside the slices they bind to, so that
+// viewers attach them to the right call. The output depends only on the
+// header and the events: events are written in the native order (Sort),
+// metadata by rank and thread, and each end just before the next call of
+// its thread that starts at or after it (or at the end of the file).
 func WriteChrome(w io.Writer, h Header, events []Event) error {
 	events = slices.Clone(events)
 	Sort(events)
@@ -52,7 +71,7 @@ func WriteChrome(w io.Writer, h Header, events []Event) error {
 	}
 	b := append([]byte(`{"displayTimeUnit":"ns","otherData":`), meta...)
 	b = append(b, ",\n\"traceEvents\":[\n"...)
-	cw := &chromeWriter{w: bw, b: b, x: x}
+	cw := &chromeWriter{w: bw, b: b, x: x, open: map[threadKey][]openSlice{}}
 
 	np := numRanks(h, events)
 	for r := range np {
@@ -73,7 +92,12 @@ func WriteChrome(w io.Writer, h Header, events []Event) error {
 		case KindComplete:
 			cw.completion(i)
 		default:
-			cw.slice(i)
+			cw.closeSlices(k, e.Enter)
+			if e.Duration() == 0 {
+				cw.sliceEvent("i", e, e.Enter, chromeArgs(e))
+			} else {
+				cw.sliceBegin(i)
+			}
 			lastSlice[k] = i
 			if c := classOf(e); (c == classIsend || c == classIrecv) && e.Request != 0 {
 				cw.requestStart(i)
@@ -103,6 +127,9 @@ func WriteChrome(w io.Writer, h Header, events []Event) error {
 		if err := cw.flush(false); err != nil {
 			return err
 		}
+	}
+	for _, k := range x.threads {
+		cw.closeSlices(k, math.MaxInt64)
 	}
 	cw.b = append(cw.b, "\n]}\n"...)
 	if err := cw.flush(true); err != nil {
@@ -143,6 +170,16 @@ type chromeWriter struct {
 	b     []byte
 	x     *index
 	first bool // at least one event was written: the next needs a comma
+
+	// open holds the slices of each thread whose begin is written and
+	// whose end is not, in the order they began.
+	open map[threadKey][]openSlice
+}
+
+// openSlice is a slice whose begin is written: event i, with its args.
+type openSlice struct {
+	i    int
+	args []byte
 }
 
 func (cw *chromeWriter) flush(force bool) error {
@@ -205,15 +242,53 @@ func eventName(e *Event) string {
 	return e.Op
 }
 
-// slice writes the complete event of call or compute fragment i.
-func (cw *chromeWriter) slice(i int) {
+// sliceBegin writes the begin event of call or compute fragment i and
+// leaves its slice open.
+func (cw *chromeWriter) sliceBegin(i int) {
 	e := &cw.x.events[i]
-	o := cw.begin("X", e.Rank, e.Thread)
-	o.micros("ts", e.Enter)
-	o.micros("dur", e.Duration())
+	args := chromeArgs(e)
+	cw.sliceEvent("B", e, e.Enter, args)
+	k := threadKey{e.Rank, e.Thread}
+	cw.open[k] = append(cw.open[k], openSlice{i, args})
+}
+
+// closeSlices writes the end events of the open slices of thread k that
+// end at t or earlier: the one that ends first first, and of slices that
+// end together the one that began last (the innermost) first. Slices that
+// nest are thus closed innermost first; slices that overlap without
+// nesting (a broken trace) are closed in time order, and viewers see the
+// overlap.
+func (cw *chromeWriter) closeSlices(k threadKey, t Time) {
+	open := cw.open[k]
+	for {
+		first := -1
+		for n := len(open) - 1; n >= 0; n-- {
+			exit := cw.x.events[open[n].i].Exit
+			if exit <= t && (first < 0 || exit < cw.x.events[open[first].i].Exit) {
+				first = n
+			}
+		}
+		if first < 0 {
+			break
+		}
+		e := &cw.x.events[open[first].i]
+		cw.sliceEvent("E", e, e.Exit, open[first].args)
+		open = slices.Delete(open, first, first+1)
+	}
+	cw.open[k] = open
+}
+
+// sliceEvent writes one end (ph B or E) of e's slice at time at, or the
+// instant (ph i) of a call that takes no time, with args, chromeArgs(e).
+func (cw *chromeWriter) sliceEvent(ph string, e *Event, at Time, args []byte) {
+	o := cw.begin(ph, e.Rank, e.Thread)
+	o.micros("ts", at)
 	o.str("name", eventName(e))
 	o.str("cat", chromeCategories[classOf(e)])
-	o.raw("args", chromeArgs(e))
+	if ph == "i" {
+		o.str("s", "t")
+	}
+	o.raw("args", args)
 	cw.end(o)
 }
 

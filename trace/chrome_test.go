@@ -3,7 +3,10 @@ package trace
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,7 +23,6 @@ type chromeRecord struct {
 	Pid  *int            `json:"pid"`
 	Tid  *int            `json:"tid"`
 	Ts   *json.Number    `json:"ts"`
-	Dur  *json.Number    `json:"dur"`
 	Name string          `json:"name"`
 	Cat  string          `json:"cat"`
 	ID   json.RawMessage `json:"id"`
@@ -70,11 +72,15 @@ func decodeChrome(t *testing.T, data []byte) chromeFile {
 }
 
 // checkChrome validates the structure of a Chrome trace written for
-// events: every record has ph, pid and tid, timed records a ts; complete
-// events have dur ≥ 0 and match the trace's calls one to one; flows are
-// paired, start no later than they end and lie inside a complete event of
-// their thread; async requests are paired; every process and thread used
-// is named.
+// events: every record has ph, pid and tid, timed records a ts; the begin
+// and end events (B, E) of each thread nest, each end repeating its
+// begin's name, category and args, and together with the call instants
+// (i, not of category request) they match the trace's calls one to one
+// (a call that takes no time an instant, the others a slice from enter to
+// exit); on each thread these records come in time order, also as
+// binary64 numbers, which is how viewers read them; flows are paired,
+// start no later than they end and lie inside a call of their thread;
+// async requests are paired; every process and thread used is named.
 func checkChrome(t *testing.T, f chromeFile, h Header, events []Event) {
 	t.Helper()
 	type pt struct{ pid, tid int }
@@ -84,7 +90,13 @@ func checkChrome(t *testing.T, f chromeFile, h Header, events []Event) {
 	procs := map[int]bool{}
 	flows := map[string][]chromeRecord{}
 	async := map[string][]chromeRecord{}
-	nX := 0
+	open := map[pt][]chromeRecord{} // begun slices not yet ended
+	last := map[pt]float64{}        // the last B, E or call instant's ts, as viewers parse it
+	calls := map[string]int{}       // the calls written: pid/tid/name/args/enter/exit
+	call := func(k pt, name string, args map[string]any, enter, exit Time) string {
+		a, _ := json.Marshal(args)
+		return fmt.Sprintf("%d/%d/%s/%s/%d/%d", k.pid, k.tid, name, a, enter, exit)
+	}
 	for _, r := range f.TraceEvents {
 		if r.Ph == "" || r.Pid == nil || r.Tid == nil {
 			t.Fatalf("record without ph, pid or tid: %+v", r)
@@ -106,16 +118,38 @@ func checkChrome(t *testing.T, f chromeFile, h Header, events []Event) {
 		if ts < 0 {
 			t.Errorf("negative ts %v", ts)
 		}
-		switch r.Ph {
-		case "X":
-			nX++
-			if r.Dur == nil || micros(t, r.Dur) < 0 {
-				t.Fatalf("X record without dur ≥ 0: %+v", r)
+		if r.Ph == "B" || r.Ph == "E" || r.Ph == "i" && r.Cat != "request" {
+			v, err := strconv.ParseFloat(r.Ts.String(), 64)
+			if err != nil {
+				t.Fatalf("ts %s: %v", r.Ts, err)
 			}
-			slices[k] = append(slices[k], slice{ts, ts + micros(t, r.Dur)})
+			if v < last[k] {
+				t.Errorf("pid %d tid %d: %s record at %s after one at %v", k.pid, k.tid, r.Ph, r.Ts, last[k])
+			}
+			last[k] = v
 			if !named[k] || !procs[k.pid] {
-				t.Errorf("X record on unnamed pid %d tid %d", k.pid, k.tid)
+				t.Errorf("%s record on unnamed pid %d tid %d", r.Ph, k.pid, k.tid)
 			}
+		}
+		switch r.Ph {
+		case "B":
+			open[k] = append(open[k], r)
+		case "E":
+			n := len(open[k])
+			if n == 0 {
+				t.Fatalf("E record with no open slice: %+v", r)
+			}
+			b := open[k][n-1]
+			open[k] = open[k][:n-1]
+			if r.Name != b.Name || r.Cat != b.Cat || !reflect.DeepEqual(r.Args, b.Args) {
+				t.Errorf("E record %+v ends B record %+v", r, b)
+			}
+			enter := micros(t, b.Ts)
+			if enter >= ts {
+				t.Errorf("slice from %s to %s: calls that take no time are instants", b.Ts, r.Ts)
+			}
+			slices[k] = append(slices[k], slice{enter, ts})
+			calls[call(k, b.Name, b.Args, enter, ts)]++
 		case "s", "f":
 			if r.Cat != "message" || len(r.ID) == 0 {
 				t.Errorf("flow record without category message and id: %+v", r)
@@ -133,6 +167,10 @@ func checkChrome(t *testing.T, f chromeFile, h Header, events []Event) {
 			if r.S != "t" {
 				t.Errorf("instant without thread scope: %+v", r)
 			}
+			if r.Cat != "request" {
+				slices[k] = append(slices[k], slice{ts, ts})
+				calls[call(k, r.Name, r.Args, ts, ts)]++
+			}
 		default:
 			t.Errorf("unexpected phase %q", r.Ph)
 		}
@@ -143,15 +181,35 @@ func checkChrome(t *testing.T, f chromeFile, h Header, events []Event) {
 		}
 	}
 
-	// One complete event per call or compute fragment.
-	want := 0
-	for i := range events {
-		if events[i].Kind != KindComplete {
-			want++
+	for k, rs := range open {
+		if len(rs) > 0 {
+			t.Errorf("pid %d tid %d: %d slices never end", k.pid, k.tid, len(rs))
 		}
 	}
-	if nX != want {
-		t.Errorf("%d X records, want %d (one per call)", nX, want)
+
+	// One slice or instant per call or compute fragment.
+	for i := range events {
+		e := &events[i]
+		if e.Kind == KindComplete {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(chromeArgs(e)))
+		dec.UseNumber() // as decodeChrome
+		var args map[string]any
+		if err := dec.Decode(&args); err != nil {
+			t.Fatal(err)
+		}
+		c := call(pt{e.Rank, e.Thread}, eventName(e), args, e.Enter, e.Exit)
+		if calls[c] == 0 {
+			t.Errorf("no slice or instant for call %s", c)
+			continue
+		}
+		calls[c]--
+	}
+	for c, n := range calls {
+		if n > 0 {
+			t.Errorf("slice or instant %s is no call of the trace", c)
+		}
 	}
 
 	// Flows: one per message whose send and receive are in the trace.
@@ -211,8 +269,17 @@ func checkChrome(t *testing.T, f chromeFile, h Header, events []Event) {
 	}
 }
 
-func TestChromeRealTraces(t *testing.T) {
+// TestChromeTraces checks the Chrome files of the real and the modeled
+// traces of testdata, and that they do not depend on the input's order.
+func TestChromeTraces(t *testing.T) {
+	traces := map[string]testTrace{}
 	for name, tr := range realTraces(t) {
+		traces["real/"+name] = tr
+	}
+	for name, tr := range modeledTraces(t) {
+		traces["modeled/"+name] = tr
+	}
+	for name, tr := range traces {
 		t.Run(name, func(t *testing.T) {
 			var buf bytes.Buffer
 			if err := WriteChrome(&buf, tr.h, tr.events); err != nil {
@@ -265,12 +332,15 @@ func TestChromeRecords(t *testing.T) {
 	out := buf.String()
 	for _, want := range []string{
 		`{"ph":"M","pid":1,"tid":2,"name":"thread_name","args":{"name":"thread 1"}}`,
-		`{"ph":"X","pid":0,"tid":0,"ts":0.0015,"dur":0.001,"name":"sweep","cat":"compute","args":{"kind":"compute","seq":3}}`,
-		`{"ph":"X","pid":1,"tid":0,"ts":0.002,"dur":0.012,"name":"Recv","cat":"p2p","args":{"peer":0,"tag":3,"bytes":8,"message":1,"seq":1}}`,
-		`{"ph":"X","pid":0,"tid":0,"ts":0.01,"dur":0.002,"name":"Send","cat":"p2p","args":{"peer":1,"tag":3,"bytes":8,"message":1,"protocol":"eager","site":"a.go:5","seq":1}}`,
+		`{"ph":"B","pid":0,"tid":0,"ts":0.0015,"name":"sweep","cat":"compute","args":{"kind":"compute","seq":3}}`,
+		`{"ph":"E","pid":0,"tid":0,"ts":0.0025,"name":"sweep","cat":"compute","args":{"kind":"compute","seq":3}}`,
+		`{"ph":"B","pid":1,"tid":0,"ts":0.002,"name":"Recv","cat":"p2p","args":{"peer":0,"tag":3,"bytes":8,"message":1,"seq":1}}`,
+		`{"ph":"E","pid":1,"tid":0,"ts":0.014,"name":"Recv","cat":"p2p","args":{"peer":0,"tag":3,"bytes":8,"message":1,"seq":1}}`,
+		`{"ph":"B","pid":0,"tid":0,"ts":0.01,"name":"Send","cat":"p2p","args":{"peer":1,"tag":3,"bytes":8,"message":1,"protocol":"eager","site":"a.go:5","seq":1}}`,
 		`{"ph":"s","pid":0,"tid":0,"ts":0.011,"name":"message","cat":"message","id":1}`,
 		`{"ph":"f","pid":1,"tid":0,"ts":0.013,"name":"message","cat":"message","id":1,"bp":"e"}`,
-		`{"ph":"X","pid":1,"tid":2,"ts":0.003,"dur":0.001,"name":"Mutex.Lock","cat":"thread","args":{"object":11,"seq":5}}`,
+		`{"ph":"B","pid":1,"tid":2,"ts":0.003,"name":"Mutex.Lock","cat":"thread","args":{"object":11,"seq":5}}`,
+		`{"ph":"E","pid":1,"tid":2,"ts":0.004,"name":"Mutex.Lock","cat":"thread","args":{"object":11,"seq":5}}`,
 		`{"ph":"b","pid":1,"tid":0,"ts":0.015,"name":"Irecv","cat":"request","id2":{"local":"0x9"},"args":{"peer":0,"tag":0,"request":9,"seq":2}}`,
 		`{"ph":"e","pid":1,"tid":0,"ts":0.03,"name":"Irecv","cat":"request","id2":{"local":"0x9"},"args":{"kind":"complete","peer":0,"tag":0,"bytes":16,"request":9,"message":2,"seq":4}}`,
 		// The Irecv's message enters the Wait that completed it, 1 ns before its exit.
@@ -284,6 +354,47 @@ func TestChromeRecords(t *testing.T) {
 		}
 	}
 	checkChrome(t, decodeChrome(t, buf.Bytes()), Header{NP: 2}, events)
+}
+
+// TestChromeThreadOrder pins the order of one thread's records where
+// viewers need it: slices that abut at times binary64 cannot hold, calls
+// that take no time at the time others start and end, and slices that
+// nest.
+func TestChromeThreadOrder(t *testing.T) {
+	at := func(op string, enter, exit Time, seq int64) Event {
+		return Event{Kind: KindOp, Op: op, Peer: NoPeer, Root: NoPeer, Enter: enter, Exit: exit, Seq: seq}
+	}
+	events := []Event{
+		at("A", 40000026036, 40000704733, 1),
+		at("B", 40000704733, 40002094685, 2), // 40000.026036 + 0.678697 is 40000.704733000006 in binary64
+		at("Z", 40002094685, 40002094685, 3), // no time, where B ends and C starts
+		at("Z", 40002094685, 40002094685, 4),
+		at("C", 40002094685, 40002100000, 5),
+		at("Outer", 40002100000, 40002200000, 6),
+		at("Z", 40002100000, 40002100000, 7), // no time, at the start of Outer
+		at("Inner", 40002100000, 40002200000, 8),
+	}
+	var buf bytes.Buffer
+	if err := WriteChrome(&buf, Header{NP: 1}, events); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range decodeChrome(t, buf.Bytes()).TraceEvents {
+		if r.Ph != "M" {
+			got = append(got, r.Ph+" "+r.Name+" "+r.Ts.String())
+		}
+	}
+	want := []string{
+		"B A 40000.026036", "E A 40000.704733",
+		"B B 40000.704733", "E B 40002.094685",
+		"i Z 40002.094685", "i Z 40002.094685",
+		"B C 40002.094685", "E C 40002.1",
+		"B Outer 40002.1", "i Z 40002.1", "B Inner 40002.1", "E Inner 40002.2", "E Outer 40002.2",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("records\n\t%q\nwant\n\t%q", got, want)
+	}
+	checkChrome(t, decodeChrome(t, buf.Bytes()), Header{NP: 1}, events)
 }
 
 func TestAppendMicros(t *testing.T) {

@@ -6,21 +6,34 @@ import (
 	"testing"
 )
 
-// realTraces returns the traces of testdata/*.jsonl, written by the test
-// programs (testdata/README.md), by file name.
-func realTraces(t testing.TB) map[string]struct {
+// testTrace is a trace read from testdata.
+type testTrace struct {
 	h      Header
 	events []Event
-} {
+}
+
+// realTraces returns the traces of testdata/*.jsonl, written by the test
+// programs (testdata/README.md), by file name.
+func realTraces(t testing.TB) map[string]testTrace {
 	t.Helper()
-	files, err := filepath.Glob("testdata/*.jsonl")
+	return readTraces(t, "testdata/*.jsonl")
+}
+
+// modeledTraces returns the traces of testdata/modeled/*.jsonl, written by
+// predict run --trace (testdata/README.md), by file name.
+func modeledTraces(t testing.TB) map[string]testTrace {
+	t.Helper()
+	return readTraces(t, "testdata/modeled/*.jsonl")
+}
+
+// readTraces returns the native traces matching pattern, by file name.
+func readTraces(t testing.TB, pattern string) map[string]testTrace {
+	t.Helper()
+	files, err := filepath.Glob(pattern)
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no traces in testdata: %v", err)
+		t.Fatalf("no traces %s: %v", pattern, err)
 	}
-	out := map[string]struct {
-		h      Header
-		events []Event
-	}{}
+	out := map[string]testTrace{}
 	for _, file := range files {
 		f, err := os.Open(file)
 		if err != nil {
@@ -31,10 +44,7 @@ func realTraces(t testing.TB) map[string]struct {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[filepath.Base(file)] = struct {
-			h      Header
-			events []Event
-		}{h, events}
+		out[filepath.Base(file)] = testTrace{h, events}
 	}
 	return out
 }

@@ -29,16 +29,20 @@ const speedscopeApp = "testdata/viewer/node_modules/speedscope/dist/release"
 
 // TestChromeInSpeedscope writes Chrome traces of real runs (stencil2d at
 // np 4: nonblocking requests as async slices, message flows, collectives;
-// lockcontention: pool threads), loads each into speedscope in headless
-// Chromium (speedscope's #profileURL= parameter, from an httptest server)
-// and checks what the viewer shows: it imported the file as Trace Event
+// lockcontention: pool threads) and of modeled ones (predict run --trace
+// of stencil2d, also on the ideal machine, waitirecv and lockcontention:
+// slices that abut to the picosecond, calls that take no time, several at
+// one time), loads each into speedscope in headless Chromium
+// (speedscope's #profileURL= parameter, from an httptest server) and
+// checks what the viewer shows: it imported the file as Trace Event
 // Format, without an alert, a warning, an error or its error screen; it
-// lists one profile per rank thread that has calls, named by our metadata
-// events, each weighing the time in the thread's calls; its sandwich view
-// of the first thread lists exactly that thread's calls, each named by its
-// operation and args and as long as the call. Negative controls: a
-// truncated file and a file with overlapping calls make the viewer
-// complain, and the test sees it.
+// lists one profile per rank thread that has calls that take time, named
+// by our metadata events, each weighing the time in the thread's calls;
+// its sandwich view of the first thread lists exactly that thread's calls
+// that take time (the others are instants, which speedscope does not
+// read), each named by its operation and args and as long as the call.
+// Negative controls: a truncated file and a file with overlapping calls
+// make the viewer complain, and the test sees it.
 //
 // The test skips when Chromium (PREDICT_CHROMIUM, or chromium on PATH) or
 // speedscope (npm ci in testdata/viewer) is missing, and fails instead when
@@ -46,10 +50,24 @@ const speedscopeApp = "testdata/viewer/node_modules/speedscope/dist/release"
 func TestChromeInSpeedscope(t *testing.T) {
 	v := findSpeedscope(t)
 	traces := realTraces(t)
-	for _, name := range []string{"stencil2d-np4.jsonl", "lockcontention-np2.jsonl"} {
-		t.Run(name, func(t *testing.T) {
+	modeled := modeledTraces(t)
+	for _, c := range []struct {
+		name string
+		tr   testTrace
+	}{
+		{"real/stencil2d-np4", traces["stencil2d-np4.jsonl"]},
+		{"real/lockcontention-np2", traces["lockcontention-np2.jsonl"]},
+		{"modeled/stencil2d-np4", modeled["stencil2d-np4.jsonl"]},
+		{"modeled/stencil2d-np4-ideal", modeled["stencil2d-np4-ideal.jsonl"]},
+		{"modeled/waitirecv-np2", modeled["waitirecv-np2.jsonl"]},
+		{"modeled/lockcontention-np2", modeled["lockcontention-np2.jsonl"]},
+	} {
+		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			tr := traces[name]
+			tr := c.tr
+			if len(tr.events) == 0 {
+				t.Fatal("no such trace in testdata")
+			}
 			var b bytes.Buffer
 			if err := WriteChrome(&b, tr.h, tr.events); err != nil {
 				t.Fatal(err)
@@ -113,10 +131,12 @@ func checkSpeedscope(t *testing.T, page speedscopePage, events []Event) {
 		t.Errorf("speedscope did not import the file as Trace Event Format: log %q", page.log)
 	}
 
-	// The calls of each thread, in the order speedscope sorts its profiles.
+	// The calls of each thread that take time, in the order speedscope
+	// sorts its profiles (calls that take none are instants, which
+	// speedscope does not read).
 	threads := map[threadKey][]*Event{}
 	for i := range events {
-		if e := &events[i]; e.Kind != KindComplete {
+		if e := &events[i]; e.Kind != KindComplete && e.Duration() > 0 {
 			k := threadKey{e.Rank, e.Thread}
 			threads[k] = append(threads[k], e)
 		}
@@ -135,6 +155,9 @@ func checkSpeedscope(t *testing.T, page speedscopePage, events []Event) {
 	var want, got []string
 	for _, k := range keys {
 		want = append(want, fmt.Sprintf("rank %d (pid %d), %s (tid %d)", k.rank, k.rank, threadName(k.thread), k.thread))
+	}
+	if len(want) == 0 {
+		t.Fatal("no call takes time: nothing to check")
 	}
 	for _, p := range page.profiles {
 		got = append(got, p.name)
