@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/predict-tools/predict/interp"
 	"github.com/predict-tools/predict/scale"
@@ -70,22 +71,28 @@ the fragment whose share grows fastest, with file:line; and a verdict. With no
 				}
 				return pt, nil
 			}
-			all := nps
-			if baseline > 0 {
-				all = append(append([]int(nil), nps...), baseline)
+			// Speedups are relative to np=1 unless --baseline says
+			// otherwise; a baseline outside the range is predicted too
+			// but not shown as a row.
+			if baseline == 0 {
+				baseline = 1
 			}
-			points, err := scale.Sweep(cmd.Context(), uniqueSorted(all), workers, predict, scale.TerminalProgress(os.Stderr))
+			all := uniqueSorted(append(append([]int(nil), nps...), baseline))
+			points, err := scale.Sweep(cmd.Context(), all, workers, predict, scale.TerminalProgress(os.Stderr))
 			if err != nil {
 				return err
 			}
 			var baseTime trace.Time
-			if baseline > 0 {
-				for _, p := range points {
-					if p.NP == baseline {
-						baseTime = p.Time
-					}
+			shown := points[:0:0]
+			for _, p := range points {
+				if p.NP == baseline {
+					baseTime = p.Time
+				}
+				if slices.Contains(nps, p.NP) {
+					shown = append(shown, p)
 				}
 			}
+			points = shown
 			a, err := scale.Analyze(points, baseline, baseTime)
 			if err != nil {
 				return err
@@ -118,7 +125,7 @@ the fragment whose share grows fastest, with file:line; and a verdict. With no
 	pf.add(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&npRange, "np", "", "ranks to predict: 8..256 (doubling), 8..256:8 (step) or 1,2,4,12")
-	fl.IntVar(&baseline, "baseline", 0, "np of the baseline time for speedups (default: np=1 if in the range, else the smallest)")
+	fl.IntVar(&baseline, "baseline", 0, "np of the baseline time for speedups, predicted even when outside the range (default 1)")
 	fl.BoolVar(&asJSON, "json", false, "print the analysis as JSON")
 	fl.BoolVar(&asCSV, "csv", false, "print the table as CSV")
 	fl.StringVar(&plotDir, "plot", "", "write speedup, efficiency and breakdown plots (PNG and SVG) to `DIR`")

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/predict-tools/predict/estimator"
+	"github.com/predict-tools/predict/estimator/probe"
 	"github.com/predict-tools/predict/interp"
 	"github.com/predict-tools/predict/machine"
 	"github.com/spf13/cobra"
@@ -86,7 +87,9 @@ func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash stri
 	if err != nil {
 		dir = os.TempDir()
 	}
-	key := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%d\x00%q", prog.Model.Package, hash, f.profNP, f.progArgs)))
+	// The probes' data format is part of the key: a cache written by an
+	// older timing pass (another clock, other fragments) is not reused.
+	key := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%d\x00%q\x00probe-v%d", prog.Model.Package, hash, f.profNP, f.progArgs, probe.RawVersion)))
 	path := filepath.Join(dir, "predict", "profiles", hex.EncodeToString(key[:12])+".json")
 	if !f.noCache {
 		if p, err := estimator.ReadProfile(path); err == nil && p.Check(prog.Model.Package, hash) == nil {
