@@ -26,8 +26,14 @@
 // the last member enters, the data moves and every member's exit time is
 // computed by running the chosen algorithm's schedule of point-to-point
 // steps over the members' enter times (coll.go). Threads (pools,
-// Parallel, locks, semaphores, atomics) follow seed-003 §4.1.2 with the
-// machine file's costs (threads.go).
+// Parallel, locks, semaphores, barriers, atomics) follow seed-003 §3.4 and
+// §4.1.2 with the machine file's costs (threads.go): a rank's threads run
+// interleaved by smallest clock, and a thread lets any thread with a
+// smaller clock go first before it takes a lock or touches an atomic, so
+// acquisitions and work-sharing counters follow modeled time, not the
+// order in which tasks were set. Pool tasks run when the master waits for
+// them (WaitForAll); the master's own lock operations between SetTask and
+// WaitForAll are taken before its tasks'.
 //
 // Per rank, compute + communication overhead + waiting = total, always.
 // Identical input gives identical output.

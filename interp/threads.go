@@ -1,13 +1,20 @@
-// This file defines threads inside a rank (seed-003 §3.3.2, §4.1.2): pool
-// tasks start at the master's clock plus the start cost, on the earliest
-// free worker; the master resumes at the latest task's end; locks and
-// semaphores wait until their release time; atomics and barriers cost
-// what the machine file says. A thread runs to its end when started
-// (threads do not communicate), so lock acquisitions follow task order.
+// This file defines threads inside a rank (seed-003 §3.4, §4.1.2): a pool
+// task starts at the master's clock when it was set plus the start cost,
+// on the earliest free worker; the master resumes at the latest task's
+// end; locks and semaphores are taken at t + TryLock + max(0, release −
+// t); atomics and barriers cost what the machine file says. A rank's
+// threads run interleaved, always the one with the smallest clock next,
+// and a thread about to take a lock, a semaphore or an atomic lets any
+// thread with a smaller clock go first: acquisitions happen in the order
+// of the clocks at which they are asked for (causal order), not in the
+// order the tasks were set.
 
 package interp
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/predict-tools/predict/commlib"
 	"github.com/predict-tools/predict/trace"
 )
@@ -15,12 +22,27 @@ import (
 // thread is a pool or Parallel worker of a rank.
 type thread struct {
 	exec
+	id   int
 	free int64 // when it can take the next task
+	task int   // the pool task it runs, -1 when idle
+	done bool
+	// blocked is the mutex, semaphore or barrier it waits for.
+	blocked any
+	// passed is the barrier whose release woke it: its Wait returns.
+	passed *barrierV
+}
+
+// task is a pool task set by the master: it starts at set + Start.
+type task struct {
+	fn  V
+	set int64
 }
 
 type poolV struct {
 	workers []*thread
-	results []float64
+	queue   []task
+	next    int       // the next task of queue to start
+	results []float64 // by task
 	rop     commlib.Op
 	end     int64
 }
@@ -41,39 +63,176 @@ type barrierV struct {
 	id      int64
 	n       int
 	arrived []int64
-	gen     int
+	waiting []*thread
+	release int64 // when the last complete round left the barrier
 }
 
 type atomicV struct{ v V }
 
-// runThread runs fn(args) on thread th of p from time start, to its end.
-// It returns the thread's end time and its result.
-func (p *proc) runThread(th *thread, tid int, fn V, args []V, start int64) (int64, V, bool) {
-	saved, savedTid := p.cur, p.curThread
-	th.clock = start
-	th.stack = nil
-	p.cur, p.curThread = &th.exec, tid+1
-	defer func() { p.cur, p.curThread = saved, savedTid }()
-	var res V
+// threadSet is what a rank's scheduler runs: threads, and the pool whose
+// queued tasks idle workers take.
+type threadSet struct {
+	threads []*thread
+	pool    *poolV
+	inPlace int // > 0 inside a critical section: no thread switches
+}
+
+// startThread makes th run fn(args) from time start.
+func (p *proc) startThread(th *thread, fn V, args []V, start int64) bool {
 	cl, _ := fn.R.(*closure)
 	if cl == nil || cl.fn == nil {
 		p.fail("", "thread body is not a function of the program")
-		return start, res, false
+		return false
 	}
-	p.call(cl.fn, cl.env, args, -1, "")
-	for p.cur.stack != nil {
+	saved := p.cur
+	th.clock, th.stack = start, nil
+	p.cur = &th.exec
+	c := p.call(cl.fn, cl.env, args, -1, "")
+	p.cur = saved
+	return c != cStop || p.err == nil
+}
+
+// candidate is the clock at which th would run next, and whether it can:
+// a running thread at its clock, an idle pool worker when a task is
+// queued, at the later of its free time and the task's start.
+func (ts *threadSet) candidate(th *thread, start int64) (int64, bool) {
+	switch {
+	case th.done || th.blocked != nil:
+		return 0, false
+	case th.stack != nil:
+		return th.clock, true
+	case ts.pool != nil && ts.pool.next < len(ts.pool.queue):
+		return max(th.free, ts.pool.queue[ts.pool.next].set+start), true
+	}
+	return 0, false
+}
+
+// first returns the thread that runs next: the smallest candidate clock,
+// the lowest id on ties.
+func (ts *threadSet) first(start int64) (*thread, int64) {
+	var best *thread
+	var at int64
+	for _, th := range ts.threads {
+		if t, ok := ts.candidate(th, start); ok && (best == nil || t < at) {
+			best, at = th, t
+		}
+	}
+	return best, at
+}
+
+// runThreads runs the threads of ts until every one is done (and, for a
+// pool, every queued task has run).
+func (p *proc) runThreads(ts *threadSet) bool {
+	saved, savedTid, savedSet := p.cur, p.curThread, p.threads
+	defer func() { p.cur, p.curThread, p.threads = saved, savedTid, savedSet }()
+	p.threads = ts
+	start := int64(p.w.mach.Threads.Start)
+	for {
+		th, at := ts.first(start)
+		if th == nil {
+			break
+		}
+		if th.stack == nil {
+			// An idle worker takes the next task.
+			pool := ts.pool
+			k := pool.next
+			pool.next++
+			th.task = k
+			if !p.startThread(th, pool.queue[k].fn, []V{intV(int64(th.id))}, at) {
+				return false
+			}
+		}
+		p.cur, p.curThread = &th.exec, th.id+1
 		switch p.step() {
 		case cStop:
 			if p.err != nil {
-				return th.clock, res, false
+				return false
 			}
-		case cBlock, cYield:
+			// The thread's function returned.
+			th.free = th.clock
+			if pool := ts.pool; pool != nil && th.task >= 0 {
+				pool.results[th.task] = p.result.F()
+				pool.end = max(pool.end, th.clock)
+				th.task = -1
+			} else {
+				th.done = true
+			}
+		case cBlock:
 			p.fail("", "a pool thread blocked in communication: not modeled")
-			return th.clock, res, false
+			return false
+		}
+		// cYield: it waits for a lock or for a thread with a smaller
+		// clock; the loop picks the next one.
+	}
+	var stuck []string
+	for _, th := range ts.threads {
+		if th.blocked != nil {
+			stuck = append(stuck, fmt.Sprintf("thread %d (clock %s) waits for %s", th.id, trace.Time(th.clock), objectName(th.blocked)))
 		}
 	}
-	res = p.result
-	return th.clock, res, true
+	if len(stuck) > 0 {
+		p.fail("", "deadlock among the threads of the rank: "+strings.Join(stuck, "; "))
+		return false
+	}
+	return true
+}
+
+// objectName names a lock, semaphore or barrier for errors.
+func objectName(o any) string {
+	switch o := o.(type) {
+	case *mutexV:
+		return fmt.Sprintf("mutex %d", o.id)
+	case *semV:
+		return fmt.Sprintf("semaphore %d", o.id)
+	case *barrierV:
+		return fmt.Sprintf("barrier %d", o.id)
+	}
+	return "an object"
+}
+
+// thisThread is the running thread, or nil on the rank's main thread.
+func (p *proc) thisThread() *thread {
+	if p.threads == nil || p.cur == &p.main || p.threads.inPlace > 0 {
+		return nil
+	}
+	for _, th := range p.threads.threads {
+		if &th.exec == p.cur {
+			return th
+		}
+	}
+	return nil
+}
+
+// letEarlierGo reports whether the running thread must let a thread with
+// a smaller clock (or an equal one and a lower id) go first before it
+// takes a lock or touches an atomic.
+func (p *proc) letEarlierGo() bool {
+	me := p.thisThread()
+	if me == nil {
+		return false
+	}
+	start := int64(p.w.mach.Threads.Start)
+	for _, th := range p.threads.threads {
+		if th == me {
+			continue
+		}
+		if t, ok := p.threads.candidate(th, start); ok && (t < me.clock || (t == me.clock && th.id < me.id)) {
+			return true
+		}
+	}
+	return false
+}
+
+// wake makes the threads waiting for o runnable again.
+func (p *proc) wake(o any) {
+	if p.threads == nil {
+		return
+	}
+	for _, th := range p.threads.threads {
+		if th.blocked == o {
+			th.blocked = nil
+		}
+	}
 }
 
 func (c *compiler) threadOp(name string, args []operand, dst int, site string) op {
@@ -101,8 +260,8 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 				return p.fail(site, "NewPool: size must be at least 1")
 			}
 			pool := &poolV{rop: commlib.Sum}
-			for range n {
-				pool.workers = append(pool.workers, &thread{})
+			for i := range n {
+				pool.workers = append(pool.workers, &thread{id: i, task: -1})
 			}
 			spend(p, int64(costs.PoolCreate(n)))
 			for _, t := range pool.workers {
@@ -130,28 +289,19 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 				return p.fail(site, "SetTask on a nil pool")
 			}
 			spend(p, int64(costs.SetTask))
-			// The earliest free worker (lowest id on ties) takes it.
-			best := 0
-			for i, t := range pool.workers {
-				if t.free < pool.workers[best].free {
-					best = i
-				}
-			}
-			th := pool.workers[best]
-			start := max(p.cur.clock+int64(costs.Start), th.free)
-			end, res, ok := p.runThread(th, best, arg(fr, 1), []V{intV(int64(best))}, start)
-			if !ok {
-				return cStop
-			}
-			th.free = end
-			pool.end = max(pool.end, end)
-			pool.results = append(pool.results, res.F())
+			// Queued: the earliest free worker takes it when the master
+			// waits for the pool, from the master's clock now.
+			pool.queue = append(pool.queue, task{fn: arg(fr, 1), set: p.cur.clock})
+			pool.results = append(pool.results, 0)
 			return cNext
 		}
 	case "Pool.WaitForAll":
 		return func(p *proc, fr *frame) ctl {
 			pool, _ := arg(fr, 0).R.(*poolV)
 			enter := p.cur.clock
+			if !p.runThreads(&threadSet{threads: pool.workers, pool: pool}) {
+				return cStop
+			}
 			if pool.end > p.cur.clock {
 				// The master waits for its threads: their work is the
 				// rank's compute.
@@ -169,7 +319,7 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 					acc = reduceOp(pool.rop, acc, floatV(r), true)
 				}
 			}
-			pool.results = nil
+			pool.results, pool.queue, pool.next = nil, nil, 0
 			traceThread(p, "Pool.WaitForAll", enter, 0)
 			return set(fr, dst, acc)
 		}
@@ -178,13 +328,20 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 			n := int(arg(fr, 1).I)
 			spend(p, int64(costs.PoolCreate(n)))
 			start := p.cur.clock + int64(costs.Start)
-			end := start
+			ts := &threadSet{}
 			for tid := range n {
-				e, _, ok := p.runThread(&thread{}, tid, arg(fr, 2), []V{intV(int64(tid))}, start)
-				if !ok {
+				th := &thread{id: tid, task: -1}
+				if !p.startThread(th, arg(fr, 2), []V{intV(int64(tid))}, start) {
 					return cStop
 				}
-				end = max(end, e)
+				ts.threads = append(ts.threads, th)
+			}
+			if !p.runThreads(ts) {
+				return cStop
+			}
+			end := start
+			for _, th := range ts.threads {
+				end = max(end, th.clock)
 			}
 			d := end - p.cur.clock
 			p.cur.clock = end
@@ -205,6 +362,9 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 			if m == nil {
 				return p.fail(site, "Lock of a nil mutex")
 			}
+			if p.letEarlierGo() {
+				return cYield
+			}
 			enter := p.cur.clock
 			if try {
 				spend(p, int64(costs.TryLock))
@@ -213,6 +373,13 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 					m.held = true
 				}
 				return set(fr, dst, boolV(ok))
+			}
+			if m.held {
+				if th := p.thisThread(); th != nil {
+					th.blocked = m // until its holder unlocks it
+					return cYield
+				}
+				return p.fail(site, "Lock of a mutex the rank's main thread holds already (it would wait forever)")
 			}
 			t := int64(costs.LockAcquired(trace.Time(p.cur.clock), trace.Time(m.released)))
 			if p.cur == &p.main {
@@ -234,12 +401,26 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 			spend(p, int64(costs.Release))
 			m.held = false
 			m.released = p.cur.clock
+			p.wake(m)
 			traceThread(p, "Mutex.Unlock", enter, m.id)
 			return cNext
 		}
 	case "Mutex.Critical":
 		return func(p *proc, fr *frame) ctl {
 			m, _ := arg(fr, 0).R.(*mutexV)
+			if m == nil {
+				return p.fail(site, "Critical of a nil mutex")
+			}
+			if p.letEarlierGo() {
+				return cYield
+			}
+			if m.held {
+				if th := p.thisThread(); th != nil {
+					th.blocked = m
+					return cYield
+				}
+				return p.fail(site, "Critical on a mutex the rank's main thread holds already (it would wait forever)")
+			}
 			enter := p.cur.clock
 			t := int64(costs.LockAcquired(trace.Time(p.cur.clock), trace.Time(m.released)))
 			if p.cur == &p.main {
@@ -248,9 +429,10 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 			}
 			p.cur.clock = t
 			traceThread(p, "Mutex.Lock", enter, m.id)
-			// Run f in place, on the current thread.
-			th := &thread{}
-			end, _, ok := p.runThreadInPlace(th, arg(fr, 1))
+			// Run f in place, on the current thread, holding the lock.
+			m.held = true
+			end, ok := p.runInPlace(arg(fr, 1))
+			m.held = false
 			if !ok {
 				return cStop
 			}
@@ -258,6 +440,7 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 			enter = p.cur.clock
 			spend(p, int64(costs.Release))
 			m.released = p.cur.clock
+			p.wake(m)
 			traceThread(p, "Mutex.Unlock", enter, m.id)
 			return cNext
 		}
@@ -276,13 +459,20 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 			if s == nil || n > s.permits {
 				return p.fail(site, name+": more permits than the semaphore has")
 			}
+			if p.letEarlierGo() {
+				return cYield
+			}
 			// The n earliest released permits.
 			sortInt64(s.released)
 			if n > len(s.released) {
 				if try {
 					return set(fr, dst, boolV(false))
 				}
-				return p.fail(site, name+": not enough free permits (a thread would wait forever)")
+				if th := p.thisThread(); th != nil {
+					th.blocked = s // until enough permits are released
+					return cYield
+				}
+				return p.fail(site, name+": not enough free permits (the rank's main thread would wait forever)")
 			}
 			at := int64(0)
 			if n > 0 {
@@ -315,6 +505,7 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 			for range int(arg(fr, 1).I) {
 				s.released = append(s.released, p.cur.clock)
 			}
+			p.wake(s)
 			traceThread(p, "Semaphore.Release", enter, s.id)
 			return cNext
 		}
@@ -324,12 +515,47 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 			return set(fr, dst, V{R: &barrierV{id: objID(p.w), n: int(arg(fr, 1).I)}})
 		}
 	case "Barrier.Wait":
-		// Threads run one after the other, so a thread barrier cannot hold
-		// one back until the others arrive: each thread pays the barrier's
-		// cost and the waits are not modeled (noted in the result).
+		// A thread waits until the barrier's n-th thread arrives; all
+		// leave at the latest arrival plus one atomic operation.
 		return func(p *proc, fr *frame) ctl {
-			spend(p, int64(costs.CAS))
-			p.w.noteAssumption(site, "thread barrier: threads run one after another in the model, the barrier's waits are not modeled")
+			b, _ := arg(fr, 0).R.(*barrierV)
+			if b == nil {
+				return p.fail(site, "Wait on a nil barrier")
+			}
+			th := p.thisThread()
+			if th != nil && th.passed == b {
+				// Woken by the last arrival.
+				th.passed = nil
+				enter := p.cur.clock
+				p.cur.clock = max(p.cur.clock, b.release)
+				traceThread(p, "Barrier.Wait", enter, b.id)
+				return cNext
+			}
+			if b.n <= 1 {
+				spend(p, int64(costs.CAS))
+				return cNext
+			}
+			if th == nil {
+				return p.fail(site, "Barrier.Wait on the rank's main thread: only the barrier's threads may wait (it would wait forever)")
+			}
+			b.arrived = append(b.arrived, p.cur.clock)
+			if len(b.arrived) < b.n {
+				b.waiting = append(b.waiting, th)
+				th.blocked = b
+				return cYield
+			}
+			rel := int64(0)
+			for _, t := range b.arrived {
+				rel = max(rel, t)
+			}
+			b.release = rel + int64(costs.CAS)
+			for _, w := range b.waiting {
+				w.blocked, w.passed = nil, b
+			}
+			b.arrived, b.waiting = b.arrived[:0], b.waiting[:0]
+			enter := p.cur.clock
+			p.cur.clock = b.release
+			traceThread(p, "Barrier.Wait", enter, b.id)
 			return cNext
 		}
 	}
@@ -339,10 +565,37 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 	return nil
 }
 
-// runThreadInPlace runs a func() on the current thread (Mutex.Critical).
-func (p *proc) runThreadInPlace(th *thread, fn V) (int64, V, bool) {
-	tid := p.curThread - 1
-	return p.runThread(th, tid, fn, nil, p.cur.clock)
+// runInPlace runs a func() on the current thread to its end (the body of
+// Mutex.Critical): no other thread runs meanwhile.
+func (p *proc) runInPlace(fn V) (int64, bool) {
+	cl, _ := fn.R.(*closure)
+	if cl == nil || cl.fn == nil {
+		p.fail("", "critical section body is not a function of the program")
+		return p.cur.clock, false
+	}
+	if p.threads != nil {
+		p.threads.inPlace++
+		defer func() { p.threads.inPlace-- }()
+	}
+	saved := p.cur
+	th := &exec{clock: saved.clock}
+	p.cur = th
+	defer func() { p.cur = saved }()
+	if c := p.call(cl.fn, cl.env, nil, -1, ""); c == cStop && p.err != nil {
+		return th.clock, false
+	}
+	for p.cur.stack != nil {
+		switch p.step() {
+		case cStop:
+			if p.err != nil {
+				return th.clock, false
+			}
+		case cBlock, cYield:
+			p.fail("", "a critical section blocked (communication or a lock inside it): not modeled")
+			return th.clock, false
+		}
+	}
+	return th.clock, true
 }
 
 func (c *compiler) atomicOp(name string, args []operand, dst int, site string) op {
@@ -362,6 +615,9 @@ func (c *compiler) atomicOp(name string, args []operand, dst int, site string) o
 			cell = r
 		default:
 			return p.fail(site, name+" of a nil atomic")
+		}
+		if p.letEarlierGo() {
+			return cYield
 		}
 		// The interpreter keeps the atomic's value in its first field.
 		p.cur.clock += int64(costs.CAS)

@@ -23,6 +23,7 @@ type proc struct {
 	main      exec
 	cur       *exec
 	curThread int
+	threads   *threadSet // the threads running now, nil on the main thread
 
 	compute, overhead, wait int64
 

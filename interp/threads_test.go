@@ -1,0 +1,90 @@
+package interp
+
+import (
+	"testing"
+
+	"github.com/predict-tools/predict/estimator"
+	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/model"
+	"github.com/predict-tools/predict/trace"
+)
+
+// unitProfile is a synthetic profile of interp/testdata/threads: an
+// iteration of spin's loop costs one unit, nothing else is timed.
+func unitProfile(t *testing.T, p *Program, unit int64) *estimator.ProfileFile {
+	t.Helper()
+	hash, err := estimator.ContentHash(p.Loaded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf := &estimator.ProfileFile{Format: estimator.ProfileFormat, Version: estimator.ProfileVersion,
+		Package: p.Model.Package, Module: p.Model.Module, ContentHash: hash, NP: 1,
+		Host: "synthetic", Created: "2026-01-01T00:00:00Z", Alpha: 0.1}
+	for _, f := range p.Model.Functions {
+		if f.ID != "spin" {
+			continue
+		}
+		model.Walk(f.Tree, func(n *model.Node) bool {
+			if n.Kind == model.KindLoop {
+				pf.Fragments = append(pf.Fragments, estimator.FragmentStats{Node: n.ID, Kind: estimator.FragLoop, Pos: n.Pos.String(), MeanPS: 1})
+				pf.Loops = append(pf.Loops, estimator.LoopStats{Node: n.ID, PerIterPS: unit, Balanced: true})
+			}
+			return true
+		})
+	}
+	if len(pf.Loops) != 1 {
+		t.Fatalf("spin's loop not found")
+	}
+	return pf
+}
+
+// TestThreadsHandComputed checks pools, joins and locks against seed-003's
+// formulas (§3.4, §4.1.2): a task starts at the master's clock plus the
+// start cost on the earliest free worker; WaitForAll resumes the master at
+// the latest task's end; a lock is acquired at t + TryLock + max(0,
+// released − t), in the order of the clocks at which the threads ask for
+// it (causal order), not the order the tasks were set; a thread barrier
+// releases every thread at the last arrival plus one atomic operation.
+func TestThreadsHandComputed(t *testing.T) {
+	p := prepare(t, "./interp/testdata/threads")
+	const U = 1_000_000 // one unit of work: 1 µs
+	pf := unitProfile(t, p, U)
+	m, err := machine.Preset("ideal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := trace.Nanosecond
+	m.Threads = machine.ThreadCosts{Create: 7 * ns, SetTask: 3 * ns, Start: 2 * ns, TryLock: 1 * ns, Release: 4 * ns, CreateSemaphore: 5 * ns, CAS: 6 * ns}
+	cases := []struct {
+		part string
+		want int64
+	}{
+		// Master at 100 U; NewPool(3) 21 ns; task k is set at
+		// 100 U + 21 ns + 3 ns·k and starts 2 ns later; the 20 U task,
+		// the second, ends last: 100 U + 21 + 6 + 2 ns + 20 U.
+		{"forkjoin", 120*U + 29_000},
+		// NewMutex 5 ns, NewPool(2) 14 ns: th1 starts at 24 ns, asks at
+		// 24 ns + 5 U, gets it 1 ns later, releases at 29 ns + 15 U.
+		// th2 starts at 27 ns on the other worker, asks at 27 ns + 6 U,
+		// waits until the release, pays 1 ns: 30 ns + 15 U; ends after
+		// 1 U and the 4 ns release.
+		{"lock", 16*U + 34_000},
+		// th1 (set first) asks at 24 ns + 8 U, th2 at 27 ns + 3 U: th2
+		// gets the lock at 28 ns + 3 U and releases it at 32 ns + 13 U;
+		// th1 gets it at 33 ns + 13 U and ends at 37 ns + 15 U.
+		{"causal", 15*U + 37_000},
+		// NewBarrier 5 ns, Parallel(3) 21 ns, threads start at 28 ns and
+		// arrive at 28 ns + 4, 9 and 2 U; all leave at the last arrival
+		// plus one atomic (6 ns) and end 1 U later.
+		{"barrier", 10*U + 34_000},
+	}
+	for _, c := range cases {
+		r, err := p.Run(Config{NP: 1, Machine: m, Profile: pf, Args: []string{"-part", c.part}})
+		if err != nil {
+			t.Fatalf("%s: %v", c.part, err)
+		}
+		if int64(r.Time) != c.want {
+			t.Errorf("%s: predicted %d ps, hand computation %d ps", c.part, r.Time, c.want)
+		}
+	}
+}
