@@ -35,6 +35,15 @@
 // them (WaitForAll); the master's own lock operations between SetTask and
 // WaitForAll are taken before its tasks'.
 //
+// Loops timed whole are collapsed: trips × the measured time of an
+// iteration. A sealed loop (package reduce) whose nest the model can run
+// is counted in units instead (units.go): its outer levels are iterated,
+// its innermost loops collapsed, and each innermost iteration (plus each
+// element its copies move) costs the loop's measured time over the units
+// the model counts at the profiled np — so a loop over the ranks whose
+// inner loops shrink as np grows (FT's transposes) costs what its work
+// costs, not trips × an iteration measured at another np.
+//
 // Per rank, compute + communication overhead + waiting = total, always.
 // Identical input gives identical output.
 package interp

@@ -230,7 +230,22 @@ func (p *proc) runLoop(fr *frame, lp *loopPlan) ctl {
 	case lp.ranked != nil:
 		trips = p.nextTrips(lp)
 	}
-	t := p.w.mach.Compute(trace.Time(trips * lp.perIter))
+	work := trips * lp.perIter
+	if lp.unit.units > 0 {
+		// Counted in units: trips × the units of an iteration × the
+		// measured time over the counted units, rounded once.
+		for _, o := range lp.copyPrep {
+			if c := o(p, fr); c != cNext {
+				return c
+			}
+		}
+		units := trips
+		if lp.copies != nil {
+			units *= lp.weight(fr)
+		}
+		work = int64(math.Round(float64(units) * float64(lp.unit.total) / float64(lp.unit.units)))
+	}
+	t := p.w.mach.Compute(trace.Time(work))
 	p.charge(lp.frag, int64(t))
 	p.moveTo(fr, lp.exitFrom, lp.exit)
 	return cJump
@@ -275,7 +290,9 @@ func (p *proc) charge(fr *fragment, t int64) {
 		p.compute += t
 	}
 	p.w.hot[fr.index].time += t
-	p.w.hot[fr.index].freq++
+	if !fr.units {
+		p.w.hot[fr.index].freq++
+	}
 	if p.w.cfg.Trace != nil && t > 0 {
 		p.emit(trace.Event{Kind: trace.KindCompute, Op: fr.node, Site: fr.pos, Enter: trace.Time(p.cur.clock - t), Exit: trace.Time(p.cur.clock), Peer: trace.NoPeer, Root: trace.NoPeer})
 	}

@@ -13,6 +13,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/predict-tools/predict/estimator"
@@ -31,6 +32,9 @@ type Program struct {
 	Model  *model.Program
 	SSA    map[*model.Function]*ssa.Function
 	Report *reduce.Report
+
+	unitsMu sync.Mutex
+	units   map[*estimator.ProfileFile]*unitTimes // units.go
 }
 
 // Prepare loads, models and reduces the main package pattern (relative to
@@ -70,6 +74,12 @@ type Config struct {
 
 // World is one interpretation in progress.
 type World struct {
+	// Loops counted in units (units.go): the time of a unit per loop
+	// node, and whether this run counts them instead (1 ps each).
+	unitTime  map[string]unitTime
+	counting  bool
+	unitFrags []unitFrag
+
 	cfg   Config
 	prog  *Program
 	mach  *machine.Machine
@@ -112,6 +122,7 @@ type fragment struct {
 	kind  string
 	pos   string
 	mean  int64
+	units bool // the innermost iterations of a loop counted in units: not an execution of it
 }
 
 // decision is an opaque branch replayed from the profile.
@@ -172,6 +183,11 @@ type loopPlan struct {
 	// innerPrep computes, on entry, what the inner start and bound need
 	// of the instructions inside the nest (they do not change in it).
 	innerPrep []op
+	// copies, for the innermost loop of a nest counted in units: what
+	// its copies move an iteration (units.go).
+	copies   []copyUnits
+	copyPrep []op     // computes, on entry, the copies' bounds computed in the loop
+	unit     unitTime // a unit's time, exactly (units > 0), for loops counted in units
 }
 
 func (lp *loopPlan) rankTrips(r int) *estimator.RankTrips {
@@ -181,6 +197,24 @@ func (lp *loopPlan) rankTrips(r int) *estimator.RankTrips {
 
 // Run interprets the program for cfg.NP processes.
 func (prog *Program) Run(cfg Config) (*Result, error) {
+	var units map[string]unitTime
+	if cfg.Profile != nil {
+		var err error
+		if units, err = prog.unitsOf(cfg.Profile, cfg.Machine); err != nil {
+			return nil, fmt.Errorf("counting the work of the loops timed whole at the profile's np=%d: %v", cfg.Profile.NP, err)
+		}
+	}
+	w, err := prog.run(cfg, units, false)
+	if err != nil {
+		return nil, err
+	}
+	return w.result(), nil
+}
+
+// run interprets the program for cfg.NP processes. units gives the time
+// of a unit of the loops counted in units; counting counts them instead
+// (1 ps each).
+func (prog *Program) run(cfg Config, units map[string]unitTime, counting bool) (*World, error) {
 	if cfg.NP < 1 {
 		return nil, fmt.Errorf("np %d: want at least 1", cfg.NP)
 	}
@@ -197,7 +231,8 @@ func (prog *Program) Run(cfg Config) (*Result, error) {
 	if cfg.RankDetail == 0 {
 		cfg.RankDetail = 4096
 	}
-	w := &World{cfg: cfg, prog: prog, mach: cfg.Machine, prof: cfg.Profile, assumptions: map[string]string{}, inited: map[*function]bool{}}
+	w := &World{cfg: cfg, prog: prog, mach: cfg.Machine, prof: cfg.Profile, assumptions: map[string]string{}, inited: map[*function]bool{},
+		unitTime: units, counting: counting}
 	w.intra, w.inter = linkOf(cfg.Machine.Level(false)), linkOf(cfg.Machine.Level(true))
 	if w.prof != nil {
 		w.profNP = max(w.prof.NP, 1)
@@ -249,7 +284,7 @@ func (prog *Program) Run(cfg Config) (*Result, error) {
 	if err := w.schedule(); err != nil {
 		return nil, err
 	}
-	return w.result(), nil
+	return w, nil
 }
 
 // runAlone runs fn to completion in the driver (no communication).
@@ -386,7 +421,15 @@ func (w *World) plan() error {
 					continue
 				}
 				w.frags = append(w.frags, f)
-				w.planLoop(c, fnOfNode[fs.Node], n, f, ls)
+				if u := c.unitNestOf(fnOfNode[fs.Node], n); u != nil && !ls.Innermost && (w.counting || w.unitTime[n.ID].units > 0) {
+					ut := unitTime{total: 1, units: 1}
+					if !w.counting {
+						ut = w.unitTime[n.ID]
+					}
+					w.planUnits(c, u, f, ut)
+				} else {
+					w.planLoop(c, fnOfNode[fs.Node], n, f, ls)
+				}
 				planned[fs.Node] = true
 			}
 		}

@@ -93,8 +93,8 @@ type TripCount struct {
 	// the profile finds it balanced.
 	Candidate bool   `json:"candidate,omitempty"`
 	Reason    string `json:"reason,omitempty"` // why it is not a candidate
-	// Sealed: the interpreter always collapses the loop and never runs
-	// its body, so only its own test is kept inside it.
+	// Sealed: only the loop's test and its inner loops' tests are kept
+	// inside it; the interpreter collapses it, or runs only its loops.
 	Sealed bool `json:"sealed,omitempty"`
 	// Communicates says how the loop communicates or synchronizes (a
 	// commlib call, a goroutine, a call of a function that does), or is

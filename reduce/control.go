@@ -23,6 +23,9 @@ func (a *analysis) findRoots() {
 				if s.test.Block() == b {
 					a.root(s.test.Cond, "branch condition")
 				}
+				if iff := s.nested[b]; iff != nil {
+					a.root(iff.Cond, "loop test inside a sealed loop")
+				}
 				continue
 			}
 			if iff, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If); ok {
@@ -76,10 +79,14 @@ func (a *analysis) findRoots() {
 }
 
 // rootSealed roots what the interpreter needs of the sealed loops: the
-// start and bound of a perfect nest's inner loop when they are known on
-// entry (the nest may be timed per innermost iteration).
+// lengths copy moves inside them, and the start and bound of a perfect
+// nest's inner loop when they are known on entry (the nest may be timed
+// per innermost iteration).
 func (a *analysis) rootSealed() {
 	for _, s := range a.sealedLoops {
+		for _, v := range s.lengths {
+			a.root(v, "length copied inside a sealed loop")
+		}
 		if s.inner == nil {
 			continue
 		}

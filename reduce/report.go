@@ -135,7 +135,7 @@ func (r *Report) WriteText(w io.Writer) error {
 				fmt.Fprintf(&b, "  trips: no formula")
 			}
 			if l.Sealed {
-				b.WriteString("  [sealed: always collapsed, body not kept]")
+				b.WriteString("  [sealed: only loop tests kept inside]")
 			} else if l.Candidate {
 				b.WriteString("  [collapse candidate]")
 			}

@@ -19,6 +19,11 @@ import (
 // draw deciding a retry) is dropped, with everything computed only for it
 // (the matrix's construction).
 //
+// The tests of the loops inside a sealed loop stay roots (unless they
+// depend on data the interpreter will not have): they count the work of an
+// iteration, which changes with the decomposition (a loop over ranks
+// whose inner loops shrink as np grows), and the interpreter may count it.
+//
 // A loop is sealed when it does not communicate, is counted (its test
 // compares an induction variable with a bound that does not change in
 // it, both known on entry), is left only by its test, calls only
@@ -36,14 +41,21 @@ type sealedLoop struct {
 	blocks map[int]bool // the natural loop of the header
 	test   *ssa.If      // the loop's own test: still a root
 	ind    *Induction
-	// own: the values inside the loop that its test depends on (the
-	// induction, its step, the comparison, loads of an invariant bound):
-	// they may be control.
+	// own: the values inside the loop that its test and its inner loops'
+	// tests depend on (the inductions, their steps, the comparisons, loads
+	// of bounds): they may be control.
 	own map[ssa.Value]bool
 	// inner, for a perfect nest: the inner loop's induction when its
 	// count is known on entry (the timing pass may time the nest per
 	// innermost iteration, and the interpreter then needs it).
 	inner *Induction
+	// nested: the tests of the loops inside it (by block), unless they
+	// depend on data the interpreter will not have. They stay roots: the
+	// trip counts of the inner loops are the work of an iteration, which
+	// the interpreter may count (interp's units).
+	nested map[*ssa.BasicBlock]*ssa.If
+	// lengths: the bounds of the slices copy moves inside it.
+	lengths []ssa.Value
 }
 
 // smallQueries are the commlib calls a sealed loop may make: they neither
@@ -177,6 +189,31 @@ func (a *analysis) sealable(fn *ssa.Function, n *model.Node, comm map[string]str
 		}
 	}
 	walk(test.Cond)
+	// The lengths of what copy moves inside it: its work (ft's unpacking
+	// copies nz/np elements a line).
+	for b := range blocks {
+		for _, instr := range fn.Blocks[b].Instrs {
+			for _, v := range CopyLengths(instr) {
+				if a.taint[v] == "" {
+					s.lengths = append(s.lengths, v)
+					walk(v)
+				}
+			}
+		}
+	}
+	s.nested = map[*ssa.BasicBlock]*ssa.If{}
+	model.Walk(n.Loop.Body, func(x *model.Node) bool {
+		if x.Kind == model.KindLoop {
+			xind, _ := a.inductionOf(fn, x)
+			for _, iff := range append(LoopGuards(fn, x, xind), LoopTest(fn, x)) {
+				if iff != nil && a.taint[iff.Cond] == "" {
+					s.nested[iff.Block()] = iff
+					walk(iff.Cond)
+				}
+			}
+		}
+		return true
+	})
 	if in := InnerLoop(n); in != nil {
 		if iind, _ := a.inductionOf(fn, in); iind != nil && !a.varies(iind.Init, blocks) && !a.varies(iind.Bound, blocks) {
 			s.inner = iind
@@ -199,12 +236,74 @@ func (a *analysis) inductionOf(fn *ssa.Function, n *model.Node) (*Induction, *ss
 	if formula == "" || ind == nil {
 		return nil, nil
 	}
+	return ind, LoopTest(fn, n)
+}
+
+// CopyLengths returns, for a call of the builtin copy whose arguments are
+// both sliced with an explicit high bound (x[lo:hi], x[:hi]), the bounds
+// that give the number of elements moved: min(hi − lo) over the two;
+// nil for other instructions.
+func CopyLengths(instr ssa.Instruction) []ssa.Value {
+	call, ok := instr.(*ssa.Call)
+	if !ok {
+		return nil
+	}
+	if b, ok := call.Call.Value.(*ssa.Builtin); !ok || b.Name() != "copy" || len(call.Call.Args) != 2 {
+		return nil
+	}
+	var vs []ssa.Value
+	for _, arg := range call.Call.Args {
+		sl, ok := arg.(*ssa.Slice)
+		if !ok || sl.High == nil {
+			return nil
+		}
+		vs = append(vs, sl.High)
+		if sl.Low != nil {
+			vs = append(vs, sl.Low)
+		}
+	}
+	return vs
+}
+
+// LoopGuards returns the branches that decide whether loop n of fn (with
+// induction ind, or nil) is entered at all: a loop tested at the bottom
+// (Go's range over an int) is preceded by one.
+func LoopGuards(fn *ssa.Function, n *model.Node, ind *Induction) []*ssa.If {
+	var header *ssa.BasicBlock
+	if ind != nil {
+		header = ind.Phi.Block()
+	} else if iff := LoopTest(fn, n); iff != nil {
+		header = iff.Block()
+	}
+	if header == nil {
+		return nil
+	}
+	blocks := NaturalLoop(header, model.Blocks(n))
+	var guards []*ssa.If
+	for _, p := range header.Preds {
+		if blocks[p.Index] {
+			continue
+		}
+		if iff, ok := p.Instrs[len(p.Instrs)-1].(*ssa.If); ok {
+			guards = append(guards, iff)
+		}
+	}
+	return guards
+}
+
+// LoopTest returns the branch that tests loop n of fn, or nil when its
+// condition is not a single test.
+func LoopTest(fn *ssa.Function, n *model.Node) *ssa.If {
 	cond := n.Cond
 	for cond != nil && cond.Kind == model.KindNot {
 		cond = cond.Children[0]
 	}
+	if cond == nil || cond.Kind != model.KindTest || cond.Block == nil {
+		return nil
+	}
 	blk := fn.Blocks[*cond.Block]
-	return ind, blk.Instrs[len(blk.Instrs)-1].(*ssa.If)
+	iff, _ := blk.Instrs[len(blk.Instrs)-1].(*ssa.If)
+	return iff
 }
 
 // seal seals the loops of cands not inside another of them.

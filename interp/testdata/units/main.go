@@ -1,0 +1,39 @@
+// Command units is the interpreter's test of loops counted in units: loops
+// over the ranks whose inner work shrinks as np grows, as FT's packing and
+// unpacking loops do.
+package main
+
+import (
+	"flag"
+
+	"github.com/predict-tools/predict/commlib"
+)
+
+var (
+	part = flag.String("part", "pack", "pack or copy")
+	n    = flag.Int("n", 4096, "problem size")
+)
+
+func main() {
+	commlib.Main(func(c *commlib.Comm) {
+		np := c.Size()
+		out := make([]float64, *n)
+		switch *part {
+		case "pack":
+			// np iterations of n/np² inner iterations: n/np a rank.
+			for q := range np {
+				for k := range *n / (np * np) {
+					out[k] += float64(q)
+				}
+			}
+		case "copy":
+			// np·4 copies of 64/np elements.
+			src := make([]float64, *n)
+			for p := range np {
+				for line := range 4 {
+					copy(out[line*64:][:64/np], src[p*64+line:][:64/np])
+				}
+			}
+		}
+	})
+}

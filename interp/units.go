@@ -1,0 +1,347 @@
+// This file defines units: the work of a loop timed whole, counted as the
+// iterations of its innermost loops, so that the time of an iteration
+// follows the decomposition.
+
+package interp
+
+import (
+	"go/token"
+	"sync"
+
+	"github.com/predict-tools/predict/estimator"
+	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/model"
+	"github.com/predict-tools/predict/reduce"
+	"golang.org/x/tools/go/ssa"
+)
+
+// The timing pass measures a loop nest whole: its time per entry and per
+// iteration at the profiled np. Charging trips × that time per iteration
+// at another np is right when an iteration does the same work at every np
+// (a row of a matrix), wrong when its inner loops shrink as np grows (ft's
+// loops over the ranks, each moving 1/np of a plane: at np = 64 the outer
+// loop runs 64 times, each iteration doing 1/32 of the work it did at
+// np = 2).
+//
+// A sealed loop whose nest the model can run — every loop in it counted
+// with a test the model computes, no other branch, no call of the
+// module's functions outside its innermost loops — is run as a skeleton
+// instead: its outer levels are iterated, its innermost loops collapsed,
+// each charged its trip count × the time of a unit (an innermost
+// iteration). The time of a unit is the loop's measured time divided by
+// the units the model counts for it at the profiled np and arguments
+// (a reference interpretation, made once per program and profile): what
+// the timing pass measured is spread over the work the model sees.
+
+// unitNest is a loop whose work is counted in units.
+type unitNest struct {
+	node      *model.Node
+	fn        *ssa.Function
+	innermost []*model.Node
+	copies    map[*model.Node][][]ssa.Value // per innermost loop: per copy call, its slices' bounds (hi, lo or nil)
+	entries   []ssa.Instruction             // the jumps or guards into its header from outside
+}
+
+// unitTime is the time of a unit of a loop: total ps over units.
+type unitTime struct{ total, units int64 }
+
+// unitTimes are the times of a unit per loop node, for one profile.
+type unitTimes struct {
+	once  sync.Once
+	times map[string]unitTime // by node; absent: not counted
+	err   error
+}
+
+// unitsOf returns the unit times of prof, counting the units of the
+// profiled run once.
+func (prog *Program) unitsOf(prof *estimator.ProfileFile, mach *machine.Machine) (map[string]unitTime, error) {
+	prog.unitsMu.Lock()
+	if prog.units == nil {
+		prog.units = map[*estimator.ProfileFile]*unitTimes{}
+	}
+	ut := prog.units[prof]
+	if ut == nil {
+		ut = &unitTimes{}
+		prog.units[prof] = ut
+	}
+	prog.unitsMu.Unlock()
+	ut.once.Do(func() { ut.times, ut.err = prog.countUnits(prof, mach) })
+	return ut.times, ut.err
+}
+
+// countUnits interprets the program at the profile's np and arguments,
+// every unit costing 1 ps, and divides each counted loop's measured time
+// by its units. A loop whose entries in the model differ from the
+// profile's, or that saw no unit, is left out (charged per iteration).
+func (prog *Program) countUnits(prof *estimator.ProfileFile, mach *machine.Machine) (map[string]unitTime, error) {
+	if mach == nil {
+		var err error
+		if mach, err = machine.Preset("ideal"); err != nil {
+			return nil, err
+		}
+	}
+	m := mach.Clone()
+	m.CPUFactor = 1
+	w, err := prog.run(Config{NP: max(prof.NP, 1), Machine: m, Profile: prof, Args: prof.Args, RankDetail: -1}, nil, true)
+	if err != nil {
+		return nil, err
+	}
+	measured := map[string]estimator.FragmentStats{}
+	for _, fs := range prof.Fragments {
+		measured[fs.Node] = fs
+	}
+	times := map[string]unitTime{}
+	for _, u := range w.unitFrags {
+		fs, ok := measured[u.entry.node]
+		units := w.hot[u.units.index].time
+		entries := w.hot[u.entry.index].freq
+		if !ok || units <= 0 || entries != fs.Executions {
+			continue
+		}
+		times[u.entry.node] = unitTime{total: fs.MeanPS * fs.Executions, units: units}
+	}
+	return times, nil
+}
+
+// unitFrag pairs a counted loop's fragments: entry counts its entries
+// (no time), units accumulates its innermost iterations' time.
+type unitFrag struct {
+	entry, units *fragment
+}
+
+// unitNestOf returns loop n of fn as a nest counted in units, or nil when
+// the model cannot run its skeleton.
+func (c *compiler) unitNestOf(fn *ssa.Function, n *model.Node) *unitNest {
+	rep := c.w.prog.Report
+	if !rep.Sealed[n] {
+		return nil
+	}
+	u := &unitNest{node: n, fn: fn}
+	loops := []*model.Node{}
+	model.Walk(n, func(x *model.Node) bool {
+		if x.Kind == model.KindLoop {
+			loops = append(loops, x)
+		}
+		return true
+	})
+	tests := map[*ssa.If]bool{}
+	phis := map[*ssa.Phi]bool{}
+	inner := map[int]bool{} // blocks of the innermost loops
+	for _, x := range loops {
+		ind := rep.Counted[x]
+		iff := reduce.LoopTest(fn, x)
+		if ind == nil || iff == nil || !c.computed(iff.Cond) || opaqueTest(x) {
+			return nil
+		}
+		tests[iff] = true
+		for _, g := range reduce.LoopGuards(fn, x, ind) {
+			if !c.computed(g.Cond) {
+				return nil
+			}
+			tests[g] = true
+		}
+		phis[ind.Phi] = true
+		innermost := true
+		if x != n {
+			model.Walk(x.Loop.Body, func(y *model.Node) bool {
+				if y.Kind == model.KindLoop {
+					innermost = false
+				}
+				return innermost
+			})
+		} else {
+			innermost = false
+		}
+		if innermost {
+			u.innermost = append(u.innermost, x)
+			xb := reduce.NaturalLoop(ind.Phi.Block(), model.Blocks(x))
+			for b := range xb {
+				inner[b] = true
+			}
+			// What copy moves per iteration must be known on entry.
+			for b := range xb {
+				for _, instr := range fn.Blocks[b].Instrs {
+					call, ok := instr.(*ssa.Call)
+					if !ok {
+						continue
+					}
+					if bi, ok := call.Call.Value.(*ssa.Builtin); !ok || bi.Name() != "copy" {
+						continue
+					}
+					var bounds []ssa.Value
+					for _, arg := range call.Call.Args {
+						sl, ok := arg.(*ssa.Slice)
+						if !ok || sl.High == nil || !invariant(c, sl.High, xb) || (sl.Low != nil && !invariant(c, sl.Low, xb)) {
+							return nil
+						}
+						bounds = append(bounds, sl.High, sl.Low)
+					}
+					if u.copies == nil {
+						u.copies = map[*model.Node][][]ssa.Value{}
+					}
+					u.copies[x] = append(u.copies[x], bounds)
+				}
+			}
+		}
+	}
+	if len(u.innermost) == 0 {
+		return nil
+	}
+	header := rep.Counted[n].Phi.Block()
+	blocks := reduce.NaturalLoop(header, model.Blocks(n))
+	for b := range blocks {
+		if inner[b] {
+			continue
+		}
+		for _, instr := range fn.Blocks[b].Instrs {
+			switch in := instr.(type) {
+			case *ssa.If:
+				if !tests[in] {
+					return nil // a branch the skeleton would not follow
+				}
+			case *ssa.Phi:
+				if c.keep[in] && !phis[in] {
+					return nil // a value merged from branches
+				}
+			case *ssa.Call:
+				if c.keep[in] {
+					if f := in.Call.StaticCallee(); (f != nil && c.models[f] != nil) || !c.quietCall(in) {
+						return nil // its work is the loop's: it must not run
+					}
+				}
+			case *ssa.Go, *ssa.Defer, *ssa.Panic, *ssa.Store, *ssa.MapUpdate, *ssa.Send:
+				if c.keep[in] {
+					return nil
+				}
+			}
+		}
+	}
+	for _, p := range header.Preds {
+		if blocks[p.Index] {
+			continue
+		}
+		// The jump into the loop, or the guard that decides whether it
+		// runs (reached on every execution of the loop statement, as the
+		// timing pass counts them).
+		u.entries = append(u.entries, p.Instrs[len(p.Instrs)-1])
+	}
+	return u
+}
+
+// planUnits plans a nest counted in units: its entries are counted on f,
+// its innermost loops collapsed, each unit costing ut.total/ut.units.
+func (w *World) planUnits(c *compiler, u *unitNest, f *fragment, ut unitTime) {
+	entry := &fragment{index: f.index, node: f.node, kind: f.kind, pos: f.pos}
+	units := &fragment{index: f.index, node: f.node, kind: f.kind, pos: f.pos, units: true}
+	for _, e := range u.entries {
+		c.charges[e] = append(c.charges[e], entry)
+	}
+	cf := c.fn(u.fn)
+	for _, m := range u.innermost {
+		per := (ut.total + ut.units/2) / ut.units
+		w.planLoop(c, u.fn, m, units, &estimator.LoopStats{Node: m.ID, PerIterPS: per})
+		lp := c.loopHeads[w.prog.Report.Counted[m].Phi.Block()]
+		if lp == nil {
+			lp = c.loopHeads[loopHeader(u.fn, m)]
+		}
+		if lp == nil {
+			continue // iterated: a unit per iteration, rounded to the picosecond
+		}
+		lp.unit = ut
+		xb := reduce.NaturalLoop(w.prog.Report.Counted[m].Phi.Block(), model.Blocks(m))
+		var all []ssa.Value
+		for _, bounds := range u.copies[m] {
+			for _, b := range bounds {
+				if b != nil {
+					all = append(all, b)
+				}
+			}
+		}
+		lp.copyPrep = c.entryOps(cf, xb, all...)
+		for _, bounds := range u.copies[m] {
+			var cp copyUnits
+			for i := 0; i < len(bounds); i += 2 {
+				cp.hi[i/2] = c.operand(cf, bounds[i])
+				if bounds[i+1] != nil {
+					cp.lo[i/2], cp.hasLo[i/2] = c.operand(cf, bounds[i+1]), true
+				}
+			}
+			lp.copies = append(lp.copies, cp)
+		}
+	}
+	w.unitFrags = append(w.unitFrags, unitFrag{entry: entry, units: units})
+}
+
+// opaqueTest reports whether loop n's condition is replayed from the
+// profile rather than computed.
+func opaqueTest(n *model.Node) bool {
+	opaque := false
+	model.Walk(n.Cond, func(x *model.Node) bool {
+		if x.Kind == model.KindTest && x.Opaque != "" {
+			opaque = true
+		}
+		return !opaque
+	})
+	return opaque
+}
+
+// invariant reports whether v is computed, before the loop of blocks or
+// in it from values that do not change in it (no φ of the loop, no call
+// but len and cap), so that computing it on entry gives every iteration's
+// value. The loop is sealed: nothing kept in it writes memory.
+func invariant(c *compiler, v ssa.Value, blocks map[int]bool) bool {
+	instr, ok := v.(ssa.Instruction)
+	if !ok || instr.Block() == nil || !blocks[instr.Block().Index] {
+		return !ok || c.computed(v)
+	}
+	if !c.computed(v) {
+		return false
+	}
+	switch in := v.(type) {
+	case *ssa.BinOp, *ssa.Convert, *ssa.ChangeType, *ssa.Field, *ssa.FieldAddr, *ssa.IndexAddr, *ssa.Index, *ssa.Extract:
+	case *ssa.UnOp:
+		if in.Op == token.ARROW {
+			return false
+		}
+	case *ssa.Call:
+		if b, ok := in.Call.Value.(*ssa.Builtin); !ok || (b.Name() != "len" && b.Name() != "cap") {
+			return false
+		}
+	default:
+		return false
+	}
+	var rands []*ssa.Value
+	for _, r := range instr.Operands(rands) {
+		if *r != nil && !invariant(c, *r, blocks) {
+			return false
+		}
+	}
+	return true
+}
+
+// copyUnits is a copy in an innermost loop counted in units: it moves
+// min(hi − lo) elements of its two slices an iteration, each a unit.
+type copyUnits struct {
+	hi, lo [2]operand
+	hasLo  [2]bool
+}
+
+// weight is the units of an iteration of lp: one, plus the elements its
+// copies move.
+func (lp *loopPlan) weight(fr *frame) int64 {
+	w := int64(1)
+	for _, cp := range lp.copies {
+		n := int64(-1)
+		for i := range 2 {
+			k := cp.hi[i].get(fr).I
+			if cp.hasLo[i] {
+				k -= cp.lo[i].get(fr).I
+			}
+			if n < 0 || k < n {
+				n = k
+			}
+		}
+		w += max(n, 0)
+	}
+	return w
+}

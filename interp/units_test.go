@@ -1,0 +1,81 @@
+package interp
+
+import (
+	"testing"
+
+	"github.com/predict-tools/predict/estimator"
+	"github.com/predict-tools/predict/model"
+)
+
+// unitsProfile is a synthetic profile of interp/testdata/units at np=2
+// with args: the outer loop of the part (a loop over the ranks) is timed
+// whole, mean per entry on each of the two ranks; nothing else is timed.
+func unitsProfile(t *testing.T, p *Program, args []string, mean int64) *estimator.ProfileFile {
+	t.Helper()
+	hash, err := estimator.ContentHash(p.Loaded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf := &estimator.ProfileFile{Format: estimator.ProfileFormat, Version: estimator.ProfileVersion,
+		Package: p.Model.Package, Module: p.Model.Module, ContentHash: hash, NP: 2, Args: args,
+		Host: "synthetic", Created: "2026-01-01T00:00:00Z", Alpha: 0.1}
+	line := map[string]int{"pack": 24, "copy": 32}[args[1]]
+	for _, f := range p.Model.Functions {
+		model.Walk(f.Tree, func(n *model.Node) bool {
+			if n.Kind != model.KindLoop || !p.Report.Sealed[n] || n.Pos.Start.Line > line+1 || n.Pos.End.Line < line+2 {
+				return true
+			}
+			pf.Fragments = append(pf.Fragments, estimator.FragmentStats{Node: n.ID, Kind: estimator.FragLoop, Pos: n.Pos.String(), Executions: 2, MeanPS: mean})
+			pf.Loops = append(pf.Loops, estimator.LoopStats{Node: n.ID, PerIterPS: mean / 2, Balanced: true})
+			return false
+		})
+	}
+	if len(pf.Loops) != 1 {
+		t.Fatalf("%s: the sealed loop over the ranks not found (%d)", args[1], len(pf.Loops))
+	}
+	return pf
+}
+
+// TestUnits checks loops counted in units against hand computations: the
+// time measured at np=2 is spread over the innermost iterations (and the
+// elements copied) the model counts at np=2, and charged for those it
+// counts at the predicted np; the old charge, trips × the time of an
+// outer iteration, would grow with np.
+func TestUnits(t *testing.T) {
+	p := prepare(t, "./interp/testdata/units")
+	m := handMachine(t)
+	cases := []struct {
+		part string
+		mean int64
+		np   int
+		want int64
+	}{
+		// pack at np=2: 2 × 4096/4 = 2048 units a rank, 4096 in all for
+		// 2 × 1 µs: a unit costs 1e6/2048 ps. At np=8: 8 × 4096/64 = 512
+		// units, a quarter of the measured microsecond.
+		{"pack", 1_000_000, 8, 250_000},
+		{"pack", 1_000_000, 2, 1_000_000},
+		{"pack", 1_000_000, 1, 2_000_000},
+		// copy at np=2: 2 × 4 iterations of 1 + 32 units: 264 a rank, 528
+		// in all for 2 × 528 000 ps: 2000 ps a unit. At np=8: 32
+		// iterations of 1 + 8 units: 288 units, 576 000 ps.
+		{"copy", 528_000, 8, 576_000},
+		{"copy", 528_000, 2, 528_000},
+	}
+	for _, c := range cases {
+		args := []string{"-part", c.part}
+		pf := unitsProfile(t, p, args, c.mean)
+		r, err := p.Run(Config{NP: c.np, Machine: m, Profile: pf, Args: args})
+		if err != nil {
+			t.Fatalf("%s np=%d: %v", c.part, c.np, err)
+		}
+		if got := int64(r.Compute.Max); got != c.want {
+			t.Errorf("%s np=%d: compute %d ps a rank, hand computation %d ps", c.part, c.np, got, c.want)
+		}
+		for _, h := range r.Hot {
+			if h.Freq != int64(c.np) {
+				t.Errorf("%s np=%d: %s counted %d times, want once a rank (%d)", c.part, c.np, h.Pos, h.Freq, c.np)
+			}
+		}
+	}
+}
