@@ -40,10 +40,7 @@ import (
 	"github.com/predict-tools/predict/testprogs/internal/progutil"
 )
 
-var (
-	class   = flag.String("class", "S", "problem class: S, W, A, B or C")
-	threads = flag.Int("threads", 4, "pool threads per rank")
-)
+var class = flag.String("class", "S", "problem class: S, W, A, B or C")
 
 // problem holds the parameters of one class.
 type problem struct{ n, steps int }
@@ -79,11 +76,8 @@ func main() {
 			c.Abort(err)
 		}
 		pr := problems[ci]
-		nt := *threads
+		nt := commlib.Threads(4) // -threads (checked by commlib), else 4
 		rank, np := c.Rank(), c.Size()
-		if nt < 1 {
-			c.Abort(fmt.Errorf("-threads %d: want at least 1", nt))
-		}
 		if np > pr.n {
 			c.Abort(fmt.Errorf("class %s has %d points, fewer than np=%d", *class, pr.n, np))
 		}
