@@ -70,6 +70,10 @@ type Config struct {
 	// RankDetail is the largest np for which Result.Ranks is filled
 	// (default 4096).
 	RankDetail int
+	// Threads is what commlib.Threads returns: the threads per rank of
+	// the program's pools (0: -threads among Args, else the program's
+	// default).
+	Threads int
 }
 
 // World is one interpretation in progress.
@@ -707,12 +711,25 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 	w.loops = append(w.loops, lp)
 }
 
+// threadsPerRank is the thread count commlib.Threads returns, or 0 for
+// the program's default.
+func (w *World) threadsPerRank() int {
+	if w.cfg.Threads > 0 {
+		return w.cfg.Threads
+	}
+	if w.flags != nil && w.flags.threads != nil {
+		return *w.flags.threads
+	}
+	return 0
+}
+
 // flagSet gives the program's flags the values of its arguments, with
 // the flag package's own parsing.
 type flagSet struct {
-	fs    *flag.FlagSet
-	boxes []func()
-	rest  []string
+	fs      *flag.FlagSet
+	threads *int // commlib's -threads among the program's arguments
+	boxes   []func()
+	rest    []string
 }
 
 func newFlagSet() *flagSet {
@@ -722,7 +739,7 @@ func newFlagSet() *flagSet {
 	fs.Int("np", 0, "")
 	fs.String("trace", "", "")
 	fs.Int("eager", 0, "")
-	return &flagSet{fs: fs}
+	return &flagSet{fs: fs, threads: fs.Int("threads", 0, "")}
 }
 
 // define handles flag.String, flag.Int, ...: a variable holding the
@@ -797,7 +814,7 @@ func (c *compiler) quietCall(call *ssa.Call) bool {
 	f := call.Call.StaticCallee()
 	if f != nil && modelgen.IsCommlib(f) {
 		switch modelgen.CommlibOp(f) {
-		case "Wtime", "Comm.Rank", "Comm.Size", "Comm.WorldRank":
+		case "Wtime", "Comm.Rank", "Comm.Size", "Comm.WorldRank", "Threads":
 			return true // queries
 		}
 		return false

@@ -56,35 +56,42 @@ func TestThreadsHandComputed(t *testing.T) {
 	ns := trace.Nanosecond
 	m.Threads = machine.ThreadCosts{Create: 7 * ns, SetTask: 3 * ns, Start: 2 * ns, TryLock: 1 * ns, Release: 4 * ns, CreateSemaphore: 5 * ns, CAS: 6 * ns}
 	cases := []struct {
-		part string
-		want int64
+		part    string
+		threads int
+		want    int64
 	}{
 		// Master at 100 U; NewPool(3) 21 ns; task k is set at
 		// 100 U + 21 ns + 3 ns·k and starts 2 ns later; the 20 U task,
 		// the second, ends last: 100 U + 21 + 6 + 2 ns + 20 U.
-		{"forkjoin", 120*U + 29_000},
+		{"forkjoin", 0, 120*U + 29_000},
 		// NewMutex 5 ns, NewPool(2) 14 ns: th1 starts at 24 ns, asks at
 		// 24 ns + 5 U, gets it 1 ns later, releases at 29 ns + 15 U.
 		// th2 starts at 27 ns on the other worker, asks at 27 ns + 6 U,
 		// waits until the release, pays 1 ns: 30 ns + 15 U; ends after
 		// 1 U and the 4 ns release.
-		{"lock", 16*U + 34_000},
+		{"lock", 0, 16*U + 34_000},
 		// th1 (set first) asks at 24 ns + 8 U, th2 at 27 ns + 3 U: th2
 		// gets the lock at 28 ns + 3 U and releases it at 32 ns + 13 U;
 		// th1 gets it at 33 ns + 13 U and ends at 37 ns + 15 U.
-		{"causal", 15*U + 37_000},
+		{"causal", 0, 15*U + 37_000},
 		// NewBarrier 5 ns, Parallel(3) 21 ns, threads start at 28 ns and
 		// arrive at 28 ns + 4, 9 and 2 U; all leave at the last arrival
 		// plus one atomic (6 ns) and end 1 U later.
-		{"barrier", 10*U + 34_000},
+		{"barrier", 0, 10*U + 34_000},
+		// Eight tasks of 10 U on commlib.Threads(2) workers (Create 7 ns
+		// each, SetTask 3 ns, Start 2 ns): in waves of 2, 4 or 8, the
+		// last task of the last wave set 3 ns after the one before.
+		{"pool", 0, 40*U + 22_000},
+		{"pool", 4, 20*U + 42_000},
+		{"pool", 8, 10*U + 82_000},
 	}
 	for _, c := range cases {
-		r, err := p.Run(Config{NP: 1, Machine: m, Profile: pf, Args: []string{"-part", c.part}})
+		r, err := p.Run(Config{NP: 1, Machine: m, Profile: pf, Args: []string{"-part", c.part}, Threads: c.threads})
 		if err != nil {
 			t.Fatalf("%s: %v", c.part, err)
 		}
 		if int64(r.Time) != c.want {
-			t.Errorf("%s: predicted %d ps, hand computation %d ps", c.part, r.Time, c.want)
+			t.Errorf("%s (threads %d): predicted %d ps, hand computation %d ps", c.part, c.threads, r.Time, c.want)
 		}
 	}
 }

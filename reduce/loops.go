@@ -14,7 +14,7 @@ import (
 )
 
 // pureQueries are commlib calls that do not communicate or synchronize.
-var pureQueries = map[string]bool{"Comm.Rank": true, "Comm.Size": true, "Comm.WorldRank": true, "Wtime": true,
+var pureQueries = map[string]bool{"Comm.Rank": true, "Comm.Size": true, "Comm.WorldRank": true, "Wtime": true, "Threads": true,
 	"Comm.Dims": true, "Comm.Coords": true, "Comm.CartRank": true, "Comm.Shift": true, "DimsCreate": true, "Pool.Size": true}
 
 // communicates reports, for every function, whether it communicates or

@@ -60,7 +60,7 @@ type sealedLoop struct {
 
 // smallQueries are the commlib calls a sealed loop may make: they neither
 // communicate nor have effects the interpreter keeps.
-var smallQueries = map[string]bool{"Wtime": true, "Comm.Rank": true, "Comm.Size": true, "Comm.WorldRank": true}
+var smallQueries = map[string]bool{"Wtime": true, "Comm.Rank": true, "Comm.Size": true, "Comm.WorldRank": true, "Threads": true}
 
 // sealCandidates finds the loops that may be sealed, before any root is
 // known. Nested candidates are all returned; seal picks the outermost.

@@ -50,7 +50,7 @@ parameters used; --trace writes the modeled event trace.`,
 			if err != nil {
 				return err
 			}
-			cfg := interp.Config{NP: np, Machine: m, Profile: prof, Args: progArgs}
+			cfg := interp.Config{NP: np, Machine: m, Profile: prof, Args: progArgs, Threads: pf.threads}
 			var events []trace.Event
 			if traceFile != "" {
 				cfg.Trace = func(e trace.Event) { events = append(events, e) }

@@ -61,7 +61,7 @@ the fragment whose share grows fastest, with file:line; and a verdict. With no
 				return err
 			}
 			predict := func(ctx context.Context, np int) (scale.Point, error) {
-				r, err := prog.Run(interp.Config{NP: np, Machine: m, Profile: prof, Args: progArgs, RankDetail: -1})
+				r, err := prog.Run(interp.Config{NP: np, Machine: m, Profile: prof, Args: progArgs, RankDetail: -1, Threads: pf.threads})
 				if err != nil {
 					return scale.Point{}, err
 				}

@@ -27,6 +27,7 @@ type predictFlags struct {
 	machine  string
 	profile  string
 	profNP   int
+	threads  int
 	noCache  bool
 	progArgs []string
 }
@@ -37,6 +38,7 @@ func (f *predictFlags) add(cmd *cobra.Command) {
 	fl.StringVar(&f.profile, "profile", "", "profile `FILE` from predict profile (default: measured now on this machine and cached)")
 	fl.IntVar(&f.profNP, "profile-np", 0, "ranks of the automatic timing pass (default: 2 with 4 or more CPUs, else 1)")
 	fl.BoolVar(&f.noCache, "no-cache", false, "run the timing pass even when a cached profile exists")
+	fl.IntVar(&f.threads, "threads", 0, "threads per rank: what commlib.Threads returns in the model (default: -threads among the program's arguments, else the program's default)")
 }
 
 // setup prepares the program, its profile and the machine. Notes go to
@@ -44,6 +46,9 @@ func (f *predictFlags) add(cmd *cobra.Command) {
 func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*interp.Program, *estimator.ProfileFile, *machine.Machine, error) {
 	if err := checkDir(pkg); err != nil {
 		return nil, nil, nil, err
+	}
+	if cmd.Flags().Changed("threads") && f.threads < 1 {
+		return nil, nil, nil, usagef(cmd, "--threads %d: want at least 1 thread per rank", f.threads)
 	}
 	if cmd.Flags().Changed("profile-np") && f.profNP < 1 {
 		return nil, nil, nil, usagef(cmd, "--profile-np %d: want at least 1 rank", f.profNP)

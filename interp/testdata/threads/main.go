@@ -9,7 +9,7 @@ import (
 	"github.com/predict-tools/predict/commlib"
 )
 
-var part = flag.String("part", "forkjoin", "forkjoin, lock, causal or barrier")
+var part = flag.String("part", "forkjoin", "forkjoin, lock, causal, barrier or pool")
 
 var sink int
 
@@ -48,6 +48,13 @@ func main() {
 			pool := c.NewPool(2)
 			pool.SetTask(func(tid int) float64 { spin(8); mu.Lock(); spin(2); mu.Unlock(); return 0 })
 			pool.SetTask(func(tid int) float64 { spin(3); mu.Lock(); spin(10); mu.Unlock(); return 0 })
+			pool.WaitForAll()
+		case "pool":
+			// Eight tasks of 10 units on commlib.Threads(2) workers.
+			pool := c.NewPool(commlib.Threads(2))
+			for range 8 {
+				pool.SetTask(func(tid int) float64 { spin(10); return 0 })
+			}
 			pool.WaitForAll()
 		case "barrier":
 			// Three threads arrive at 4, 9 and 2 units; all leave at 9.
