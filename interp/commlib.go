@@ -109,7 +109,7 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 			}
 			cm := commOf(arg(fr, 0))
 			enter := p.main.clock
-			req, err := p.send(cm.g, cm.rank, arg(fr, 1), num(fr, 2), num(fr, 3), proto, op, site)
+			req, err := p.send(cm.g, cm.rank, arg(fr, 1), num(fr, 2), num(fr, 3), proto, op, site, blocking)
 			if err != "" {
 				return p.fail(site, err)
 			}
@@ -134,7 +134,7 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 			}
 			cm := commOf(arg(fr, 0))
 			enter := p.main.clock
-			req, err := p.recv(cm.g, cm.rank, arg(fr, 1), num(fr, 2), num(fr, 3), "Recv", site)
+			req, err := p.recv(cm.g, cm.rank, arg(fr, 1), num(fr, 2), num(fr, 3), "Recv", site, true)
 			if err != "" {
 				return p.fail(site, err)
 			}
@@ -157,7 +157,7 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 			}
 			cm := commOf(arg(fr, 0))
 			enter := p.main.clock
-			req, err := p.recv(cm.g, cm.rank, arg(fr, 1), num(fr, 2), num(fr, 3), "Irecv", site)
+			req, err := p.recv(cm.g, cm.rank, arg(fr, 1), num(fr, 2), num(fr, 3), "Irecv", site, false)
 			if err != "" {
 				return p.fail(site, err)
 			}
@@ -175,11 +175,11 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 			}
 			cm := commOf(arg(fr, 0))
 			enter := p.main.clock
-			rreq, err := p.recv(cm.g, cm.rank, arg(fr, 4), num(fr, 5), num(fr, 6), "Sendrecv", site)
+			rreq, err := p.recv(cm.g, cm.rank, arg(fr, 4), num(fr, 5), num(fr, 6), "Sendrecv", site, true)
 			if err != "" {
 				return p.fail(site, err)
 			}
-			sreq, err := p.send(cm.g, cm.rank, arg(fr, 1), num(fr, 2), num(fr, 3), "eager", "Sendrecv", site)
+			sreq, err := p.send(cm.g, cm.rank, arg(fr, 1), num(fr, 2), num(fr, 3), "eager", "Sendrecv", site, true)
 			if err != "" {
 				return p.fail(site, err)
 			}

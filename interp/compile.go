@@ -494,7 +494,28 @@ func (c *compiler) value(cf *function, v ssa.Value) func(fr *frame) (V, string) 
 		if _, ok := t.Underlying().(*types.Slice); ok {
 			esize = elemSize(t)
 		}
-		return func(fr *frame) (V, string) { return V{R: &iface{t: t, v: x.get(fr), esize: esize}}, "" }
+		dst := c.slot(cf, in)
+		return func(fr *frame) (V, string) {
+			v := x.get(fr)
+			// The interface this instruction made last in this frame, if
+			// it holds the same value (a scalar or the same slice header):
+			// an iface is never modified, and interfaces compare by
+			// contents, so it serves again without an allocation (a loop
+			// passing its buffer to Send as an any).
+			if last, _ := fr.s[dst].R.(*iface); last != nil && last.v.I == v.I {
+				switch r := v.R.(type) {
+				case nil:
+					if last.v.R == nil {
+						return fr.s[dst], ""
+					}
+				case *sliceV:
+					if l, _ := last.v.R.(*sliceV); l == r {
+						return fr.s[dst], ""
+					}
+				}
+			}
+			return V{R: &iface{t: t, v: v, esize: esize}}, ""
+		}
 	case *ssa.TypeAssert:
 		return c.typeAssert(cf, in)
 	case *ssa.Slice:

@@ -97,6 +97,8 @@ type World struct {
 	collID   int64
 	messages int64
 	events   int64
+	freeMsgs []*message // recycled (recycle.go)
+	freeReqs []*request
 
 	assumptions map[string]string
 	inited      map[*function]bool

@@ -158,11 +158,13 @@ func (w *World) resume(p *proc, t, ovh int64) {
 	p.overhead += ovh
 	p.wait += t - enter - ovh
 	p.main.clock = t
+	reqs := p.waitReqs
 	p.waitReqs = nil
 	if f := p.onDone; f != nil {
 		p.onDone = nil
 		f(p)
 	}
+	w.endWait(reqs)
 	w.blocked--
 	heap.Push(&w.ready, p)
 }
