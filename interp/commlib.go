@@ -108,20 +108,22 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 				return c
 			}
 			cm := commOf(arg(fr, 0))
+			buf, dest, tag := arg(fr, 1), num(fr, 2), num(fr, 3)
 			enter := p.main.clock
-			req, err := p.send(cm.g, cm.rank, arg(fr, 1), num(fr, 2), num(fr, 3), proto, op, site, blocking)
+			req, err := p.send(cm.g, cm.rank, buf, dest, tag, proto, op, site, blocking)
 			if err != "" {
 				return p.fail(site, err)
 			}
-			_, _, bytes := bufInfo(arg(fr, 1))
-			ovh := p.w.link(p.rank, peerOf(cm, num(fr, 2))).sendOvh(bytes)
+			_, _, bytes := bufInfo(buf)
+			peer := peerOf(cm, dest)
+			ovh := p.w.link(p.rank, peer).sendOvh(bytes)
 			if blocking {
-				p.traceOp(op, enter, site, peerOf(cm, num(fr, 2)), num(fr, 3), bytes, cm.g.id, req)
+				p.traceOp(op, enter, site, peer, tag, bytes, cm.g.id, req)
 				return p.waitFor(p.reqs1(req), false, ovh, op, site)
 			}
 			p.main.clock += ovh
 			p.overhead += ovh
-			p.traceOp(op, enter, site, peerOf(cm, num(fr, 2)), num(fr, 3), bytes, cm.g.id, req)
+			p.traceOp(op, enter, site, peer, tag, bytes, cm.g.id, req)
 			return set(fr, dst, V{R: req})
 		}
 	case "Comm.Recv":
@@ -133,12 +135,13 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 				return c
 			}
 			cm := commOf(arg(fr, 0))
+			buf := arg(fr, 1)
 			enter := p.main.clock
-			req, err := p.recv(cm.g, cm.rank, arg(fr, 1), num(fr, 2), num(fr, 3), "Recv", site, true)
+			req, err := p.recv(cm.g, cm.rank, buf, num(fr, 2), num(fr, 3), "Recv", site, true)
 			if err != "" {
 				return p.fail(site, err)
 			}
-			_, _, bytes := bufInfo(arg(fr, 1))
+			_, _, bytes := bufInfo(buf)
 			if useStatus || p.w.cfg.Trace != nil {
 				p.onDone = func(p *proc) {
 					fr.s[dst] = req.statusV()
@@ -174,18 +177,19 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 				return c
 			}
 			cm := commOf(arg(fr, 0))
+			sbuf, dest, rbuf := arg(fr, 1), num(fr, 2), arg(fr, 4)
 			enter := p.main.clock
-			rreq, err := p.recv(cm.g, cm.rank, arg(fr, 4), num(fr, 5), num(fr, 6), "Sendrecv", site, true)
+			rreq, err := p.recv(cm.g, cm.rank, rbuf, num(fr, 5), num(fr, 6), "Sendrecv", site, true)
 			if err != "" {
 				return p.fail(site, err)
 			}
-			sreq, err := p.send(cm.g, cm.rank, arg(fr, 1), num(fr, 2), num(fr, 3), "eager", "Sendrecv", site, true)
+			sreq, err := p.send(cm.g, cm.rank, sbuf, dest, num(fr, 3), "eager", "Sendrecv", site, true)
 			if err != "" {
 				return p.fail(site, err)
 			}
-			_, _, sb := bufInfo(arg(fr, 1))
-			_, _, rb := bufInfo(arg(fr, 4))
-			ovh := p.w.link(p.rank, peerOf(cm, num(fr, 2))).sendOvh(sb) + p.w.link(p.rank, p.rank).recvOvh(rb)
+			_, _, sb := bufInfo(sbuf)
+			_, _, rb := bufInfo(rbuf)
+			ovh := p.w.link(p.rank, peerOf(cm, dest)).sendOvh(sb) + p.w.link(p.rank, p.rank).recvOvh(rb)
 			if useStatus || p.w.cfg.Trace != nil {
 				p.onDone = func(p *proc) {
 					fr.s[dst] = rreq.statusV()

@@ -54,6 +54,8 @@ type function struct {
 	blocks []*block
 	full   bool // every instruction runs (package initializers), not only the kept ones
 
+	freeFrames []*frame // frames of returned calls, to reuse (exec.go)
+
 	compiled bool
 }
 
@@ -125,6 +127,14 @@ func (c *compiler) slot(cf *function, v ssa.Value) int {
 	s := cf.nslots
 	cf.nslots++
 	cf.slots[v] = s
+	return s
+}
+
+// hiddenSlot adds a slot to cf's frames that no SSA value owns (an
+// instruction's memory across executions, see frame.same).
+func (c *compiler) hiddenSlot(cf *function) int {
+	s := cf.nslots
+	cf.nslots++
 	return s
 }
 
@@ -494,25 +504,11 @@ func (c *compiler) value(cf *function, v ssa.Value) func(fr *frame) (V, string) 
 		if _, ok := t.Underlying().(*types.Slice); ok {
 			esize = elemSize(t)
 		}
-		dst := c.slot(cf, in)
+		dst, alt := c.slot(cf, in), c.hiddenSlot(cf)
 		return func(fr *frame) (V, string) {
 			v := x.get(fr)
-			// The interface this instruction made last in this frame, if
-			// it holds the same value (a scalar or the same slice header):
-			// an iface is never modified, and interfaces compare by
-			// contents, so it serves again without an allocation (a loop
-			// passing its buffer to Send as an any).
-			if last, _ := fr.s[dst].R.(*iface); last != nil && last.v.I == v.I {
-				switch r := v.R.(type) {
-				case nil:
-					if last.v.R == nil {
-						return fr.s[dst], ""
-					}
-				case *sliceV:
-					if l, _ := last.v.R.(*sliceV); l == r {
-						return fr.s[dst], ""
-					}
-				}
+			if k := fr.same(dst, alt, func(last V) bool { return sameBoxed(last, v) }); k >= 0 {
+				return fr.s[k], ""
 			}
 			return V{R: &iface{t: t, v: v, esize: esize}}, ""
 		}
@@ -951,6 +947,16 @@ func (c *compiler) slice(cf *function, in *ssa.Slice) func(fr *frame) (V, string
 		return &o
 	}
 	lo, hi, mx := bound(in.Low), bound(in.High), bound(in.Max)
+	dst, alt := c.slot(cf, in), c.hiddenSlot(cf)
+	window := func(fr *frame, a *array, off, n, cp int) V {
+		if k := fr.same(dst, alt, func(last V) bool {
+			s, _ := last.R.(*sliceV)
+			return s != nil && s.a == a && s.off == off && s.len == n && s.cap == cp
+		}); k >= 0 {
+			return fr.s[k]
+		}
+		return V{R: &sliceV{a: a, off: off, len: n, cap: cp}}
+	}
 	return func(fr *frame) (V, string) {
 		get := func(o *operand, def int) int {
 			if o == nil {
@@ -970,13 +976,13 @@ func (c *compiler) slice(cf *function, in *ssa.Slice) func(fr *frame) (V, string
 			if l < 0 || h < l || m < h || m > r.cap {
 				return V{}, fmt.Sprintf("slice bounds out of range [%d:%d:%d] with capacity %d", l, h, m, r.cap)
 			}
-			return V{R: &sliceV{a: r.a, off: r.off + l, len: h - l, cap: m - l}}, ""
+			return window(fr, r.a, r.off+l, h-l, m-l), ""
 		case *array:
 			l, h, m := get(lo, 0), get(hi, r.n), get(mx, r.n)
 			if l < 0 || h < l || m < h || m > r.n {
 				return V{}, fmt.Sprintf("slice bounds out of range [%d:%d:%d] with length %d", l, h, m, r.n)
 			}
-			return V{R: &sliceV{a: r, off: l, len: h - l, cap: m - l}}, ""
+			return window(fr, r, l, h-l, m-l), ""
 		case nil:
 			if get(lo, 0) == 0 && get(hi, 0) == 0 {
 				if isString(in.Type()) {

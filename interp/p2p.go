@@ -46,10 +46,13 @@ func (g *group) worldRank(r int) int {
 	return g.world[r]
 }
 
-// commRef is a *commlib.Comm of one process: its group and its rank in it.
+// commRef is a *commlib.Comm of one process: its group and its rank in
+// it (one per member of a group), and the number of collectives it called
+// on the group.
 type commRef struct {
-	g    *group
-	rank int
+	g       *group
+	rank    int
+	collSeq int64
 }
 
 // request is a nonblocking operation (or the receive side of a blocking
@@ -119,11 +122,11 @@ func bufInfo(v V) (s *sliceV, count int, bytes int64) {
 }
 
 // link returns the cost model between two world ranks.
-func (w *World) link(a, b int) linkCost {
+func (w *World) link(a, b int) *linkCost {
 	if a < 0 || b < 0 || w.sameNode(a, b) { // no peer (ProcNull): costs of the node
-		return w.intra
+		return &w.intra
 	}
-	return w.inter
+	return &w.inter
 }
 
 // sameNode reports whether two world ranks share a node (the machine's
@@ -395,7 +398,9 @@ type statusMem struct {
 	fields [3]V
 }
 
-// linkCost is a link's LogGOPS costs with the eager limit.
+// linkCost is a link's LogGOPS costs with the eager limit. It keeps the
+// costs of the last size it was asked for: the messages of a loop have
+// one size, and the costs (a division each) are then computed once.
 type linkCost struct {
 	latency, ctrl int64
 	eager         int64
@@ -403,9 +408,22 @@ type linkCost struct {
 	sendOvhF      func(int64) trace.Time
 	recvOvhF      func(int64) trace.Time
 	gapF          func(int64) trace.Time
+	size          int64 // the size of costs; -1: none yet
+	costs         sizeCosts
 }
 
-func (l linkCost) transfer(s int64) int64 { return int64(l.transferF(s)) }
-func (l linkCost) sendOvh(s int64) int64  { return int64(l.sendOvhF(s)) }
-func (l linkCost) recvOvh(s int64) int64  { return int64(l.recvOvhF(s)) }
-func (l linkCost) gap(s int64) int64      { return int64(l.gapF(s)) }
+// sizeCosts are a link's costs for one message size.
+type sizeCosts struct{ transfer, sendOvh, recvOvh, gap int64 }
+
+func (l *linkCost) of(s int64) *sizeCosts {
+	if s != l.size {
+		l.size = s
+		l.costs = sizeCosts{int64(l.transferF(s)), int64(l.sendOvhF(s)), int64(l.recvOvhF(s)), int64(l.gapF(s))}
+	}
+	return &l.costs
+}
+
+func (l *linkCost) transfer(s int64) int64 { return l.of(s).transfer }
+func (l *linkCost) sendOvh(s int64) int64  { return l.of(s).sendOvh }
+func (l *linkCost) recvOvh(s int64) int64  { return l.of(s).recvOvh }
+func (l *linkCost) gap(s int64) int64      { return l.of(s).gap }

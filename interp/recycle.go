@@ -128,6 +128,7 @@ const poison = math.MinInt64 / 4
 var (
 	poisonMessage = message{id: poison, start: poison, arrive: poison, bytes: poison, src: -7, dst: -7, tag: -7, count: -7,
 		srcWorld: -7, protocol: "released", site: "released", holds: -100}
+	poisonValue   = V{I: poison, R: &poisonMessage}
 	poisonRequest = request{id: poison, doneAt: poison, src: -7, tag: -7, op: "released", site: "released",
 		msg: &poisonMessage, sendMsg: &poisonMessage}
 )

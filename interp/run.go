@@ -6,7 +6,6 @@
 package interp
 
 import (
-	"container/heap"
 	"flag"
 	"fmt"
 	"go/token"
@@ -239,10 +238,7 @@ func (prog *Program) Run(cfg Config) (*Result, error) {
 	}
 	w.ready = make(procHeap, len(w.procs))
 	copy(w.ready, w.procs)
-	for i, p := range w.ready {
-		p.heapIdx = i
-	}
-	heap.Init(&w.ready)
+	w.ready.init()
 	if err := w.schedule(); err != nil {
 		return nil, err
 	}
@@ -297,6 +293,7 @@ func linkOf(l machine.Link) linkCost {
 		sendOvhF:  l.SendOverhead,
 		recvOvhF:  l.RecvOverhead,
 		gapF:      l.Gap,
+		size:      -1,
 	}
 }
 

@@ -6,7 +6,6 @@
 package interp
 
 import (
-	"container/heap"
 	"fmt"
 	"sort"
 	"strings"
@@ -35,7 +34,6 @@ type proc struct {
 
 	seq     int64
 	nicFree int64
-	heapIdx int
 
 	// While blocked: what it waits for.
 	waitReqs  []*request
@@ -45,7 +43,6 @@ type proc struct {
 	onDone    func(p *proc) // called when the wait ends, before the process resumes
 	waitOp    string
 	waitSite  string
-	collSeq   map[*group]int64
 	world     *commRef
 	buffer    int64 // attached Bsend buffer, bytes
 	lastPeer  int
@@ -83,27 +80,71 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s", who, e.Msg)
 }
 
-// procHeap orders runnable processes by clock, then rank.
+// procHeap orders runnable processes by clock, then rank: a binary heap,
+// container/heap's algorithm without its interface calls (the scheduler
+// pushes and pops once per communication event). A process's clock does
+// not change while it is in the heap.
 type procHeap []*proc
 
-func (h procHeap) Len() int { return len(h) }
-func (h procHeap) Less(i, j int) bool {
-	if h[i].cur.clock != h[j].cur.clock {
-		return h[i].cur.clock < h[j].cur.clock
+func (h procHeap) less(i, j int) bool {
+	a, b := h[i], h[j]
+	if a.cur.clock != b.cur.clock {
+		return a.cur.clock < b.cur.clock
 	}
-	return h[i].rank < h[j].rank
+	return a.rank < b.rank
 }
-func (h procHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].heapIdx, h[j].heapIdx = i, j
+
+func (h *procHeap) init() {
+	n := len(*h)
+	for i := n/2 - 1; i >= 0; i-- {
+		h.down(i, n)
+	}
 }
-func (h *procHeap) Push(x any) { p := x.(*proc); p.heapIdx = len(*h); *h = append(*h, p) }
-func (h *procHeap) Pop() any {
+
+func (h *procHeap) push(p *proc) {
+	*h = append(*h, p)
+	h.up(len(*h) - 1)
+}
+
+func (h *procHeap) pop() *proc {
 	old := *h
-	p := old[len(old)-1]
-	*h = old[:len(old)-1]
-	p.heapIdx = -1
+	n := len(old) - 1
+	old[0], old[n] = old[n], old[0]
+	h.down(0, n)
+	p := old[n]
+	old[n] = nil
+	*h = old[:n]
 	return p
+}
+
+func (h procHeap) up(j int) {
+	for {
+		i := (j - 1) / 2 // parent
+		if i == j || !h.less(j, i) {
+			break
+		}
+		h[i], h[j] = h[j], h[i]
+		j = i
+	}
+}
+
+func (h procHeap) down(i0, n int) {
+	i := i0
+	for {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 { // j1 < 0 after int overflow
+			break
+		}
+		j := j1 // left child
+		if j2 := j1 + 1; j2 < n && h.less(j2, j1) {
+			j = j2 // right child
+		}
+		if !h.less(j, i) {
+			break
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
 }
 
 // mustYield reports whether another runnable process is behind p in time:
@@ -121,10 +162,10 @@ func (p *proc) mustYield() bool {
 // run (a deadlock).
 func (w *World) schedule() error {
 	for len(w.ready) > 0 {
-		p := heap.Pop(&w.ready).(*proc)
+		p := w.ready.pop()
 		switch p.step() {
 		case cYield:
-			heap.Push(&w.ready, p)
+			w.ready.push(p)
 		case cBlock:
 			w.blocked++
 		case cStop:
@@ -166,7 +207,7 @@ func (w *World) resume(p *proc, t, ovh int64) {
 	}
 	w.endWait(reqs)
 	w.blocked--
-	heap.Push(&w.ready, p)
+	w.ready.push(p)
 }
 
 // block records that p blocks in op at site since its current clock.
