@@ -84,9 +84,8 @@ func (c *compiler) collectiveOp(name string, args []operand, dst int, site strin
 		in := g.colls[seq]
 		if in == nil {
 			p.w.collID++
-			in = &collInstance{id: p.w.collID, name: short, root: -1, enter: make([]int64, g.size), procs: make([]*proc, g.size),
-				frames: make([]*frame, g.size), args: make([][]V, g.size), bytes: make([]int64, g.size), sites: make([]string, g.size),
-				argMem: make([]V, g.size*len(args))}
+			in = g.newCollInstance(len(args))
+			in.id, in.name = p.w.collID, short
 			if spec.root >= 0 {
 				in.root = int(args[spec.root].get(fr).I)
 			}
@@ -158,7 +157,51 @@ func (w *World) finishCollective(g *group, in *collInstance, spec collSpec, dst 
 		p.blockedInColl(in, r, exits[r], g)
 		w.resume(p, exits[r], 0) // the member that completed the instance returned cBlock too
 	}
+	g.releaseCollInstance(in)
 	return ""
+}
+
+// newCollInstance returns an instance for g's members, each with nargs
+// arguments: the group's spare one when it has one, else a new one.
+func (g *group) newCollInstance(nargs int) *collInstance {
+	in := g.spareColl
+	if in == nil {
+		n := g.size
+		in = &collInstance{enter: make([]int64, n), procs: make([]*proc, n), frames: make([]*frame, n), args: make([][]V, n),
+			bytes: make([]int64, n), sites: make([]string, n)}
+	}
+	g.spareColl = nil
+	if len(in.argMem) != g.size*nargs {
+		in.argMem = make([]V, g.size*nargs)
+	}
+	in.root = -1
+	return in
+}
+
+// releaseCollInstance keeps a finished instance as g's spare: nothing
+// refers to it once its members are resumed (their results are stored,
+// their trace events made). Recycling is checked like that of messages
+// (recycle.go).
+func (g *group) releaseCollInstance(in *collInstance) {
+	switch recycling {
+	case recycleOff:
+		return
+	case recyclePoison:
+		for i := range in.enter {
+			in.enter[i], in.bytes[i], in.procs[i], in.frames[i], in.args[i], in.sites[i] = poison, poison, nil, nil, nil, "released"
+		}
+		in.id, in.name, in.root, in.arrived = poison, "released", -7, -7
+		return
+	}
+	clear(in.enter)
+	clear(in.procs)
+	clear(in.frames)
+	clear(in.args)
+	clear(in.bytes)
+	clear(in.sites)
+	clear(in.argMem)
+	*in = collInstance{enter: in.enter, procs: in.procs, frames: in.frames, args: in.args, bytes: in.bytes, sites: in.sites, argMem: in.argMem}
+	g.spareColl = in
 }
 
 // blockedInColl records the trace event of a member's call.

@@ -507,8 +507,8 @@ func (c *compiler) value(cf *function, v ssa.Value) func(fr *frame) (V, string) 
 		dst, alt := c.slot(cf, in), c.hiddenSlot(cf)
 		return func(fr *frame) (V, string) {
 			v := x.get(fr)
-			if k := fr.same(dst, alt, func(last V) bool { return sameBoxed(last, v) }); k >= 0 {
-				return fr.s[k], ""
+			if last := fr.sameBoxed(dst, alt, v); last != nil {
+				return *last, ""
 			}
 			return V{R: &iface{t: t, v: v, esize: esize}}, ""
 		}
@@ -949,11 +949,8 @@ func (c *compiler) slice(cf *function, in *ssa.Slice) func(fr *frame) (V, string
 	lo, hi, mx := bound(in.Low), bound(in.High), bound(in.Max)
 	dst, alt := c.slot(cf, in), c.hiddenSlot(cf)
 	window := func(fr *frame, a *array, off, n, cp int) V {
-		if k := fr.same(dst, alt, func(last V) bool {
-			s, _ := last.R.(*sliceV)
-			return s != nil && s.a == a && s.off == off && s.len == n && s.cap == cp
-		}); k >= 0 {
-			return fr.s[k]
+		if last := fr.sameSlice(dst, alt, a, off, n, cp); last != nil {
+			return *last
 		}
 		return V{R: &sliceV{a: a, off: off, len: n, cap: cp}}
 	}

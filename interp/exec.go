@@ -35,42 +35,56 @@ type exec struct {
 	clock int64
 }
 
-// same finds a value an instruction made before in this frame that it
-// would make again: it looks in the instruction's slot dst (its last
-// value) and in its hidden slot alt (the one before) for a value that
-// is(v) accepts, and returns that slot, or -1. Values made by slicing and
-// by conversion to an interface are never modified, and the program
-// cannot tell equal ones apart, so a loop that slices its buffers (or
-// passes them as an any) again and again, alternating between two when it
-// swaps them, reuses two values instead of allocating one per iteration.
-// On a hit in alt the two slots swap, as the instruction then writes dst.
-func (fr *frame) same(dst, alt int, is func(V) bool) int {
-	if is(fr.s[dst]) {
-		return dst
+// Reused values. A value made by slicing or by conversion to an interface
+// is never modified, and the program cannot tell equal ones apart, so an
+// instruction that would make a value equal to one it made before in the
+// same frame returns that one: a loop that slices its buffers (or passes
+// them as an any) again and again, alternating between two when it swaps
+// them, reuses two values instead of allocating one per iteration. The
+// instruction's slot dst holds its last value, its hidden slot alt the one
+// before; on a hit in alt the two swap (the instruction then writes dst),
+// on a miss dst's value moves to alt.
+
+// sameSlice returns the slice value of the window (a, off, n, cp) that
+// the frame holds in dst or alt, or nil.
+func (fr *frame) sameSlice(dst, alt int, a *array, off, n, cp int) *V {
+	is := func(v V) bool {
+		s, _ := v.R.(*sliceV)
+		return s != nil && s.a == a && s.off == off && s.len == n && s.cap == cp
 	}
-	if is(fr.s[alt]) {
-		fr.s[alt], fr.s[dst] = fr.s[dst], fr.s[alt]
-		return dst
-	}
-	fr.s[alt] = fr.s[dst]
-	return -1
+	return fr.reuse(dst, alt, is(fr.s[dst]), is(fr.s[alt]))
 }
 
-// sameBoxed reports whether last is an interface holding v: a scalar, or
-// the same slice value.
-func sameBoxed(last, v V) bool {
-	i, _ := last.R.(*iface)
-	if i == nil || i.v.I != v.I {
+// sameBoxed returns the interface value holding v (a scalar or a slice
+// value, the same one) that the frame holds in dst or alt, or nil.
+func (fr *frame) sameBoxed(dst, alt int, v V) *V {
+	is := func(last V) bool {
+		i, _ := last.R.(*iface)
+		if i == nil || i.v.I != v.I {
+			return false
+		}
+		switch r := v.R.(type) {
+		case nil:
+			return i.v.R == nil
+		case *sliceV:
+			s, _ := i.v.R.(*sliceV)
+			return s == r
+		}
 		return false
 	}
-	switch r := v.R.(type) {
-	case nil:
-		return i.v.R == nil
-	case *sliceV:
-		s, _ := i.v.R.(*sliceV)
-		return s == r
+	return fr.reuse(dst, alt, is(fr.s[dst]), is(fr.s[alt]))
+}
+
+func (fr *frame) reuse(dst, alt int, inDst, inAlt bool) *V {
+	switch {
+	case inDst:
+	case inAlt:
+		fr.s[alt], fr.s[dst] = fr.s[dst], fr.s[alt]
+	default:
+		fr.s[alt] = fr.s[dst]
+		return nil
 	}
-	return false
+	return &fr.s[dst]
 }
 
 func (p *proc) top() *frame { return p.cur.stack[len(p.cur.stack)-1] }

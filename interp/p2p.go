@@ -34,6 +34,8 @@ type group struct {
 	dims   []int
 	period []bool
 	colls  map[int64]*collInstance
+	// spareColl is a finished instance, to reuse (coll.go).
+	spareColl *collInstance
 	// posted and unexpected queues per member (comm rank).
 	posted     [][]*request
 	unexpected [][]*message

@@ -1,7 +1,9 @@
 // This file defines the recycling of messages and requests: a
 // communication-bound run makes one of each per message, and handing them
 // back to per-world free lists keeps the run free of allocation (and of
-// the garbage collector's work) once the lists are warm.
+// the garbage collector's work) once the lists are warm. Frames of
+// returned calls (exec.go) and finished collective instances (coll.go)
+// are recycled too, under the same modes.
 //
 // Ownership makes reuse safe. Only what the program can never reach is
 // recycled: the requests of blocking calls (Send, Recv, Sendrecv and

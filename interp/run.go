@@ -236,9 +236,7 @@ func (prog *Program) Run(cfg Config) (*Result, error) {
 			return nil, p.err
 		}
 	}
-	w.ready = make(procHeap, len(w.procs))
-	copy(w.ready, w.procs)
-	w.ready.init()
+	w.ready.init(w.procs)
 	if err := w.schedule(); err != nil {
 		return nil, err
 	}

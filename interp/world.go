@@ -83,18 +83,30 @@ func (e *Error) Error() string {
 // procHeap orders runnable processes by clock, then rank: a binary heap,
 // container/heap's algorithm without its interface calls (the scheduler
 // pushes and pops once per communication event). A process's clock does
-// not change while it is in the heap.
-type procHeap []*proc
+// not change while it is in the heap (it runs only once popped, and only
+// a blocked process is resumed), so each entry holds its key: comparisons
+// read no process.
+type procHeap []readyProc
+
+type readyProc struct {
+	clock int64
+	rank  int
+	p     *proc
+}
 
 func (h procHeap) less(i, j int) bool {
-	a, b := h[i], h[j]
-	if a.cur.clock != b.cur.clock {
-		return a.cur.clock < b.cur.clock
+	a, b := &h[i], &h[j]
+	if a.clock != b.clock {
+		return a.clock < b.clock
 	}
 	return a.rank < b.rank
 }
 
-func (h *procHeap) init() {
+func (h *procHeap) init(procs []*proc) {
+	*h = make(procHeap, len(procs))
+	for i, p := range procs {
+		(*h)[i] = readyProc{p.cur.clock, p.rank, p}
+	}
 	n := len(*h)
 	for i := n/2 - 1; i >= 0; i-- {
 		h.down(i, n)
@@ -102,7 +114,7 @@ func (h *procHeap) init() {
 }
 
 func (h *procHeap) push(p *proc) {
-	*h = append(*h, p)
+	*h = append(*h, readyProc{p.cur.clock, p.rank, p})
 	h.up(len(*h) - 1)
 }
 
@@ -111,10 +123,13 @@ func (h *procHeap) pop() *proc {
 	n := len(old) - 1
 	old[0], old[n] = old[n], old[0]
 	h.down(0, n)
-	p := old[n]
-	old[n] = nil
+	e := old[n]
+	old[n] = readyProc{}
 	*h = old[:n]
-	return p
+	if e.clock != e.p.cur.clock {
+		panic(fmt.Sprintf("interp: rank %d's clock moved from %d to %d while it was ready", e.rank, e.clock, e.p.cur.clock))
+	}
+	return e.p
 }
 
 func (h procHeap) up(j int) {
@@ -154,8 +169,8 @@ func (p *proc) mustYield() bool {
 	if len(h) == 0 || p.cur != &p.main {
 		return false
 	}
-	q := h[0]
-	return q.cur.clock < p.cur.clock || q.cur.clock == p.cur.clock && q.rank < p.rank
+	q := &h[0]
+	return q.clock < p.cur.clock || q.clock == p.cur.clock && q.rank < p.rank
 }
 
 // schedule runs the processes until all have ended, one fails, or none can
