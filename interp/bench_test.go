@@ -27,6 +27,14 @@ func BenchmarkStencilEvents(b *testing.B) {
 	benchEvents(b, p, Config{NP: 1024, Machine: handMachine(&testing.T{}), Args: []string{"-class", "S", "-iters", "100"}})
 }
 
+// BenchmarkRingEvents measures it with nonblocking calls, whose requests
+// the program holds: a ring of Irecv, Isend and Waitall of 8 B at np = 64,
+// 2,000 times (256,000 events).
+func BenchmarkRingEvents(b *testing.B) {
+	p := prepare(&testing.T{}, "./interp/testdata/pingpong")
+	benchEvents(b, p, Config{NP: 64, Machine: handMachine(&testing.T{}), Args: []string{"-part", "iring", "-reps", "2000"}})
+}
+
 func benchEvents(b *testing.B, p *Program, cfg Config) {
 	var events int64
 	var elapsed time.Duration

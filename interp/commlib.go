@@ -209,9 +209,11 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 				return p.fail(site, "Wait: nil request")
 			}
 			enter := p.main.clock
-			p.onDone = func(p *proc) {
-				fr.s[dst] = req.statusV()
-				p.traceWait("Wait", enter, site, []*request{req})
+			if useStatus || p.w.cfg.Trace != nil {
+				p.onDone = func(p *proc) {
+					fr.s[dst] = req.statusV()
+					p.traceWait("Wait", enter, site, []*request{req})
+				}
 			}
 			return p.waitFor(p.reqs1(req), false, 0, "Wait", site)
 		}
@@ -222,7 +224,9 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 				return cYield
 			}
 			s, _ := arg(fr, 1).R.(*sliceV)
-			var reqs []*request
+			// The list lives in p's buffer until the wait ends (the next
+			// wait reuses it).
+			reqs := p.waitList[:0]
 			if s != nil {
 				for i := range s.len {
 					r, _ := s.a.load(s.off + i).R.(*request)
@@ -231,7 +235,11 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 					}
 				}
 			}
+			p.waitList = reqs
 			enter := p.main.clock
+			if !anyOne && !useStatus && p.w.cfg.Trace == nil {
+				return p.waitFor(reqs, false, 0, name[5:], site)
+			}
 			p.onDone = func(p *proc) {
 				p.traceWait(name[5:], enter, site, reqs)
 				if anyOne {

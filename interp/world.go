@@ -47,7 +47,8 @@ type proc struct {
 	buffer    int64 // attached Bsend buffer, bytes
 	lastPeer  int
 	waitBuf   [2]*request
-	spins     int64 // back edges taken since the clock last moved
+	waitList  []*request // Waitall's and Waitany's requests
+	spins     int64      // back edges taken since the clock last moved
 	spinClock int64
 }
 
