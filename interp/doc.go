@@ -29,6 +29,12 @@
 // Parallel, locks, semaphores, atomics) follow seed-003 §4.1.2 with the
 // machine file's costs (threads.go).
 //
+// A run allocates nothing per event on its hot paths once warm: blocking
+// calls' messages and requests, frames of returned calls and finished
+// collective instances are recycled, by an ownership that makes reuse
+// unobservable (recycle.go; tests compare runs that recycle, that do not,
+// and that poison what they release).
+//
 // Per rank, compute + communication overhead + waiting = total, always.
 // Identical input gives identical output.
 package interp
