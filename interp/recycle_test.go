@@ -76,3 +76,34 @@ func TestNoAllocPerMessage(t *testing.T) {
 		t.Errorf("2000 more round trips (8000 events) allocate %d more objects", extra)
 	}
 }
+
+// TestEventCount pins what Result.Events counts: each send, each receive
+// when it is matched, each rank's call of a collective (not the messages
+// inside it, which Result.Messages counts).
+func TestEventCount(t *testing.T) {
+	p := prepare(t, "./interp/testdata/pingpong")
+	m := handMachine(t)
+	cases := []struct {
+		np           int
+		args         []string
+		events, msgs int64
+		what         string
+	}{
+		{2, []string{"-reps", "3"}, 12, 6, "3 round trips: 6 sends, 6 receives"},
+		{8, []string{"-part", "ring"}, 16, 8, "a ring of 8 messages"},
+		{4, []string{"-part", "iring", "-reps", "5"}, 40, 20, "5 nonblocking rings of 4"},
+		// A Bcast at np=8: one event per rank. (Messages counts np per
+		// round of a collective's schedule, 24 here, not the 7 messages
+		// of its binomial tree: not checked.)
+		{8, []string{"-part", "bcast"}, 8, -1, "a Bcast at np=8"},
+	}
+	for _, c := range cases {
+		r, err := p.Run(Config{NP: c.np, Machine: m, Args: c.args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Events != c.events || c.msgs >= 0 && r.Messages != c.msgs {
+			t.Errorf("%s: %d events, %d messages; want %d, %d", c.what, r.Events, r.Messages, c.events, c.msgs)
+		}
+	}
+}
