@@ -55,6 +55,7 @@ type function struct {
 	full   bool // every instruction runs (package initializers), not only the kept ones
 
 	freeFrames []*frame // frames of returned calls, to reuse (exec.go)
+	inLoop     []bool   // per block: in a loop (reuseSlot)
 
 	compiled bool
 }
@@ -130,12 +131,36 @@ func (c *compiler) slot(cf *function, v ssa.Value) int {
 	return s
 }
 
-// hiddenSlot adds a slot to cf's frames that no SSA value owns (an
-// instruction's memory across executions, see frame.same).
-func (c *compiler) hiddenSlot(cf *function) int {
+// reuseSlot returns the hidden slot (one that no SSA value owns) in which
+// an instruction keeps the value it made before the last (see "Reused
+// values" in exec.go), or -1 when the instruction is not in a loop: it
+// runs once per call, and nothing would be reused, so its frames need no
+// slot for it (frames are most of a process's memory).
+func (c *compiler) reuseSlot(cf *function, in ssa.Instruction) int {
+	if !c.inLoop(cf)[in.Block().Index] {
+		return -1
+	}
 	s := cf.nslots
 	cf.nslots++
 	return s
+}
+
+// inLoop returns, per block of cf, whether it is in a natural loop.
+func (c *compiler) inLoop(cf *function) []bool {
+	if cf.inLoop == nil {
+		cf.inLoop = make([]bool, len(cf.ssa.Blocks))
+		for _, h := range cf.ssa.Blocks {
+			for b := range naturalLoop(h, nil) {
+				cf.inLoop[b] = true
+			}
+			for _, p := range h.Preds {
+				if p == h { // a loop of one block
+					cf.inLoop[h.Index] = true
+				}
+			}
+		}
+	}
+	return cf.inLoop
 }
 
 // operand compiles a use of v in cf.
@@ -504,7 +529,7 @@ func (c *compiler) value(cf *function, v ssa.Value) func(fr *frame) (V, string) 
 		if _, ok := t.Underlying().(*types.Slice); ok {
 			esize = elemSize(t)
 		}
-		dst, alt := c.slot(cf, in), c.hiddenSlot(cf)
+		dst, alt := c.slot(cf, in), c.reuseSlot(cf, in)
 		return func(fr *frame) (V, string) {
 			v := x.get(fr)
 			if last := fr.sameBoxed(dst, alt, v); last != nil {
@@ -947,7 +972,7 @@ func (c *compiler) slice(cf *function, in *ssa.Slice) func(fr *frame) (V, string
 		return &o
 	}
 	lo, hi, mx := bound(in.Low), bound(in.High), bound(in.Max)
-	dst, alt := c.slot(cf, in), c.hiddenSlot(cf)
+	dst, alt := c.slot(cf, in), c.reuseSlot(cf, in)
 	window := func(fr *frame, a *array, off, n, cp int) V {
 		if last := fr.sameSlice(dst, alt, a, off, n, cp); last != nil {
 			return *last

@@ -43,7 +43,8 @@ type exec struct {
 // them, reuses two values instead of allocating one per iteration. The
 // instruction's slot dst holds its last value, its hidden slot alt the one
 // before; on a hit in alt the two swap (the instruction then writes dst),
-// on a miss dst's value moves to alt.
+// on a miss dst's value moves to alt. Instructions outside loops have no
+// alt (-1) and always make a new value.
 
 // sameSlice returns the slice value of the window (a, off, n, cp) that
 // the frame holds in dst or alt, or nil.
@@ -51,6 +52,9 @@ func (fr *frame) sameSlice(dst, alt int, a *array, off, n, cp int) *V {
 	is := func(v V) bool {
 		s, _ := v.R.(*sliceV)
 		return s != nil && s.a == a && s.off == off && s.len == n && s.cap == cp
+	}
+	if alt < 0 {
+		return nil
 	}
 	return fr.reuse(dst, alt, is(fr.s[dst]), is(fr.s[alt]))
 }
@@ -71,6 +75,9 @@ func (fr *frame) sameBoxed(dst, alt int, v V) *V {
 			return s == r
 		}
 		return false
+	}
+	if alt < 0 {
+		return nil
 	}
 	return fr.reuse(dst, alt, is(fr.s[dst]), is(fr.s[alt]))
 }
