@@ -145,19 +145,60 @@ func (c *compiler) reuseSlot(cf *function, in ssa.Instruction) int {
 	return s
 }
 
-// inLoop returns, per block of cf, whether it is in a natural loop.
+// inLoop returns, per block of cf, whether it is on a cycle of the
+// control-flow graph: in a strongly connected component of several
+// blocks, or jumping to itself (Tarjan's algorithm).
 func (c *compiler) inLoop(cf *function) []bool {
-	if cf.inLoop == nil {
-		cf.inLoop = make([]bool, len(cf.ssa.Blocks))
-		for _, h := range cf.ssa.Blocks {
-			for b := range naturalLoop(h, nil) {
-				cf.inLoop[b] = true
+	if cf.inLoop != nil {
+		return cf.inLoop
+	}
+	blocks := cf.ssa.Blocks
+	cf.inLoop = make([]bool, len(blocks))
+	index := make([]int, len(blocks)) // 0: not visited; else order+1
+	low := make([]int, len(blocks))
+	onStack := make([]bool, len(blocks))
+	var stack []int
+	next := 0
+	var visit func(b *ssa.BasicBlock)
+	visit = func(b *ssa.BasicBlock) {
+		v := b.Index
+		next++
+		index[v], low[v] = next, next
+		stack = append(stack, v)
+		onStack[v] = true
+		for _, s := range b.Succs {
+			w := s.Index
+			if w == v {
+				cf.inLoop[v] = true // a loop of one block
 			}
-			for _, p := range h.Preds {
-				if p == h { // a loop of one block
-					cf.inLoop[h.Index] = true
-				}
+			switch {
+			case index[w] == 0:
+				visit(s)
+				low[v] = min(low[v], low[w])
+			case onStack[w]:
+				low[v] = min(low[v], index[w])
 			}
+		}
+		if low[v] != index[v] {
+			return
+		}
+		// v is the root of a component: pop it.
+		k := len(stack) - 1
+		for stack[k] != v {
+			k--
+		}
+		comp := stack[k:]
+		stack = stack[:k]
+		for _, w := range comp {
+			onStack[w] = false
+			if len(comp) > 1 {
+				cf.inLoop[w] = true
+			}
+		}
+	}
+	for _, b := range blocks {
+		if index[b.Index] == 0 {
+			visit(b)
 		}
 	}
 	return cf.inLoop
