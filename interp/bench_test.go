@@ -5,16 +5,42 @@ import (
 	"time"
 )
 
+// Communication events (Result.Events) are the communication operations
+// of the ranks: each point-to-point send, each receive when it is matched,
+// each rank's call of a collective. The benchmarks time Run alone (the
+// program is prepared once) and report events per second; run them with
+// -cpu 1 for the figure per core.
+
 // BenchmarkPingPongEvents measures the interpreter's speed on a
-// communication-bound program: events per second on one core.
+// communication-bound program: a blocking ping-pong of 8 B between two
+// ranks, 100,000 round trips (400,000 events).
 func BenchmarkPingPongEvents(b *testing.B) {
 	p := prepare(&testing.T{}, "./interp/testdata/pingpong")
-	m := handMachine(&testing.T{})
+	benchEvents(b, p, Config{NP: 2, Machine: handMachine(&testing.T{}), Args: []string{"-reps", "100000"}})
+}
+
+// BenchmarkStencilEvents measures it with many ranks: the stencil at
+// np = 1024 without a profile (compute costs nothing), 100 iterations of
+// two Sendrecv and an Allreduce per rank (about 500,000 events).
+func BenchmarkStencilEvents(b *testing.B) {
+	p := prepare(&testing.T{}, "./testprogs/stencil")
+	benchEvents(b, p, Config{NP: 1024, Machine: handMachine(&testing.T{}), Args: []string{"-class", "S", "-iters", "100"}})
+}
+
+// BenchmarkRingEvents measures it with nonblocking calls, whose requests
+// the program holds: a ring of Irecv, Isend and Waitall of 8 B at np = 64,
+// 2,000 times (256,000 events).
+func BenchmarkRingEvents(b *testing.B) {
+	p := prepare(&testing.T{}, "./interp/testdata/pingpong")
+	benchEvents(b, p, Config{NP: 64, Machine: handMachine(&testing.T{}), Args: []string{"-part", "iring", "-reps", "2000"}})
+}
+
+func benchEvents(b *testing.B, p *Program, cfg Config) {
 	var events int64
 	var elapsed time.Duration
 	for b.Loop() {
 		start := time.Now()
-		r, err := p.Run(Config{NP: 2, Machine: m, Args: []string{"-reps", "100000"}})
+		r, err := p.Run(cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -22,4 +48,5 @@ func BenchmarkPingPongEvents(b *testing.B) {
 		events += r.Events
 	}
 	b.ReportMetric(float64(events)/elapsed.Seconds(), "events/s")
+	b.ReportMetric(float64(events)/float64(b.N), "events/op")
 }

@@ -81,11 +81,7 @@ func (c *compiler) call(cf *function, in *ssa.Call) op {
 				}
 			}
 			return func(p *proc, fr *frame) ctl {
-				var e []V
-				if env != nil {
-					e = evalArgs(env, fr)
-				}
-				return p.call(fn, e, evalArgs(args, fr), dst, site)
+				return p.callFrom(fr, fn, env, args, dst, site)
 			}
 		}
 		ext := c.external(in, f.String())

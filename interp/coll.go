@@ -26,7 +26,8 @@ type collInstance struct {
 	enter   []int64
 	procs   []*proc
 	frames  []*frame
-	args    [][]V
+	args    [][]V // per member, in argMem
+	argMem  []V
 	bytes   []int64
 	arrived int
 	sites   []string
@@ -76,21 +77,17 @@ func (c *compiler) collectiveOp(name string, args []operand, dst int, site strin
 		if c := p.commOnly(site); c != cNext {
 			return c
 		}
-		vals := evalArgs(args, fr)
-		cm := commOf(vals[0])
+		cm := commOf(args[0].get(fr))
 		g := cm.g
-		if p.collSeq == nil {
-			p.collSeq = map[*group]int64{}
-		}
-		seq := p.collSeq[g]
-		p.collSeq[g] = seq + 1
+		seq := cm.collSeq
+		cm.collSeq++
 		in := g.colls[seq]
 		if in == nil {
 			p.w.collID++
-			in = &collInstance{id: p.w.collID, name: short, root: -1, enter: make([]int64, g.size), procs: make([]*proc, g.size),
-				frames: make([]*frame, g.size), args: make([][]V, g.size), bytes: make([]int64, g.size), sites: make([]string, g.size)}
+			in = g.newCollInstance(len(args))
+			in.id, in.name = p.w.collID, short
 			if spec.root >= 0 {
-				in.root = int(vals[spec.root].I)
+				in.root = int(args[spec.root].get(fr).I)
 			}
 			g.colls[seq] = in
 		}
@@ -98,12 +95,19 @@ func (c *compiler) collectiveOp(name string, args []operand, dst int, site strin
 			return p.fail(site, fmt.Sprintf("mismatched collectives: rank %d calls %s while rank %d's call number %d on this communicator is %s (at %s)",
 				cm.rank, short, firstArrived(in), seq+1, in.name, in.sites[firstArrived(in)]))
 		}
+		me := cm.rank
+		// The arguments, in the instance's memory (one allocation for
+		// all members: the call of a collective with the same name has
+		// the same arguments).
+		vals := in.argMem[me*len(args) : (me+1)*len(args)]
+		for i, a := range args {
+			vals[i] = a.get(fr)
+		}
 		if spec.root >= 0 {
 			if r := int(vals[spec.root].I); r != in.root || r < 0 || r >= g.size {
 				return p.fail(site, fmt.Sprintf("%s: root %d, other ranks use %d (communicator of %d ranks)", short, r, in.root, g.size))
 			}
 		}
-		me := cm.rank
 		in.enter[me] = p.main.clock
 		in.procs[me] = p
 		in.frames[me] = fr
@@ -153,7 +157,51 @@ func (w *World) finishCollective(g *group, in *collInstance, spec collSpec, dst 
 		p.blockedInColl(in, r, exits[r], g)
 		w.resume(p, exits[r], 0) // the member that completed the instance returned cBlock too
 	}
+	g.releaseCollInstance(in)
 	return ""
+}
+
+// newCollInstance returns an instance for g's members, each with nargs
+// arguments: the group's spare one when it has one, else a new one.
+func (g *group) newCollInstance(nargs int) *collInstance {
+	in := g.spareColl
+	if in == nil {
+		n := g.size
+		in = &collInstance{enter: make([]int64, n), procs: make([]*proc, n), frames: make([]*frame, n), args: make([][]V, n),
+			bytes: make([]int64, n), sites: make([]string, n)}
+	}
+	g.spareColl = nil
+	if len(in.argMem) != g.size*nargs {
+		in.argMem = make([]V, g.size*nargs)
+	}
+	in.root = -1
+	return in
+}
+
+// releaseCollInstance keeps a finished instance as g's spare: nothing
+// refers to it once its members are resumed (their results are stored,
+// their trace events made). Recycling is checked like that of messages
+// (recycle.go).
+func (g *group) releaseCollInstance(in *collInstance) {
+	switch recycling {
+	case recycleOff:
+		return
+	case recyclePoison:
+		for i := range in.enter {
+			in.enter[i], in.bytes[i], in.procs[i], in.frames[i], in.args[i], in.sites[i] = poison, poison, nil, nil, nil, "released"
+		}
+		in.id, in.name, in.root, in.arrived = poison, "released", -7, -7
+		return
+	}
+	clear(in.enter)
+	clear(in.procs)
+	clear(in.frames)
+	clear(in.args)
+	clear(in.bytes)
+	clear(in.sites)
+	clear(in.argMem)
+	*in = collInstance{enter: in.enter, procs: in.procs, frames: in.frames, args: in.args, bytes: in.bytes, sites: in.sites, argMem: in.argMem}
+	g.spareColl = in
 }
 
 // blockedInColl records the trace event of a member's call.
@@ -220,7 +268,7 @@ type schedule struct {
 	spare []int64
 }
 
-func (s *schedule) link(a, b int) linkCost { return s.w.link(s.g.worldRank(a), s.g.worldRank(b)) }
+func (s *schedule) link(a, b int) *linkCost { return s.w.link(s.g.worldRank(a), s.g.worldRank(b)) }
 
 // stepCost is the cost of one message of a round at one level.
 type stepCost struct{ send, transfer, recv int64 }
@@ -236,7 +284,7 @@ func (s *schedule) exchange(to, from func(r int) int, bytes int64) {
 	nt := s.spare
 	w := s.w
 	var cost [2]stepCost // intra, inter
-	for i, lk := range []linkCost{w.intra, w.inter} {
+	for i, lk := range []*linkCost{&w.intra, &w.inter} {
 		cost[i] = stepCost{lk.sendOvh(bytes), lk.transfer(bytes), lk.recvOvh(bytes)}
 	}
 	level := func(a, b int) int {
@@ -621,15 +669,14 @@ func (w *World) collectiveData(g *group, in *collInstance) ([]V, string) {
 			if sb == nil {
 				continue
 			}
-			vals := make([]V, sb.len)
-			for i := range vals {
-				vals[i] = sb.a.load(sb.off + i)
-			}
 			if acc == nil {
-				acc = vals
+				acc = make([]V, sb.len)
+				for i := range acc {
+					acc[i] = sb.a.load(sb.off + i)
+				}
 			} else {
-				for i := range min(len(acc), len(vals)) {
-					acc[i] = reduceOp(op, acc[i], vals[i], isF)
+				for i := range min(len(acc), sb.len) {
+					acc[i] = reduceOp(op, acc[i], sb.a.load(sb.off+i), isF)
 				}
 			}
 			if in.name == "Scan" {

@@ -118,20 +118,22 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 				return c
 			}
 			cm := commOf(arg(fr, 0))
+			buf, dest, tag := arg(fr, 1), num(fr, 2), num(fr, 3)
 			enter := p.main.clock
-			req, err := p.send(cm.g, cm.rank, arg(fr, 1), num(fr, 2), num(fr, 3), proto, op, site)
+			req, err := p.send(cm.g, cm.rank, buf, dest, tag, proto, op, site, blocking)
 			if err != "" {
 				return p.fail(site, err)
 			}
-			_, _, bytes := bufInfo(arg(fr, 1))
-			ovh := p.w.link(p.rank, peerOf(cm, num(fr, 2))).sendOvh(bytes)
+			_, _, bytes := bufInfo(buf)
+			peer := peerOf(cm, dest)
+			ovh := p.w.link(p.rank, peer).sendOvh(bytes)
 			if blocking {
-				p.traceOp(op, enter, site, peerOf(cm, num(fr, 2)), num(fr, 3), bytes, cm.g.id, req)
+				p.traceOp(op, enter, site, peer, tag, bytes, cm.g.id, req)
 				return p.waitFor(p.reqs1(req), false, ovh, op, site)
 			}
 			p.main.clock += ovh
 			p.overhead += ovh
-			p.traceOp(op, enter, site, peerOf(cm, num(fr, 2)), num(fr, 3), bytes, cm.g.id, req)
+			p.traceOp(op, enter, site, peer, tag, bytes, cm.g.id, req)
 			return set(fr, dst, V{R: req})
 		}
 	case "Comm.Recv":
@@ -143,12 +145,13 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 				return c
 			}
 			cm := commOf(arg(fr, 0))
+			buf := arg(fr, 1)
 			enter := p.main.clock
-			req, err := p.recv(cm.g, cm.rank, arg(fr, 1), num(fr, 2), num(fr, 3), "Recv", site)
+			req, err := p.recv(cm.g, cm.rank, buf, num(fr, 2), num(fr, 3), "Recv", site, true)
 			if err != "" {
 				return p.fail(site, err)
 			}
-			_, _, bytes := bufInfo(arg(fr, 1))
+			_, _, bytes := bufInfo(buf)
 			if useStatus || p.w.cfg.Trace != nil {
 				p.onDone = func(p *proc) {
 					fr.s[dst] = req.statusV()
@@ -167,7 +170,7 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 			}
 			cm := commOf(arg(fr, 0))
 			enter := p.main.clock
-			req, err := p.recv(cm.g, cm.rank, arg(fr, 1), num(fr, 2), num(fr, 3), "Irecv", site)
+			req, err := p.recv(cm.g, cm.rank, arg(fr, 1), num(fr, 2), num(fr, 3), "Irecv", site, false)
 			if err != "" {
 				return p.fail(site, err)
 			}
@@ -184,18 +187,19 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 				return c
 			}
 			cm := commOf(arg(fr, 0))
+			sbuf, dest, rbuf := arg(fr, 1), num(fr, 2), arg(fr, 4)
 			enter := p.main.clock
-			rreq, err := p.recv(cm.g, cm.rank, arg(fr, 4), num(fr, 5), num(fr, 6), "Sendrecv", site)
+			rreq, err := p.recv(cm.g, cm.rank, rbuf, num(fr, 5), num(fr, 6), "Sendrecv", site, true)
 			if err != "" {
 				return p.fail(site, err)
 			}
-			sreq, err := p.send(cm.g, cm.rank, arg(fr, 1), num(fr, 2), num(fr, 3), "eager", "Sendrecv", site)
+			sreq, err := p.send(cm.g, cm.rank, sbuf, dest, num(fr, 3), "eager", "Sendrecv", site, true)
 			if err != "" {
 				return p.fail(site, err)
 			}
-			_, _, sb := bufInfo(arg(fr, 1))
-			_, _, rb := bufInfo(arg(fr, 4))
-			ovh := p.w.link(p.rank, peerOf(cm, num(fr, 2))).sendOvh(sb) + p.w.link(p.rank, p.rank).recvOvh(rb)
+			_, _, sb := bufInfo(sbuf)
+			_, _, rb := bufInfo(rbuf)
+			ovh := p.w.link(p.rank, peerOf(cm, dest)).sendOvh(sb) + p.w.link(p.rank, p.rank).recvOvh(rb)
 			if useStatus || p.w.cfg.Trace != nil {
 				p.onDone = func(p *proc) {
 					fr.s[dst] = rreq.statusV()
@@ -215,9 +219,11 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 				return p.fail(site, "Wait: nil request")
 			}
 			enter := p.main.clock
-			p.onDone = func(p *proc) {
-				fr.s[dst] = req.statusV()
-				p.traceWait("Wait", enter, site, []*request{req})
+			if useStatus || p.w.cfg.Trace != nil {
+				p.onDone = func(p *proc) {
+					fr.s[dst] = req.statusV()
+					p.traceWait("Wait", enter, site, []*request{req})
+				}
 			}
 			return p.waitFor(p.reqs1(req), false, 0, "Wait", site)
 		}
@@ -228,7 +234,9 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 				return cYield
 			}
 			s, _ := arg(fr, 1).R.(*sliceV)
-			var reqs []*request
+			// The list lives in p's buffer until the wait ends (the next
+			// wait reuses it).
+			reqs := p.waitList[:0]
 			if s != nil {
 				for i := range s.len {
 					r, _ := s.a.load(s.off + i).R.(*request)
@@ -237,7 +245,11 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 					}
 				}
 			}
+			p.waitList = reqs
 			enter := p.main.clock
+			if !anyOne && !useStatus && p.w.cfg.Trace == nil {
+				return p.waitFor(reqs, false, 0, name[5:], site)
+			}
 			p.onDone = func(p *proc) {
 				p.traceWait(name[5:], enter, site, reqs)
 				if anyOne {

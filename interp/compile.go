@@ -54,6 +54,9 @@ type function struct {
 	blocks []*block
 	full   bool // every instruction runs (package initializers), not only the kept ones
 
+	freeFrames []*frame // frames of returned calls, to reuse (exec.go)
+	inLoop     []bool   // per block: in a loop (reuseSlot)
+
 	compiled bool
 }
 
@@ -126,6 +129,79 @@ func (c *compiler) slot(cf *function, v ssa.Value) int {
 	cf.nslots++
 	cf.slots[v] = s
 	return s
+}
+
+// reuseSlot returns the hidden slot (one that no SSA value owns) in which
+// an instruction keeps the value it made before the last (see "Reused
+// values" in exec.go), or -1 when the instruction is not in a loop: it
+// runs once per call, and nothing would be reused, so its frames need no
+// slot for it (frames are most of a process's memory).
+func (c *compiler) reuseSlot(cf *function, in ssa.Instruction) int {
+	if !c.inLoop(cf)[in.Block().Index] {
+		return -1
+	}
+	s := cf.nslots
+	cf.nslots++
+	return s
+}
+
+// inLoop returns, per block of cf, whether it is on a cycle of the
+// control-flow graph: in a strongly connected component of several
+// blocks, or jumping to itself (Tarjan's algorithm).
+func (c *compiler) inLoop(cf *function) []bool {
+	if cf.inLoop != nil {
+		return cf.inLoop
+	}
+	blocks := cf.ssa.Blocks
+	cf.inLoop = make([]bool, len(blocks))
+	index := make([]int, len(blocks)) // 0: not visited; else order+1
+	low := make([]int, len(blocks))
+	onStack := make([]bool, len(blocks))
+	var stack []int
+	next := 0
+	var visit func(b *ssa.BasicBlock)
+	visit = func(b *ssa.BasicBlock) {
+		v := b.Index
+		next++
+		index[v], low[v] = next, next
+		stack = append(stack, v)
+		onStack[v] = true
+		for _, s := range b.Succs {
+			w := s.Index
+			if w == v {
+				cf.inLoop[v] = true // a loop of one block
+			}
+			switch {
+			case index[w] == 0:
+				visit(s)
+				low[v] = min(low[v], low[w])
+			case onStack[w]:
+				low[v] = min(low[v], index[w])
+			}
+		}
+		if low[v] != index[v] {
+			return
+		}
+		// v is the root of a component: pop it.
+		k := len(stack) - 1
+		for stack[k] != v {
+			k--
+		}
+		comp := stack[k:]
+		stack = stack[:k]
+		for _, w := range comp {
+			onStack[w] = false
+			if len(comp) > 1 {
+				cf.inLoop[w] = true
+			}
+		}
+	}
+	for _, b := range blocks {
+		if index[b.Index] == 0 {
+			visit(b)
+		}
+	}
+	return cf.inLoop
 }
 
 // operand compiles a use of v in cf.
@@ -494,7 +570,14 @@ func (c *compiler) value(cf *function, v ssa.Value) func(fr *frame) (V, string) 
 		if _, ok := t.Underlying().(*types.Slice); ok {
 			esize = elemSize(t)
 		}
-		return func(fr *frame) (V, string) { return V{R: &iface{t: t, v: x.get(fr), esize: esize}}, "" }
+		dst, alt := c.slot(cf, in), c.reuseSlot(cf, in)
+		return func(fr *frame) (V, string) {
+			v := x.get(fr)
+			if last := fr.sameBoxed(dst, alt, v); last != nil {
+				return *last, ""
+			}
+			return V{R: &iface{t: t, v: v, esize: esize}}, ""
+		}
 	case *ssa.TypeAssert:
 		return c.typeAssert(cf, in)
 	case *ssa.Slice:
@@ -930,6 +1013,13 @@ func (c *compiler) slice(cf *function, in *ssa.Slice) func(fr *frame) (V, string
 		return &o
 	}
 	lo, hi, mx := bound(in.Low), bound(in.High), bound(in.Max)
+	dst, alt := c.slot(cf, in), c.reuseSlot(cf, in)
+	window := func(fr *frame, a *array, off, n, cp int) V {
+		if last := fr.sameSlice(dst, alt, a, off, n, cp); last != nil {
+			return *last
+		}
+		return V{R: &sliceV{a: a, off: off, len: n, cap: cp}}
+	}
 	return func(fr *frame) (V, string) {
 		get := func(o *operand, def int) int {
 			if o == nil {
@@ -949,13 +1039,13 @@ func (c *compiler) slice(cf *function, in *ssa.Slice) func(fr *frame) (V, string
 			if l < 0 || h < l || m < h || m > r.cap {
 				return V{}, fmt.Sprintf("slice bounds out of range [%d:%d:%d] with capacity %d", l, h, m, r.cap)
 			}
-			return V{R: &sliceV{a: r.a, off: r.off + l, len: h - l, cap: m - l}}, ""
+			return window(fr, r.a, r.off+l, h-l, m-l), ""
 		case *array:
 			l, h, m := get(lo, 0), get(hi, r.n), get(mx, r.n)
 			if l < 0 || h < l || m < h || m > r.n {
 				return V{}, fmt.Sprintf("slice bounds out of range [%d:%d:%d] with length %d", l, h, m, r.n)
 			}
-			return V{R: &sliceV{a: r, off: l, len: h - l, cap: m - l}}, ""
+			return window(fr, r, l, h-l, m-l), ""
 		case nil:
 			if get(lo, 0) == 0 && get(hi, 0) == 0 {
 				if isString(in.Type()) {

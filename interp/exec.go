@@ -35,6 +35,65 @@ type exec struct {
 	clock int64
 }
 
+// Reused values. A value made by slicing or by conversion to an interface
+// is never modified, and the program cannot tell equal ones apart, so an
+// instruction that would make a value equal to one it made before in the
+// same frame returns that one: a loop that slices its buffers (or passes
+// them as an any) again and again, alternating between two when it swaps
+// them, reuses two values instead of allocating one per iteration. The
+// instruction's slot dst holds its last value, its hidden slot alt the one
+// before; on a hit in alt the two swap (the instruction then writes dst),
+// on a miss dst's value moves to alt. Instructions outside loops have no
+// alt (-1) and always make a new value.
+
+// sameSlice returns the slice value of the window (a, off, n, cp) that
+// the frame holds in dst or alt, or nil.
+func (fr *frame) sameSlice(dst, alt int, a *array, off, n, cp int) *V {
+	is := func(v V) bool {
+		s, _ := v.R.(*sliceV)
+		return s != nil && s.a == a && s.off == off && s.len == n && s.cap == cp
+	}
+	if alt < 0 {
+		return nil
+	}
+	return fr.reuse(dst, alt, is(fr.s[dst]), is(fr.s[alt]))
+}
+
+// sameBoxed returns the interface value holding v (a scalar or a slice
+// value, the same one) that the frame holds in dst or alt, or nil.
+func (fr *frame) sameBoxed(dst, alt int, v V) *V {
+	is := func(last V) bool {
+		i, _ := last.R.(*iface)
+		if i == nil || i.v.I != v.I {
+			return false
+		}
+		switch r := v.R.(type) {
+		case nil:
+			return i.v.R == nil
+		case *sliceV:
+			s, _ := i.v.R.(*sliceV)
+			return s == r
+		}
+		return false
+	}
+	if alt < 0 {
+		return nil
+	}
+	return fr.reuse(dst, alt, is(fr.s[dst]), is(fr.s[alt]))
+}
+
+func (fr *frame) reuse(dst, alt int, inDst, inAlt bool) *V {
+	switch {
+	case inDst:
+	case inAlt:
+		fr.s[alt], fr.s[dst] = fr.s[dst], fr.s[alt]
+	default:
+		fr.s[alt] = fr.s[dst]
+		return nil
+	}
+	return &fr.s[dst]
+}
+
 func (p *proc) top() *frame { return p.cur.stack[len(p.cur.stack)-1] }
 
 // step runs the current thread of p until it blocks, must yield, or ends.
@@ -69,16 +128,10 @@ func (p *proc) step() ctl {
 // call pushes a frame for fn with the given arguments. dst is the caller's
 // result slot.
 func (p *proc) call(fn *function, env []V, args []V, dst int, site string) ctl {
-	if !fn.compiled {
-		p.w.comp.drain()
+	fr, c := p.newFrame(fn, dst, site)
+	if fr == nil {
+		return c
 	}
-	if len(fn.blocks) == 0 {
-		return p.fail(site, "call of "+fn.id+", which has no body in the program (an external or assembly function)")
-	}
-	if len(p.cur.stack) >= maxDepth {
-		return p.fail(site, fmt.Sprintf("stack overflow: more than %d nested calls", maxDepth))
-	}
-	fr := &frame{f: fn, s: make([]V, fn.nslots), blk: fn.blocks[0], dst: dst, site: site}
 	for i, s := range fn.params {
 		if i < len(args) {
 			fr.s[s] = args[i]
@@ -91,6 +144,74 @@ func (p *proc) call(fn *function, env []V, args []V, dst int, site string) ctl {
 	}
 	p.cur.stack = append(p.cur.stack, fr)
 	return cJump
+}
+
+// callFrom is call with the arguments and free variables read from the
+// caller's frame straight into the new one.
+func (p *proc) callFrom(caller *frame, fn *function, env, args []operand, dst int, site string) ctl {
+	fr, c := p.newFrame(fn, dst, site)
+	if fr == nil {
+		return c
+	}
+	for i, s := range fn.params {
+		if i < len(args) {
+			fr.s[s] = args[i].get(caller)
+		}
+	}
+	for i, s := range fn.free {
+		if i < len(env) {
+			fr.s[s] = env[i].get(caller)
+		}
+	}
+	p.cur.stack = append(p.cur.stack, fr)
+	return cJump
+}
+
+// newFrame returns a frame for a call of fn, recycled if fn has a free
+// one, or nil and how execution goes on when the call fails.
+func (p *proc) newFrame(fn *function, dst int, site string) (*frame, ctl) {
+	if !fn.compiled {
+		p.w.comp.drain()
+	}
+	if len(fn.blocks) == 0 {
+		return nil, p.fail(site, "call of "+fn.id+", which has no body in the program (an external or assembly function)")
+	}
+	if len(p.cur.stack) >= maxDepth {
+		return nil, p.fail(site, fmt.Sprintf("stack overflow: more than %d nested calls", maxDepth))
+	}
+	var fr *frame
+	if n := len(fn.freeFrames); n > 0 {
+		fr = fn.freeFrames[n-1]
+		fn.freeFrames[n-1] = nil
+		fn.freeFrames = fn.freeFrames[:n-1]
+	} else {
+		fr = &frame{f: fn, s: make([]V, fn.nslots)}
+	}
+	fr.blk, fr.dst, fr.site = fn.blocks[0], dst, site
+	return fr, cNext
+}
+
+// releaseFrame takes back the frame of a call that returned. Nothing
+// refers to a frame after its return: the ops that keep their frame (to
+// store a result when a wait or a collective ends) do so only while the
+// call blocks in them, and a frame's slots are not addressable (variables
+// that are live in memory are boxes). Recycling is checked like that of
+// messages (recycle.go).
+func (fn *function) releaseFrame(fr *frame) {
+	switch recycling {
+	case recycleOff:
+		return
+	case recyclePoison:
+		for i := range fr.s {
+			fr.s[i] = poisonValue
+		}
+		fr.blk, fr.pc, fr.dst, fr.site = nil, -1, -7, "released"
+		return
+	}
+	clear(fr.s)
+	clear(fr.defers)
+	*fr = frame{f: fn, s: fr.s, defers: fr.defers[:0]}
+	fn.freeFrames = append(fn.freeFrames, fr)
 }
 
 // maxSpins bounds the iterations of loops while the clock stands still.
@@ -114,14 +235,17 @@ func (p *proc) ret(fr *frame, res []operand) ctl {
 		v = V{R: t}
 	}
 	st := p.cur.stack
+	st[len(st)-1] = nil
 	p.cur.stack = st[:len(st)-1]
+	dst := fr.dst
+	fr.f.releaseFrame(fr)
 	if len(p.cur.stack) == 0 {
 		p.cur.stack = nil
 		p.result = v
 		return cJump
 	}
-	if fr.dst >= 0 {
-		p.top().s[fr.dst] = v
+	if dst >= 0 {
+		p.top().s[dst] = v
 	}
 	return cJump
 }
@@ -162,7 +286,14 @@ func (p *proc) moveTo(fr *frame, from, to *block) {
 		case 1:
 			fr.s[moves[0].dst] = moves[0].src.get(fr)
 		default:
-			vals := make([]V, len(moves))
+			// The moves are parallel: read all, then write. Up to 8 on
+			// the stack (a loop's φs), more on the heap.
+			var buf [8]V
+			vals := buf[:0]
+			if len(moves) > len(buf) {
+				vals = make([]V, 0, len(moves))
+			}
+			vals = vals[:len(moves)]
 			for i, m := range moves {
 				vals[i] = m.src.get(fr)
 			}

@@ -34,6 +34,8 @@ type group struct {
 	dims   []int
 	period []bool
 	colls  map[int64]*collInstance
+	// spareColl is a finished instance, to reuse (coll.go).
+	spareColl *collInstance
 	// posted and unexpected queues per member (comm rank).
 	posted     [][]*request
 	unexpected [][]*message
@@ -46,10 +48,13 @@ func (g *group) worldRank(r int) int {
 	return g.world[r]
 }
 
-// commRef is a *commlib.Comm of one process: its group and its rank in it.
+// commRef is a *commlib.Comm of one process: its group and its rank in
+// it (one per member of a group), and the number of collectives it called
+// on the group.
 type commRef struct {
-	g    *group
-	rank int
+	g       *group
+	rank    int
+	collSeq int64
 }
 
 // request is a nonblocking operation (or the receive side of a blocking
@@ -72,6 +77,10 @@ type request struct {
 	site    string
 	op      string
 	waited  bool
+	// blocking: the request of a blocking call (Send, Recv, Sendrecv),
+	// never seen by the program: the world takes it back when the call's
+	// wait ends (recycle.go).
+	blocking bool
 }
 
 // message is a send in flight.
@@ -92,6 +101,12 @@ type message struct {
 	protocol   string
 	site       string
 	sreqMem    request // sreq's memory: one allocation for both
+	// holds counts the ends that may still read the message: its
+	// sender's request and the receive it matches; each end lets go when
+	// its blocking call returns, and the message is recycled at zero
+	// (recycle.go).
+	holds int8
+	spare []V // the capacity of a recycled message's data
 }
 
 // bufInfo returns the elements, the count and the bytes of a buffer
@@ -109,11 +124,11 @@ func bufInfo(v V) (s *sliceV, count int, bytes int64) {
 }
 
 // link returns the cost model between two world ranks.
-func (w *World) link(a, b int) linkCost {
+func (w *World) link(a, b int) *linkCost {
 	if a < 0 || b < 0 || w.sameNode(a, b) { // no peer (ProcNull): costs of the node
-		return w.intra
+		return &w.intra
 	}
-	return w.inter
+	return &w.inter
 }
 
 // sameNode reports whether two world ranks share a node (the machine's
@@ -134,8 +149,9 @@ func matches(r *request, m *message) bool {
 }
 
 // send starts a send of buf from p (comm rank me in g) to dest. It returns
-// the sender's request (completing when the send would return).
-func (p *proc) send(g *group, me int, buf V, dest, tag int, proto, op, site string) (*request, string) {
+// the sender's request (completing when the send would return); blocking
+// says that it is a blocking call's, which the program never sees.
+func (p *proc) send(g *group, me int, buf V, dest, tag int, proto, op, site string, blocking bool) (*request, string) {
 	w := p.w
 	if dest == commlib.ProcNull {
 		return &request{owner: p, done: true, doneAt: p.main.clock, op: op}, ""
@@ -152,12 +168,14 @@ func (p *proc) send(g *group, me int, buf V, dest, tag int, proto, op, site stri
 	w.msgID++
 	w.messages++
 	w.events++
-	m := &message{id: w.msgID, g: g, src: me, dst: dest, tag: tag, bytes: bytes, count: count, sender: p, srcWorld: srcW, protocol: proto, site: site}
+	m := w.newMessage()
+	m.id, m.g, m.src, m.dst, m.tag, m.bytes, m.count = w.msgID, g, me, dest, tag, bytes, count
+	m.sender, m.srcWorld, m.protocol, m.site = p, srcW, proto, site
 	if s != nil && s.a != nil && s.a.elems != nil {
-		m.data = append([]V(nil), window(s)...)
+		m.data = append(m.spare[:0], window(s)...)
 	}
 	t := p.main.clock
-	m.sreqMem = request{id: w.nextReq(), owner: p, sendMsg: m, op: op, site: site}
+	m.sreqMem = request{id: w.nextReq(), owner: p, sendMsg: m, op: op, site: site, blocking: blocking}
 	sreq := &m.sreqMem
 	m.sreq = sreq
 	switch proto {
@@ -187,7 +205,7 @@ func (p *proc) send(g *group, me int, buf V, dest, tag int, proto, op, site stri
 	q := g.posted[dest]
 	for i, r := range q {
 		if r.g == g && matches(r, m) {
-			g.posted[dest] = append(q[:i:i], q[i+1:]...)
+			g.posted[dest] = removeAt(q, i)
 			w.match(r, m, max(r.postedAt(), 0))
 			return sreq, ""
 		}
@@ -197,6 +215,14 @@ func (p *proc) send(g *group, me int, buf V, dest, tag int, proto, op, site stri
 }
 
 func (r *request) postedAt() int64 { return r.doneAt }
+
+// removeAt removes q[i] in place, keeping the order (posting order matters
+// for matching) and the backing array (the queues are reused all run).
+func removeAt[T any](q []*T, i int) []*T {
+	copy(q[i:], q[i+1:])
+	q[len(q)-1] = nil
+	return q[:len(q)-1]
+}
 
 func (w *World) hasPosted(g *group, dest int, m *message) bool {
 	for _, r := range g.posted[dest] {
@@ -209,10 +235,13 @@ func (w *World) hasPosted(g *group, dest int, m *message) bool {
 
 func (w *World) nextReq() int64 { w.reqID++; return w.reqID }
 
-// recv posts a receive of p into buf from src. It returns the request.
-func (p *proc) recv(g *group, me int, buf V, src, tag int, op, site string) (*request, string) {
+// recv posts a receive of p into buf from src. It returns the request;
+// blocking says that it is a blocking call's, which the program never
+// sees.
+func (p *proc) recv(g *group, me int, buf V, src, tag int, op, site string, blocking bool) (*request, string) {
 	w := p.w
-	r := &request{id: w.nextReq(), owner: p, recv: true, g: g, src: src, tag: tag, buf: buf, op: op, site: site}
+	r := w.newRequest()
+	*r = request{id: w.nextReq(), owner: p, recv: true, g: g, src: src, tag: tag, buf: buf, op: op, site: site, blocking: blocking}
 	if src == commlib.ProcNull {
 		r.done, r.doneAt = true, p.main.clock
 		r.null = true
@@ -225,7 +254,7 @@ func (p *proc) recv(g *group, me int, buf V, src, tag int, op, site string) (*re
 	q := g.unexpected[me]
 	for i, m := range q {
 		if matches(r, m) {
-			g.unexpected[me] = append(q[:i:i], q[i+1:]...)
+			g.unexpected[me] = removeAt(q, i)
 			w.match(r, m, posted)
 			return r, ""
 		}
@@ -341,6 +370,7 @@ func (p *proc) waitFor(reqs []*request, any bool, ovh int64, op, site string) ct
 			p.onDone = nil
 			f(p)
 		}
+		p.w.endWait(reqs)
 		return cNext
 	}
 	return cBlock
@@ -370,7 +400,9 @@ type statusMem struct {
 	fields [3]V
 }
 
-// linkCost is a link's LogGOPS costs with the eager limit.
+// linkCost is a link's LogGOPS costs with the eager limit. It keeps the
+// costs of the last size it was asked for: the messages of a loop have
+// one size, and the costs (a division each) are then computed once.
 type linkCost struct {
 	latency, ctrl int64
 	eager         int64
@@ -378,9 +410,22 @@ type linkCost struct {
 	sendOvhF      func(int64) trace.Time
 	recvOvhF      func(int64) trace.Time
 	gapF          func(int64) trace.Time
+	size          int64 // the size of costs; -1: none yet
+	costs         sizeCosts
 }
 
-func (l linkCost) transfer(s int64) int64 { return int64(l.transferF(s)) }
-func (l linkCost) sendOvh(s int64) int64  { return int64(l.sendOvhF(s)) }
-func (l linkCost) recvOvh(s int64) int64  { return int64(l.recvOvhF(s)) }
-func (l linkCost) gap(s int64) int64      { return int64(l.gapF(s)) }
+// sizeCosts are a link's costs for one message size.
+type sizeCosts struct{ transfer, sendOvh, recvOvh, gap int64 }
+
+func (l *linkCost) of(s int64) *sizeCosts {
+	if s != l.size {
+		l.size = s
+		l.costs = sizeCosts{int64(l.transferF(s)), int64(l.sendOvhF(s)), int64(l.recvOvhF(s)), int64(l.gapF(s))}
+	}
+	return &l.costs
+}
+
+func (l *linkCost) transfer(s int64) int64 { return l.of(s).transfer }
+func (l *linkCost) sendOvh(s int64) int64  { return l.of(s).sendOvh }
+func (l *linkCost) recvOvh(s int64) int64  { return l.of(s).recvOvh }
+func (l *linkCost) gap(s int64) int64      { return l.of(s).gap }

@@ -6,7 +6,6 @@
 package interp
 
 import (
-	"container/heap"
 	"flag"
 	"fmt"
 	"go/token"
@@ -111,6 +110,8 @@ type World struct {
 	collID   int64
 	messages int64
 	events   int64
+	freeMsgs []*message // recycled (recycle.go)
+	freeReqs []*request
 
 	assumptions map[string]string
 	inited      map[*function]bool
@@ -279,12 +280,7 @@ func (prog *Program) run(cfg Config, units map[string]unitTime, counting bool) (
 			return nil, p.err
 		}
 	}
-	w.ready = make(procHeap, len(w.procs))
-	copy(w.ready, w.procs)
-	for i, p := range w.ready {
-		p.heapIdx = i
-	}
-	heap.Init(&w.ready)
+	w.ready.init(w.procs)
 	if err := w.schedule(); err != nil {
 		return nil, err
 	}
@@ -339,6 +335,7 @@ func linkOf(l machine.Link) linkCost {
 		sendOvhF:  l.SendOverhead,
 		recvOvhF:  l.RecvOverhead,
 		gapF:      l.Gap,
+		size:      -1,
 	}
 }
 

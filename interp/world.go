@@ -6,7 +6,6 @@
 package interp
 
 import (
-	"container/heap"
 	"fmt"
 	"sort"
 	"strings"
@@ -36,7 +35,6 @@ type proc struct {
 
 	seq     int64
 	nicFree int64
-	heapIdx int
 
 	// While blocked: what it waits for.
 	waitReqs  []*request
@@ -46,12 +44,12 @@ type proc struct {
 	onDone    func(p *proc) // called when the wait ends, before the process resumes
 	waitOp    string
 	waitSite  string
-	collSeq   map[*group]int64
 	world     *commRef
 	buffer    int64 // attached Bsend buffer, bytes
 	lastPeer  int
 	waitBuf   [2]*request
-	spins     int64 // back edges taken since the clock last moved
+	waitList  []*request // Waitall's and Waitany's requests
+	spins     int64      // back edges taken since the clock last moved
 	spinClock int64
 }
 
@@ -84,27 +82,86 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s", who, e.Msg)
 }
 
-// procHeap orders runnable processes by clock, then rank.
-type procHeap []*proc
+// procHeap orders runnable processes by clock, then rank: a binary heap,
+// container/heap's algorithm without its interface calls (the scheduler
+// pushes and pops once per communication event). A process's clock does
+// not change while it is in the heap (it runs only once popped, and only
+// a blocked process is resumed), so each entry holds its key: comparisons
+// read no process.
+type procHeap []readyProc
 
-func (h procHeap) Len() int { return len(h) }
-func (h procHeap) Less(i, j int) bool {
-	if h[i].cur.clock != h[j].cur.clock {
-		return h[i].cur.clock < h[j].cur.clock
+type readyProc struct {
+	clock int64
+	rank  int
+	p     *proc
+}
+
+func (h procHeap) less(i, j int) bool {
+	a, b := &h[i], &h[j]
+	if a.clock != b.clock {
+		return a.clock < b.clock
 	}
-	return h[i].rank < h[j].rank
+	return a.rank < b.rank
 }
-func (h procHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].heapIdx, h[j].heapIdx = i, j
+
+func (h *procHeap) init(procs []*proc) {
+	*h = make(procHeap, len(procs))
+	for i, p := range procs {
+		(*h)[i] = readyProc{p.cur.clock, p.rank, p}
+	}
+	n := len(*h)
+	for i := n/2 - 1; i >= 0; i-- {
+		h.down(i, n)
+	}
 }
-func (h *procHeap) Push(x any) { p := x.(*proc); p.heapIdx = len(*h); *h = append(*h, p) }
-func (h *procHeap) Pop() any {
+
+func (h *procHeap) push(p *proc) {
+	*h = append(*h, readyProc{p.cur.clock, p.rank, p})
+	h.up(len(*h) - 1)
+}
+
+func (h *procHeap) pop() *proc {
 	old := *h
-	p := old[len(old)-1]
-	*h = old[:len(old)-1]
-	p.heapIdx = -1
-	return p
+	n := len(old) - 1
+	old[0], old[n] = old[n], old[0]
+	h.down(0, n)
+	e := old[n]
+	old[n] = readyProc{}
+	*h = old[:n]
+	if e.clock != e.p.cur.clock {
+		panic(fmt.Sprintf("interp: rank %d's clock moved from %d to %d while it was ready", e.rank, e.clock, e.p.cur.clock))
+	}
+	return e.p
+}
+
+func (h procHeap) up(j int) {
+	for {
+		i := (j - 1) / 2 // parent
+		if i == j || !h.less(j, i) {
+			break
+		}
+		h[i], h[j] = h[j], h[i]
+		j = i
+	}
+}
+
+func (h procHeap) down(i0, n int) {
+	i := i0
+	for {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 { // j1 < 0 after int overflow
+			break
+		}
+		j := j1 // left child
+		if j2 := j1 + 1; j2 < n && h.less(j2, j1) {
+			j = j2 // right child
+		}
+		if !h.less(j, i) {
+			break
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
 }
 
 // mustYield reports whether another runnable process is behind p in time:
@@ -114,18 +171,18 @@ func (p *proc) mustYield() bool {
 	if len(h) == 0 || p.cur != &p.main {
 		return false
 	}
-	q := h[0]
-	return q.cur.clock < p.cur.clock || q.cur.clock == p.cur.clock && q.rank < p.rank
+	q := &h[0]
+	return q.clock < p.cur.clock || q.clock == p.cur.clock && q.rank < p.rank
 }
 
 // schedule runs the processes until all have ended, one fails, or none can
 // run (a deadlock).
 func (w *World) schedule() error {
 	for len(w.ready) > 0 {
-		p := heap.Pop(&w.ready).(*proc)
+		p := w.ready.pop()
 		switch p.step() {
 		case cYield:
-			heap.Push(&w.ready, p)
+			w.ready.push(p)
 		case cBlock:
 			w.blocked++
 		case cStop:
@@ -159,13 +216,15 @@ func (w *World) resume(p *proc, t, ovh int64) {
 	p.overhead += ovh
 	p.wait += t - enter - ovh
 	p.main.clock = t
+	reqs := p.waitReqs
 	p.waitReqs = nil
 	if f := p.onDone; f != nil {
 		p.onDone = nil
 		f(p)
 	}
+	w.endWait(reqs)
 	w.blocked--
-	heap.Push(&w.ready, p)
+	w.ready.push(p)
 }
 
 // block records that p blocks in op at site since its current clock.

@@ -1,6 +1,7 @@
 // Command pingpong is the interpreter's hand-computed test: rank 0 sends
 // -bytes bytes to rank 1, which sends them back, -reps times; then a ring
-// of one message per rank, a Bcast from rank 0 and an Allreduce.
+// of one message per rank, a Bcast from rank 0 and an Allreduce; and a
+// nonblocking ring (Irecv, Isend, Waitall; -reps times) for benchmarks.
 package main
 
 import (
@@ -12,7 +13,7 @@ import (
 var (
 	bytes = flag.Int("bytes", 8, "message size")
 	reps  = flag.Int("reps", 1, "round trips")
-	part  = flag.String("part", "pingpong", "pingpong, ring, bcast or allreduce")
+	part  = flag.String("part", "pingpong", "pingpong, ring, bcast, allreduce or iring")
 )
 
 func main() {
@@ -37,6 +38,14 @@ func main() {
 			} else {
 				c.Recv(buf, rank-1, 0)
 				c.Send(buf, (rank+1)%np, 0)
+			}
+		case "iring":
+			in := make([]byte, *bytes)
+			reqs := make([]*commlib.Request, 2)
+			for range *reps {
+				reqs[0] = c.Irecv(in, (rank+np-1)%np, 0)
+				reqs[1] = c.Isend(buf, (rank+1)%np, 0)
+				c.Waitall(reqs)
 			}
 		case "bcast":
 			c.Bcast(buf, 0)
