@@ -149,13 +149,16 @@ func (w *World) finishCollective(g *group, in *collInstance, spec collSpec, dst 
 	if err != "" {
 		return err
 	}
-	exits := w.collectiveTimes(g, in)
+	exits, ovh := w.collectiveTimes(g, in)
 	for r, p := range in.procs {
 		if results != nil {
 			in.frames[r].s[dst] = results[r]
 		}
 		p.blockedInColl(in, r, exits[r], g)
-		w.resume(p, exits[r], 0) // the member that completed the instance returned cBlock too
+		// Its sends and receives are communication overhead, the rest
+		// of its time in the collective waiting (the member that
+		// completed the instance returned cBlock too).
+		w.resume(p, exits[r], min(ovh[r], exits[r]-in.enter[r]))
 	}
 	g.releaseCollInstance(in)
 	return ""
@@ -217,8 +220,9 @@ func (p *proc) blockedInColl(in *collInstance, r int, exit int64, g *group) {
 		Collective: in.id, Site: in.sites[r], Enter: trace.Time(in.enter[r]), Exit: trace.Time(exit)})
 }
 
-// collectiveTimes returns each member's exit time.
-func (w *World) collectiveTimes(g *group, in *collInstance) []int64 {
+// collectiveTimes returns each member's exit time and the part of its
+// time in the collective spent sending and receiving (overhead).
+func (w *World) collectiveTimes(g *group, in *collInstance) (exits, ovh []int64) {
 	n := g.size
 	s := in.bytes[0]
 	if in.root >= 0 {
@@ -234,7 +238,7 @@ func (w *World) collectiveTimes(g *group, in *collInstance) []int64 {
 			alg = a
 		}
 	}
-	sim := &schedule{w: w, g: g, t: append([]int64(nil), in.enter...)}
+	sim := &schedule{w: w, g: g, t: append([]int64(nil), in.enter...), ovh: make([]int64, g.size)}
 	switch in.name {
 	case "Split", "Dup", "CartCreate":
 		sim.allgatherRD(8) // the members exchange their (color, key)
@@ -257,7 +261,7 @@ func (w *World) collectiveTimes(g *group, in *collInstance) []int64 {
 	case "Scan", "Exscan":
 		sim.scan(s)
 	}
-	return sim.t
+	return sim.t, sim.ovh
 }
 
 // schedule simulates point-to-point steps over the members' clocks.
@@ -266,6 +270,7 @@ type schedule struct {
 	g     *group
 	t     []int64
 	spare []int64
+	ovh   []int64 // each member's send and receive overheads (o + (s−1)·O per message)
 }
 
 func (s *schedule) link(a, b int) *linkCost { return s.w.link(s.g.worldRank(a), s.g.worldRank(b)) }
@@ -297,10 +302,12 @@ func (s *schedule) exchange(to, from func(r int) int, bytes int64) {
 		t := old[r]
 		if d := to(r); d >= 0 {
 			t += cost[level(r, d)].send
+			s.ovh[r] += cost[level(r, d)].send
 		}
 		if f := from(r); f >= 0 {
 			c := &cost[level(f, r)]
 			t = max(t, old[f]+c.transfer) + c.recv
+			s.ovh[r] += c.recv
 		}
 		nt[r] = t
 	}
@@ -364,6 +371,8 @@ func (s *schedule) linear(root int, toRoot bool, bytes func(r int) int64) {
 			lk := s.link(r, root)
 			t[r] += lk.sendOvh(bytes(r))
 			at = max(at, t[r]-lk.sendOvh(bytes(r))+lk.transfer(bytes(r))) + lk.recvOvh(bytes(r))
+			s.ovh[r] += lk.sendOvh(bytes(r))
+			s.ovh[root] += lk.recvOvh(bytes(r))
 		}
 		t[root] = at
 	} else {
@@ -375,6 +384,8 @@ func (s *schedule) linear(root int, toRoot bool, bytes func(r int) int64) {
 			lk := s.link(root, r)
 			at += lk.sendOvh(bytes(r))
 			t[r] = max(t[r], at-lk.sendOvh(bytes(r))+lk.transfer(bytes(r))) + lk.recvOvh(bytes(r))
+			s.ovh[root] += lk.sendOvh(bytes(r))
+			s.ovh[r] += lk.recvOvh(bytes(r))
 		}
 		t[root] = at
 	}
@@ -556,6 +567,7 @@ func (s *schedule) uniform(rounds int, bytes int64) {
 	step := max(lk.sendOvh(bytes), lk.transfer(bytes)) + lk.recvOvh(bytes)
 	for i := range s.t {
 		s.t[i] = latest + int64(rounds)*step
+		s.ovh[i] += int64(rounds) * (lk.sendOvh(bytes) + lk.recvOvh(bytes))
 	}
 	s.w.noteAssumption("collective", fmt.Sprintf("a schedule of %d rounds × %d ranks was costed uniformly from the latest rank's entry", rounds, len(s.t)))
 }

@@ -242,3 +242,26 @@ func TestInnermostNest(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectiveOverhead checks that a member's sends and receives inside
+// a collective count as communication overhead, the rest as waiting: in a
+// binomial broadcast at np = 8 the root sends 3 messages (3o), rank 4
+// receives one and sends two (3o), rank 7 only receives (o).
+func TestCollectiveOverhead(t *testing.T) {
+	p := prepare(t, "./interp/testdata/pingpong")
+	m := handMachine(t)
+	const o = 100_000
+	r, err := p.Run(Config{NP: 8, Machine: m, Args: []string{"-bytes", "8", "-part", "bcast"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]int64{0: 3 * o, 4: 3 * o, 6: 2 * o, 7: o}
+	for _, rk := range r.Ranks {
+		if w, ok := want[rk.Rank]; ok && int64(rk.Comm) != w {
+			t.Errorf("rank %d: overhead %d ps, want %d", rk.Rank, rk.Comm, w)
+		}
+		if rk.Compute+rk.Comm+rk.Wait != rk.Total {
+			t.Errorf("rank %d: %d + %d + %d != %d", rk.Rank, rk.Compute, rk.Comm, rk.Wait, rk.Total)
+		}
+	}
+}
