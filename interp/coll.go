@@ -31,6 +31,7 @@ type collInstance struct {
 	bytes   []int64
 	arrived int
 	sites   []string
+	dsts    []int // per member, the slot of its call's result
 }
 
 // collArgs says, per collective, which arguments are what.
@@ -113,6 +114,7 @@ func (c *compiler) collectiveOp(name string, args []operand, dst int, site strin
 		in.frames[me] = fr
 		in.args[me] = vals
 		in.sites[me] = site
+		in.dsts[me] = dst
 		if spec.sendBuf >= 0 {
 			_, _, in.bytes[me] = bufInfo(vals[spec.sendBuf])
 		}
@@ -124,7 +126,7 @@ func (c *compiler) collectiveOp(name string, args []operand, dst int, site strin
 			return cBlock
 		}
 		delete(g.colls, seq)
-		if err := p.w.finishCollective(g, in, spec, dst); err != "" {
+		if err := p.w.finishCollective(g, in, spec); err != "" {
 			return p.fail(site, err)
 		}
 		return cBlock
@@ -143,7 +145,7 @@ func firstArrived(in *collInstance) int {
 // finishCollective runs when the last member enters: data, exit times,
 // results, resumption. Every member, the last included, is resumed
 // through the ready queue.
-func (w *World) finishCollective(g *group, in *collInstance, spec collSpec, dst int) string {
+func (w *World) finishCollective(g *group, in *collInstance, spec collSpec) string {
 	w.events += int64(g.size)
 	results, err := w.collectiveData(g, in)
 	if err != "" {
@@ -152,7 +154,11 @@ func (w *World) finishCollective(g *group, in *collInstance, spec collSpec, dst 
 	exits, ovh := w.collectiveTimes(g, in)
 	for r, p := range in.procs {
 		if results != nil {
-			in.frames[r].s[dst] = results[r]
+			// Each member's own result slot: members may call the
+			// collective from different sites.
+			if d := in.dsts[r]; d >= 0 {
+				in.frames[r].s[d] = results[r]
+			}
 		}
 		p.blockedInColl(in, r, exits[r], g)
 		// Its sends and receives are communication overhead, the rest
@@ -171,7 +177,7 @@ func (g *group) newCollInstance(nargs int) *collInstance {
 	if in == nil {
 		n := g.size
 		in = &collInstance{enter: make([]int64, n), procs: make([]*proc, n), frames: make([]*frame, n), args: make([][]V, n),
-			bytes: make([]int64, n), sites: make([]string, n)}
+			bytes: make([]int64, n), sites: make([]string, n), dsts: make([]int, n)}
 	}
 	g.spareColl = nil
 	if len(in.argMem) != g.size*nargs {
@@ -191,7 +197,7 @@ func (g *group) releaseCollInstance(in *collInstance) {
 		return
 	case recyclePoison:
 		for i := range in.enter {
-			in.enter[i], in.bytes[i], in.procs[i], in.frames[i], in.args[i], in.sites[i] = poison, poison, nil, nil, nil, "released"
+			in.enter[i], in.bytes[i], in.procs[i], in.frames[i], in.args[i], in.sites[i], in.dsts[i] = poison, poison, nil, nil, nil, "released", -7
 		}
 		in.id, in.name, in.root, in.arrived = poison, "released", -7, -7
 		return
@@ -202,8 +208,9 @@ func (g *group) releaseCollInstance(in *collInstance) {
 	clear(in.args)
 	clear(in.bytes)
 	clear(in.sites)
+	clear(in.dsts)
 	clear(in.argMem)
-	*in = collInstance{enter: in.enter, procs: in.procs, frames: in.frames, args: in.args, bytes: in.bytes, sites: in.sites, argMem: in.argMem}
+	*in = collInstance{enter: in.enter, procs: in.procs, frames: in.frames, args: in.args, bytes: in.bytes, sites: in.sites, dsts: in.dsts, argMem: in.argMem}
 	g.spareColl = in
 }
 

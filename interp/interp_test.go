@@ -265,3 +265,15 @@ func TestCollectiveOverhead(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectiveResultSlots: members calling a collective that returns a
+// value (Split) from different sites each get the result in their own
+// call's slot.
+func TestCollectiveResultSlots(t *testing.T) {
+	p := prepare(t, "./interp/testdata/pingpong")
+	for _, np := range []int{2, 4, 5} {
+		if _, err := p.Run(Config{NP: np, Machine: handMachine(t), Args: []string{"-bytes", "8", "-part", "split"}}); err != nil {
+			t.Errorf("np=%d: %v", np, err)
+		}
+	}
+}

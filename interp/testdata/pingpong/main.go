@@ -13,7 +13,7 @@ import (
 var (
 	bytes = flag.Int("bytes", 8, "message size")
 	reps  = flag.Int("reps", 1, "round trips")
-	part  = flag.String("part", "pingpong", "pingpong, ring, bcast, allreduce or iring")
+	part  = flag.String("part", "pingpong", "pingpong, ring, bcast, allreduce, iring or split")
 )
 
 func main() {
@@ -53,6 +53,18 @@ func main() {
 			x := make([]float64, *bytes/8)
 			y := make([]float64, *bytes/8)
 			c.Allreduce(x, y, commlib.Sum)
+		case "split":
+			// Members call Split from two sites: each gets its own
+			// communicator back.
+			var sub *commlib.Comm
+			if rank%2 == 0 {
+				sub = c.Split(0, rank)
+			} else {
+				sub = c.Split(1, rank)
+			}
+			x := make([]float64, *bytes/8)
+			y := make([]float64, *bytes/8)
+			sub.Allreduce(x, y, commlib.Sum)
 		}
 	})
 }
