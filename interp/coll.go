@@ -305,11 +305,13 @@ func (s *schedule) exchange(to, from func(r int) int, bytes int64) {
 		}
 		return 1
 	}
+	var sent int64
 	for r := range n {
 		t := old[r]
 		if d := to(r); d >= 0 {
 			t += cost[level(r, d)].send
 			s.ovh[r] += cost[level(r, d)].send
+			sent++
 		}
 		if f := from(r); f >= 0 {
 			c := &cost[level(f, r)]
@@ -319,7 +321,7 @@ func (s *schedule) exchange(to, from func(r int) int, bytes int64) {
 		nt[r] = t
 	}
 	s.t, s.spare = nt, old
-	s.w.messages += int64(n)
+	s.w.messages += sent
 }
 
 // tree runs a binomial tree rooted at root: down (bcast, scatter) or up

@@ -255,6 +255,9 @@ func TestCollectiveOverhead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if r.Messages != 7 {
+		t.Errorf("a binomial broadcast at np=8 sends 7 messages, counted %d", r.Messages)
+	}
 	want := map[int]int64{0: 3 * o, 4: 3 * o, 6: 2 * o, 7: o}
 	for _, rk := range r.Ranks {
 		if w, ok := want[rk.Rank]; ok && int64(rk.Comm) != w {
