@@ -430,6 +430,9 @@ func (p *proc) charge(fr *fragment, t int64) {
 }
 
 func chargeOp(f *fragment) op {
+	if f.alloc != nil {
+		return f.alloc.op(f)
+	}
 	return func(p *proc, fr *frame) ctl {
 		p.charge(f, int64(p.w.mach.Compute(trace.Time(f.mean))))
 		return cNext

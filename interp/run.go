@@ -128,6 +128,9 @@ type fragment struct {
 	pos   string
 	mean  int64
 	units bool // the innermost iterations of a loop counted in units: not an execution of it
+	// alloc, for a segment that allocates problem-sized slices: its time
+	// follows the bytes it allocates (units.go).
+	alloc *allocUnits
 }
 
 // decision is an opaque branch replayed from the profile.
@@ -415,6 +418,7 @@ func (w *World) plan() error {
 				}
 				w.frags = append(w.frags, f)
 				c.charges[instr] = append(c.charges[instr], f)
+				w.planAllocUnits(c, fn, n, f)
 			case estimator.FragLoop:
 				n := loopNodes[fs.Node]
 				ls := loopStats[fs.Node]

@@ -6,12 +6,15 @@ package interp
 
 import (
 	"go/token"
+	"go/types"
+	"math"
 	"sync"
 
 	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/machine"
 	"github.com/predict-tools/predict/model"
 	"github.com/predict-tools/predict/reduce"
+	"github.com/predict-tools/predict/trace"
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -95,7 +98,7 @@ func (prog *Program) countUnits(prof *estimator.ProfileFile, mach *machine.Machi
 		fs, ok := measured[u.entry.node]
 		units := w.hot[u.units.index].time
 		entries := w.hot[u.entry.index].freq
-		if !ok || units <= 0 || entries != fs.Executions {
+		if !ok || units <= 0 || entries != fs.Executions || (u.minUnits > 0 && units < u.minUnits*entries) {
 			continue
 		}
 		times[u.entry.node] = unitTime{total: fs.MeanPS * fs.Executions, units: units}
@@ -104,9 +107,12 @@ func (prog *Program) countUnits(prof *estimator.ProfileFile, mach *machine.Machi
 }
 
 // unitFrag pairs a counted loop's fragments: entry counts its entries
-// (no time), units accumulates its innermost iterations' time.
+// (no time), units accumulates its innermost iterations' time. For a
+// segment both are its fragment, and minUnits is the units an execution
+// must average at the profiled np for the count to be used.
 type unitFrag struct {
 	entry, units *fragment
+	minUnits     int64
 }
 
 // unitNestOf returns loop n of fn as a nest counted in units, or nil when
@@ -345,3 +351,81 @@ func (lp *loopPlan) weight(fr *frame) int64 {
 	}
 	return w
 }
+
+// A straight-line segment that allocates problem-sized slices costs, at
+// the profiled np, what zeroing them costs: charged as measured at every
+// np, a profile at np=1 makes a rank at np=256 allocate the whole
+// problem (a serial fraction that does not exist). Such a segment is
+// counted in units too: 1 + the bytes it allocates, each costing the
+// measured time over the units counted at the profiled np — when the
+// allocations averaged at least allocUnitsMin bytes an execution there
+// (below, the segment's fixed work dominates and it is charged as
+// measured).
+const allocUnitsMin = 64 << 10
+
+// allocUnits is the cost of a segment counted by the bytes it allocates.
+type allocUnits struct {
+	prep  []op      // computes the lengths, pure, at the segment's start
+	lens  []operand // the lengths of its allocations
+	sizes []int64   // their elements' sizes
+	unit  unitTime  // total/units: a unit's time
+}
+
+// planAllocUnits makes segment n (fragment f) counted by the bytes it
+// allocates, when its allocations' lengths are computed from values
+// known at its start.
+func (w *World) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node, f *fragment) {
+	lf := n.Leaf
+	blk := fn.Blocks[lf.Block]
+	blocks := map[int]bool{blk.Index: true}
+	var lens []ssa.Value
+	var sizes []int64
+	for i := lf.First; i < lf.Last && i < len(blk.Instrs); i++ {
+		ms, ok := blk.Instrs[i].(*ssa.MakeSlice)
+		if !ok || !c.keep[ms] {
+			continue
+		}
+		if !invariant(c, ms.Len, blocks) {
+			return
+		}
+		lens = append(lens, ms.Len)
+		sizes = append(sizes, sizeof(ms.Type().Underlying().(*types.Slice).Elem()))
+	}
+	if len(lens) == 0 {
+		return
+	}
+	ut := unitTime{total: 1, units: 1}
+	if !w.counting {
+		if ut = w.unitTime[f.node]; ut.units == 0 {
+			return
+		}
+	}
+	cf := c.fn(fn)
+	au := &allocUnits{prep: c.entryOps(cf, blocks, lens...), sizes: sizes, unit: ut}
+	for _, l := range lens {
+		au.lens = append(au.lens, c.operand(cf, l))
+	}
+	f.alloc = au
+	w.unitFrags = append(w.unitFrags, unitFrag{entry: f, units: f, minUnits: allocUnitsMin})
+}
+
+// op charges the segment its units' time.
+func (au *allocUnits) op(f *fragment) op {
+	return func(p *proc, fr *frame) ctl {
+		for _, o := range au.prep {
+			if c := o(p, fr); c != cNext {
+				return c
+			}
+		}
+		units := int64(1)
+		for i, l := range au.lens {
+			units += max(l.get(fr).I, 0) * au.sizes[i]
+		}
+		work := int64(math.Round(float64(units) * float64(au.unit.total) / float64(au.unit.units)))
+		p.charge(f, int64(p.w.mach.Compute(trace.Time(work))))
+		return cNext
+	}
+}
+
+// sizeof is the size of a value of type t on the 64-bit targets.
+func sizeof(t types.Type) int64 { return types.SizesFor("gc", "amd64").Sizeof(t) }

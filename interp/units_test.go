@@ -19,7 +19,7 @@ func unitsProfile(t *testing.T, p *Program, args []string, mean int64) *estimato
 	pf := &estimator.ProfileFile{Format: estimator.ProfileFormat, Version: estimator.ProfileVersion,
 		Package: p.Model.Package, Module: p.Model.Module, ContentHash: hash, NP: 2, Args: args,
 		Host: "synthetic", Created: "2026-01-01T00:00:00Z", Alpha: 0.1}
-	line := map[string]int{"pack": 24, "copy": 32}[args[1]]
+	line := map[string]int{"pack": 24, "copy": 38}[args[1]]
 	for _, f := range p.Model.Functions {
 		model.Walk(f.Tree, func(n *model.Node) bool {
 			if n.Kind != model.KindLoop || !p.Report.Sealed[n] || n.Pos.Start.Line > line+1 || n.Pos.End.Line < line+2 {
@@ -76,6 +76,47 @@ func TestUnits(t *testing.T) {
 			if h.Freq != int64(c.np) {
 				t.Errorf("%s np=%d: %s counted %d times, want once a rank (%d)", c.part, c.np, h.Pos, h.Freq, c.np)
 			}
+		}
+	}
+}
+
+// TestAllocUnits: a segment allocating a problem-sized slice costs the
+// bytes it allocates, each the measured time over the bytes counted at the
+// profiled np.
+func TestAllocUnits(t *testing.T) {
+	p := prepare(t, "./interp/testdata/units")
+	const n = 1 << 20
+	args := []string{"-part", "alloc", "-n", "1048576"}
+	hash, err := estimator.ContentHash(p.Loaded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// At np=2 the segment allocates n/2 float64s: 1 + 4 MiB units a rank.
+	const units = 1 + n/2*8
+	pf := &estimator.ProfileFile{Format: estimator.ProfileFormat, Version: estimator.ProfileVersion,
+		Package: p.Model.Package, Module: p.Model.Module, ContentHash: hash, NP: 2, Args: args,
+		Host: "synthetic", Created: "2026-01-01T00:00:00Z", Alpha: 0.1}
+	for _, f := range p.Model.Functions {
+		model.Walk(f.Tree, func(x *model.Node) bool {
+			if lf := x.Leaf; lf != nil && x.Pos.Start.Line == 31 && lf.Kind == model.LeafCB {
+				pf.Fragments = append(pf.Fragments, estimator.FragmentStats{Node: x.ID, Kind: estimator.FragSegment, Pos: x.Pos.String(), Executions: 2, MeanPS: units})
+			}
+			return true
+		})
+	}
+	if len(pf.Fragments) != 1 {
+		t.Fatalf("the allocation's segment not found (%d)", len(pf.Fragments))
+	}
+	for _, c := range []struct {
+		np   int
+		want int64
+	}{{2, units}, {8, 1 + n/8*8}, {1, 1 + n*8}} {
+		r, err := p.Run(Config{NP: c.np, Machine: handMachine(t), Profile: pf, Args: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := int64(r.Compute.Max); got != c.want {
+			t.Errorf("np=%d: compute %d ps a rank, want %d (a picosecond a byte)", c.np, got, c.want)
 		}
 	}
 }

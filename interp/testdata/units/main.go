@@ -10,7 +10,7 @@ import (
 )
 
 var (
-	part = flag.String("part", "pack", "pack or copy")
+	part = flag.String("part", "pack", "pack, copy or alloc")
 	n    = flag.Int("n", 4096, "problem size")
 )
 
@@ -25,6 +25,12 @@ func main() {
 				for k := range *n / (np * np) {
 					out[k] += float64(q)
 				}
+			}
+		case "alloc":
+			// A rank's share of the problem, allocated (and zeroed).
+			buf := make([]float64, *n/np)
+			for i := range buf {
+				buf[i] = 1
 			}
 		case "copy":
 			// np·4 copies of 64/np elements.
