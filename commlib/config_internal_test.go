@@ -55,3 +55,22 @@ func TestWtime(t *testing.T) {
 		t.Errorf("Wtime went from %v to %v across a 2 ms sleep", a, b)
 	}
 }
+
+// TestThreads: COMMLIB_THREADS, when set, overrides the program's choice;
+// a bad value stops Main.
+func TestThreads(t *testing.T) {
+	t.Setenv("COMMLIB_THREADS", "")
+	if got := Threads(4); got != 4 {
+		t.Errorf("unset: Threads(4) = %d, want 4", got)
+	}
+	t.Setenv("COMMLIB_THREADS", "3")
+	if got := Threads(4); got != 3 {
+		t.Errorf("COMMLIB_THREADS=3: Threads(4) = %d, want 3", got)
+	}
+	for _, bad := range []string{"0", "many"} {
+		t.Setenv("COMMLIB_THREADS", bad)
+		if _, err := configFromFlags(); err == nil || !strings.Contains(err.Error(), `COMMLIB_THREADS="`+bad+`"`) {
+			t.Errorf("COMMLIB_THREADS=%s: error %v", bad, err)
+		}
+	}
+}

@@ -13,10 +13,9 @@ import (
 // Flags every program that calls Main accepts. They are registered when the
 // package is initialized, so a program may call flag.Parse itself.
 var (
-	npFlag      = flag.Int("np", 0, "number of ranks (default: $COMMLIB_NP, else 1)")
-	traceFlag   = flag.String("trace", "", "write the event trace of the run to `FILE` (default: $COMMLIB_TRACE)")
-	eagerFlag   = flag.Int("eager", 0, "eager limit in `BYTES`: larger standard sends wait for the receiver (default: $COMMLIB_EAGER_LIMIT, else 65536)")
-	threadsFlag = flag.Int("threads", 0, "threads per rank for the program's pools and parallel regions (default: $COMMLIB_THREADS, else the program's)")
+	npFlag    = flag.Int("np", 0, "number of ranks (default: $COMMLIB_NP, else 1)")
+	traceFlag = flag.String("trace", "", "write the event trace of the run to `FILE` (default: $COMMLIB_TRACE)")
+	eagerFlag = flag.Int("eager", 0, "eager limit in `BYTES`: larger standard sends wait for the receiver (default: $COMMLIB_EAGER_LIMIT, else 65536)")
 )
 
 // Main runs body once per rank and exits the process with status 1 if the
@@ -59,10 +58,7 @@ func configFromFlags() (Config, error) {
 	if !set["trace"] {
 		cfg.TraceFile = os.Getenv("COMMLIB_TRACE")
 	}
-	if set["threads"] && *threadsFlag < 1 {
-		return cfg, fmt.Errorf("-threads %d: want at least 1 thread per rank", *threadsFlag)
-	}
-	if v := os.Getenv("COMMLIB_THREADS"); v != "" && !set["threads"] {
+	if v := os.Getenv("COMMLIB_THREADS"); v != "" {
 		if n, err := strconv.Atoi(v); err != nil || n < 1 {
 			return cfg, fmt.Errorf("COMMLIB_THREADS=%q: want a number of threads per rank, at least 1", v)
 		}
@@ -87,14 +83,12 @@ func configFromFlags() (Config, error) {
 	return cfg, nil
 }
 
-// Threads returns the number of threads per rank the run asks for: -threads,
-// else the environment variable COMMLIB_THREADS, else def (the program's
-// own choice). Programs size their pools and parallel regions with it,
-// so that a run, and the predictor's --threads, can change it.
+// Threads returns the number of threads per rank for the program's pools
+// and parallel regions: the environment variable COMMLIB_THREADS when set,
+// else def (the program's own choice, from its flags). Programs that size
+// their pools with it let a run, and the predictor's --threads, change it.
+// (commlib registers no -threads flag: programs often have their own.)
 func Threads(def int) int {
-	if *threadsFlag > 0 {
-		return *threadsFlag
-	}
 	if n, err := strconv.Atoi(os.Getenv("COMMLIB_THREADS")); err == nil && n > 0 {
 		return n
 	}

@@ -62,11 +62,10 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 			return set(fr, dst, floatV(float64(p.cur.clock)/1e12))
 		}
 	case "Threads":
-		// Threads per rank: --threads, else -threads among the
-		// program's arguments, else the program's default.
+		// Threads per rank: --threads, else the program's choice.
 		return func(p *proc, fr *frame) ctl {
 			n := arg(fr, 0).I
-			if t := p.w.threadsPerRank(); t > 0 {
+			if t := p.w.cfg.Threads; t > 0 {
 				n = int64(t)
 			}
 			return set(fr, dst, intV(n))

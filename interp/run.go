@@ -70,8 +70,7 @@ type Config struct {
 	// (default 4096).
 	RankDetail int
 	// Threads is what commlib.Threads returns: the threads per rank of
-	// the program's pools (0: -threads among Args, else the program's
-	// default).
+	// the program's pools (0: the program's own choice, its argument).
 	Threads int
 }
 
@@ -712,25 +711,12 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 	w.loops = append(w.loops, lp)
 }
 
-// threadsPerRank is the thread count commlib.Threads returns, or 0 for
-// the program's default.
-func (w *World) threadsPerRank() int {
-	if w.cfg.Threads > 0 {
-		return w.cfg.Threads
-	}
-	if w.flags != nil && w.flags.threads != nil {
-		return *w.flags.threads
-	}
-	return 0
-}
-
 // flagSet gives the program's flags the values of its arguments, with
 // the flag package's own parsing.
 type flagSet struct {
-	fs      *flag.FlagSet
-	threads *int // commlib's -threads among the program's arguments
-	boxes   []func()
-	rest    []string
+	fs    *flag.FlagSet
+	boxes []func()
+	rest  []string
 }
 
 func newFlagSet() *flagSet {
@@ -740,7 +726,7 @@ func newFlagSet() *flagSet {
 	fs.Int("np", 0, "")
 	fs.String("trace", "", "")
 	fs.Int("eager", 0, "")
-	return &flagSet{fs: fs, threads: fs.Int("threads", 0, "")}
+	return &flagSet{fs: fs}
 }
 
 // define handles flag.String, flag.Int, ...: a variable holding the

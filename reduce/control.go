@@ -270,6 +270,8 @@ func (a *analysis) backwardCall(call *ssa.Call, k int) {
 			for _, fn := range a.taskFuncs() {
 				a.markResults(fn, -1)
 			}
+		case "Threads":
+			a.mark(cc.Args[0]) // the program's default, unless --threads
 		case "AtomicInt.Load", "AtomicInt.Add", "AtomicInt.Swap", "AtomicInt.CompareAndSwap",
 			"AtomicFloat.Load", "AtomicFloat.Add", "AtomicFloat.Swap", "AtomicFloat.CompareAndSwap":
 			a.mark(cc.Args[0])

@@ -38,7 +38,7 @@ func (f *predictFlags) add(cmd *cobra.Command) {
 	fl.StringVar(&f.profile, "profile", "", "profile `FILE` from predict profile (default: measured now on this machine and cached)")
 	fl.IntVar(&f.profNP, "profile-np", 0, "ranks of the automatic timing pass (default: 2 with 4 or more CPUs, else 1)")
 	fl.BoolVar(&f.noCache, "no-cache", false, "run the timing pass even when a cached profile exists")
-	fl.IntVar(&f.threads, "threads", 0, "threads per rank: what commlib.Threads returns in the model (default: -threads among the program's arguments, else the program's default)")
+	fl.IntVar(&f.threads, "threads", 0, "threads per rank: what commlib.Threads returns in the model (default: the program's own choice)")
 }
 
 // setup prepares the program, its profile and the machine. Notes go to

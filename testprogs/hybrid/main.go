@@ -40,7 +40,10 @@ import (
 	"github.com/predict-tools/predict/testprogs/internal/progutil"
 )
 
-var class = flag.String("class", "S", "problem class: S, W, A, B or C")
+var (
+	class   = flag.String("class", "S", "problem class: S, W, A, B or C")
+	threads = flag.Int("threads", 4, "pool threads per rank (COMMLIB_THREADS and predict's --threads override it)")
+)
 
 // problem holds the parameters of one class.
 type problem struct{ n, steps int }
@@ -76,8 +79,11 @@ func main() {
 			c.Abort(err)
 		}
 		pr := problems[ci]
-		nt := commlib.Threads(4) // -threads (checked by commlib), else 4
+		nt := commlib.Threads(*threads)
 		rank, np := c.Rank(), c.Size()
+		if nt < 1 {
+			c.Abort(fmt.Errorf("-threads %d: want at least 1", nt))
+		}
 		if np > pr.n {
 			c.Abort(fmt.Errorf("class %s has %d points, fewer than np=%d", *class, pr.n, np))
 		}
