@@ -362,19 +362,10 @@ func (p *proc) runLoop(fr *frame, lp *loopPlan) ctl {
 		trips = p.nextTrips(lp)
 	}
 	work := trips * lp.perIter
-	if lp.unit.units > 0 {
-		// Counted in units: trips × the units of an iteration × the
-		// measured time over the counted units, rounded once.
-		for _, o := range lp.copyPrep {
-			if c := o(p, fr); c != cNext {
-				return c
-			}
-		}
-		units := trips
-		if lp.copies != nil {
-			units *= lp.weight(fr)
-		}
-		work = int64(math.Round(float64(units) * float64(lp.unit.total) / float64(lp.unit.units)))
+	if lp.count != nil {
+		// Counted in units: its units × the measured time over the
+		// units counted at the profiled np, rounded once.
+		work = int64(math.Round(float64(lp.count(p, fr)) * float64(lp.unit.total) / float64(lp.unit.units)))
 	}
 	t := p.w.mach.Compute(trace.Time(work))
 	p.charge(lp.frag, int64(t))

@@ -190,11 +190,10 @@ type loopPlan struct {
 	// innerPrep computes, on entry, what the inner start and bound need
 	// of the instructions inside the nest (they do not change in it).
 	innerPrep []op
-	// copies, for the innermost loop of a nest counted in units: what
-	// its copies move an iteration (units.go).
-	copies   []copyUnits
-	copyPrep []op     // computes, on entry, the copies' bounds computed in the loop
-	unit     unitTime // a unit's time, exactly (units > 0), for loops counted in units
+	// For a loop of a nest counted in units (units.go): a unit's time,
+	// exactly (units > 0), and the units its runs count, known on entry.
+	unit  unitTime
+	count func(p *proc, fr *frame) int64
 }
 
 func (lp *loopPlan) rankTrips(r int) *estimator.RankTrips {

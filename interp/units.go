@@ -243,39 +243,187 @@ func (w *World) planUnits(c *compiler, u *unitNest, f *fragment, ut unitTime) {
 		c.charges[e] = append(c.charges[e], entry)
 	}
 	cf := c.fn(u.fn)
-	for _, m := range u.innermost {
-		per := (ut.total + ut.units/2) / ut.units
-		w.planLoop(c, u.fn, m, units, &estimator.LoopStats{Node: m.ID, PerIterPS: per})
-		lp := c.loopHeads[w.prog.Report.Counted[m].Phi.Block()]
-		if lp == nil {
-			lp = c.loopHeads[loopHeader(u.fn, m)]
-		}
-		if lp == nil {
-			continue // iterated: a unit per iteration, rounded to the picosecond
-		}
-		lp.unit = ut
-		xb := reduce.NaturalLoop(w.prog.Report.Counted[m].Phi.Block(), model.Blocks(m))
-		var all []ssa.Value
-		for _, bounds := range u.copies[m] {
-			for _, b := range bounds {
-				if b != nil {
-					all = append(all, b)
+	rep := w.prog.Report
+	per := (ut.total + ut.units/2) / ut.units // for loops that end up iterated
+	// The outermost loops below the nest's head whose units are known on
+	// entry are collapsed; the others run, and so on down.
+	var plan func(x *model.Node)
+	plan = func(x *model.Node) {
+		for _, y := range childLoops(x) {
+			blocks := reduce.NaturalLoop(rep.Counted[y].Phi.Block(), model.Blocks(y))
+			if count, ok := c.unitsOnEntry(cf, u, y, blocks); ok {
+				w.planLoop(c, u.fn, y, units, &estimator.LoopStats{Node: y.ID, PerIterPS: per})
+				lp := c.loopHeads[rep.Counted[y].Phi.Block()]
+				if lp == nil {
+					lp = c.loopHeads[loopHeader(u.fn, y)]
+				}
+				if lp != nil {
+					lp.unit, lp.count = ut, count
+					continue
 				}
 			}
-		}
-		lp.copyPrep = c.entryOps(cf, xb, all...)
-		for _, bounds := range u.copies[m] {
-			var cp copyUnits
-			for i := 0; i < len(bounds); i += 2 {
-				cp.hi[i/2] = c.operand(cf, bounds[i])
-				if bounds[i+1] != nil {
-					cp.lo[i/2], cp.hasLo[i/2] = c.operand(cf, bounds[i+1]), true
-				}
-			}
-			lp.copies = append(lp.copies, cp)
+			// Iterated: its inner loops are planned (an innermost loop
+			// iterated is charged a unit's time per iteration).
+			plan(y)
 		}
 	}
+	plan(u.node)
 	w.unitFrags = append(w.unitFrags, unitFrag{entry: entry, units: units})
+}
+
+// childLoops returns the loops directly inside loop x.
+func childLoops(x *model.Node) []*model.Node {
+	var kids []*model.Node
+	model.Walk(x.Loop.Body, func(y *model.Node) bool {
+		if y.Kind == model.KindLoop {
+			kids = append(kids, y)
+			return false
+		}
+		return true
+	})
+	return kids
+}
+
+// unitsOnEntry returns a function that computes, on entry to loop y, the
+// units all its runs will count — its innermost iterations and the
+// elements their copies move — when every trip count and length they
+// depend on is known then (does not change inside rel, y's blocks).
+func (c *compiler) unitsOnEntry(cf *function, u *unitNest, y *model.Node, rel map[int]bool) (func(p *proc, fr *frame) int64, bool) {
+	trips, ok := c.tripsOnEntry(cf, u.fn, y, rel)
+	if !ok {
+		return nil, false
+	}
+	kids := childLoops(y)
+	if len(kids) == 0 {
+		// An innermost loop: an iteration is a unit, plus what its
+		// copies move.
+		var moved []func(p *proc, fr *frame) (int64, bool)
+		for _, bounds := range u.copies[y] {
+			var sides [2]func(p *proc, fr *frame) (int64, bool)
+			for i := 0; i < len(bounds); i += 2 {
+				hi, ok := c.valueOnEntry(cf, bounds[i], rel)
+				if !ok {
+					return nil, false
+				}
+				lo := func(p *proc, fr *frame) (int64, bool) { return 0, true }
+				if bounds[i+1] != nil {
+					if lo, ok = c.valueOnEntry(cf, bounds[i+1], rel); !ok {
+						return nil, false
+					}
+				}
+				sides[i/2] = func(p *proc, fr *frame) (int64, bool) {
+					h, ok1 := hi(p, fr)
+					l, ok2 := lo(p, fr)
+					return h - l, ok1 && ok2
+				}
+			}
+			moved = append(moved, func(p *proc, fr *frame) (int64, bool) {
+				a, ok1 := sides[0](p, fr)
+				b, ok2 := sides[1](p, fr)
+				return max(min(a, b), 0), ok1 && ok2
+			})
+		}
+		return func(p *proc, fr *frame) int64 {
+			t := trips(p, fr)
+			if t == 0 {
+				return 0
+			}
+			w := int64(1)
+			for _, m := range moved {
+				k, _ := m(p, fr)
+				w += k
+			}
+			return t * w
+		}, true
+	}
+	var inner []func(p *proc, fr *frame) int64
+	for _, k := range kids {
+		f, ok := c.unitsOnEntry(cf, u, k, rel)
+		if !ok {
+			return nil, false
+		}
+		inner = append(inner, f)
+	}
+	return func(p *proc, fr *frame) int64 {
+		t := trips(p, fr)
+		if t == 0 {
+			return 0
+		}
+		var sum int64
+		for _, f := range inner {
+			sum += f(p, fr)
+		}
+		return t * sum
+	}, true
+}
+
+// tripsOnEntry returns a function computing loop y's iterations from
+// values known before it runs (invariant in rel). A loop tested at the
+// bottom behind a guard (Go's range over an int) runs as a loop tested at
+// the top would.
+func (c *compiler) tripsOnEntry(cf *function, fn *ssa.Function, y *model.Node, rel map[int]bool) (func(p *proc, fr *frame) int64, bool) {
+	ind := c.w.prog.Report.Counted[y]
+	if ind == nil {
+		return nil, false
+	}
+	init, ok1 := c.valueOnEntry(cf, ind.Init, rel)
+	bound, ok2 := c.valueOnEntry(cf, ind.Bound, rel)
+	if !ok1 || !ok2 {
+		return nil, false
+	}
+	guarded := len(reduce.LoopGuards(fn, y, ind)) > 0
+	return func(p *proc, fr *frame) int64 {
+		i, _ := init(p, fr)
+		b, _ := bound(p, fr)
+		switch {
+		case !ind.TestAtBottom:
+			return tripCount(i+ind.Offset, b, ind.Step, ind.Op)
+		case guarded:
+			return tripCount(i, b, ind.Step, ind.Op)
+		}
+		return 1 + tripCount(i+ind.Offset, b, ind.Step, ind.Op)
+	}, true
+}
+
+// valueOnEntry returns a function computing the integer v from values
+// known before the loop of rel runs: v invariant in it, or the length of a
+// slice expression x[lo:hi] whose bounds are (hi − lo, whatever x is).
+func (c *compiler) valueOnEntry(cf *function, v ssa.Value, rel map[int]bool) (func(p *proc, fr *frame) (int64, bool), bool) {
+	if call, ok := v.(*ssa.Call); ok {
+		if b, ok := call.Call.Value.(*ssa.Builtin); ok && b.Name() == "len" {
+			if sl, ok := call.Call.Args[0].(*ssa.Slice); ok && sl.High != nil {
+				hi, ok := c.valueOnEntry(cf, sl.High, rel)
+				if !ok {
+					return nil, false
+				}
+				if sl.Low == nil {
+					return hi, true
+				}
+				lo, ok := c.valueOnEntry(cf, sl.Low, rel)
+				if !ok {
+					return nil, false
+				}
+				return func(p *proc, fr *frame) (int64, bool) {
+					h, ok1 := hi(p, fr)
+					l, ok2 := lo(p, fr)
+					return h - l, ok1 && ok2
+				}, true
+			}
+		}
+	}
+	if !invariant(c, v, rel) {
+		return nil, false
+	}
+	prep := c.entryOps(cf, rel, v)
+	op := c.operand(cf, v)
+	return func(p *proc, fr *frame) (int64, bool) {
+		for _, o := range prep {
+			if o(p, fr) != cNext {
+				return 0, false
+			}
+		}
+		return op.get(fr).I, true
+	}, true
 }
 
 // opaqueTest reports whether loop n's condition is replayed from the
@@ -323,33 +471,6 @@ func invariant(c *compiler, v ssa.Value, blocks map[int]bool) bool {
 		}
 	}
 	return true
-}
-
-// copyUnits is a copy in an innermost loop counted in units: it moves
-// min(hi − lo) elements of its two slices an iteration, each a unit.
-type copyUnits struct {
-	hi, lo [2]operand
-	hasLo  [2]bool
-}
-
-// weight is the units of an iteration of lp: one, plus the elements its
-// copies move.
-func (lp *loopPlan) weight(fr *frame) int64 {
-	w := int64(1)
-	for _, cp := range lp.copies {
-		n := int64(-1)
-		for i := range 2 {
-			k := cp.hi[i].get(fr).I
-			if cp.hasLo[i] {
-				k -= cp.lo[i].get(fr).I
-			}
-			if n < 0 || k < n {
-				n = k
-			}
-		}
-		w += max(n, 0)
-	}
-	return w
 }
 
 // A straight-line segment that allocates problem-sized slices costs, at
