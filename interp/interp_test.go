@@ -119,7 +119,16 @@ func TestInvariants(t *testing.T) {
 			// by message id in the modeled trace.
 			sent, recvd := map[int64]int{}, map[int64]int{}
 			for _, e := range events {
-				if e.Message == 0 || e.Kind != trace.KindOp {
+				if e.Message == 0 {
+					continue
+				}
+				if e.Kind == trace.KindComplete {
+					if e.Op == "Irecv" {
+						recvd[e.Message]++ // the Wait or Test that completed it
+					}
+					continue
+				}
+				if e.Kind != trace.KindOp {
 					continue
 				}
 				switch e.Op {
@@ -138,6 +147,11 @@ func TestInvariants(t *testing.T) {
 			for id := range recvd {
 				if sent[id] == 0 {
 					t.Errorf("message %d received but never sent", id)
+				}
+			}
+			for id := range sent {
+				if recvd[id] == 0 {
+					t.Errorf("message %d sent but never received", id)
 				}
 			}
 		})
