@@ -62,6 +62,7 @@ type edit struct {
 	seq     int
 	text    string
 	sampled bool // only in the sampled copy of a versioned loop
+	plain   bool // only in the original copy of a versioned loop
 }
 
 // instrumenter builds a Plan.
@@ -389,6 +390,13 @@ func (in *instrumenter) insert(file string, p token.Pos, text string) {
 func (in *instrumenter) insertSampled(file string, p token.Pos, text string) {
 	in.seq++
 	in.edits[file] = append(in.edits[file], edit{offset: in.fset.Position(p).Offset, seq: in.seq, text: text, sampled: true})
+}
+
+// insertPlain inserts text into the original copy of a versioned loop
+// only.
+func (in *instrumenter) insertPlain(file string, p token.Pos, text string) {
+	in.seq++
+	in.edits[file] = append(in.edits[file], edit{offset: in.fset.Position(p).Offset, seq: in.seq, text: text, plain: true})
 }
 
 // pos converts a position the way modelgen does (module-relative file).

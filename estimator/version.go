@@ -91,7 +91,7 @@ func (w *writer) emit(lo, hi int, bounds, sampled bool) {
 		w.out = append(w.out, w.src[pos:it.off]...)
 		pos = it.off
 		if e := it.e; e != nil {
-			if !e.sampled || sampled {
+			if (!e.sampled || sampled) && (!e.plain || !sampled) {
 				w.out = append(w.out, e.text...)
 			}
 			continue

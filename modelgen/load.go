@@ -40,6 +40,9 @@ type Loaded struct {
 	info   map[*types.Package]*types.Info
 }
 
+// TypesInfo returns the type information of a loaded package, or nil.
+func (l *Loaded) TypesInfo(pkg *types.Package) *types.Info { return l.info[pkg] }
+
 // Load loads the package named by cfg.Pattern and every package of its
 // module that it imports (directly or not), builds their SSA form (generic
 // instances included) and returns them. Errors in the sources are

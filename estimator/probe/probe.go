@@ -419,3 +419,13 @@ func SampleEntry(id int32) int64 {
 	}
 	return 0
 }
+
+// Resume returns saved when the sampled copy of a loop left it after its
+// samples (resumed), else v: the start of the loop's original copy, which
+// finishes the entry from where the sampled copy stopped.
+func Resume(resumed bool, saved, v int64) int64 {
+	if resumed {
+		return saved
+	}
+	return v
+}
