@@ -104,20 +104,24 @@ func lineTokens(name string, src []byte) []string {
 
 // TestVersionedLoops checks the text of a loop timed whole: the sampled
 // copy and the original, each under a line directive giving the loop's
-// position, the original without the sampling probes.
+// position, the original without the sampling probes and with its own
+// edits (the start of a resumed entry).
 func TestVersionedLoops(t *testing.T) {
 	src := []byte("package p\n\nfunc f(xs []int) (s int) {\n\tfor _, x := range xs {\n\t\ts += x\n\t}\n\treturn s\n}\n")
 	loop := bytes.Index(src, []byte("for"))
 	body := bytes.Index(src, []byte("{\n\t\ts")) + 1
 	end := bytes.Index(src, []byte("\treturn")) - 1
+	xs := bytes.Index(src, []byte("xs {"))
 	edits := []edit{
 		{offset: body, seq: 1, text: " n++;"},
 		{offset: body, seq: 2, text: " SAMPLE;", sampled: true},
+		{offset: xs, seq: 3, text: "RESUME(", plain: true},
+		{offset: xs + 2, seq: 4, text: ")", plain: true},
 	}
 	versions := []version{{start: loop, end: end, line: 4, col: 2, sampled: "PRE { ", plain: " } else { ", close: " }; POST"}}
 	got := string(apply(src, edits, versions))
 	want := "package p\n\nfunc f(xs []int) (s int) {\n\tPRE { /*line :4:2*/for _, x := range xs { n++; SAMPLE;\n\t\ts += x\n\t}" +
-		" } else { /*line :4:2*/for _, x := range xs { n++;\n\t\ts += x\n\t} }; POST\n\treturn s\n}\n"
+		" } else { /*line :4:2*/for _, x := range RESUME(xs) { n++;\n\t\ts += x\n\t} }; POST\n\treturn s\n}\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
@@ -186,6 +190,39 @@ func TestInstrumentThreads(t *testing.T) {
 		declThreads := strings.Contains(all.String(), "__probe.DeclareThreads(")
 		if c.threads && (now != 0 || nowThread == 0 || !declThreads) || !c.threads && (nowThread != 0 || now == 0 || declThreads) {
 			t.Errorf("%s: %d Now, %d NowThread, DeclareThreads %v", c.dir, now, nowThread, declThreads)
+		}
+	}
+}
+
+// TestResumedLoops: a for loop with an integer variable resumes in its
+// original copy after its samples (ep's batch loop, stencil's sweep); a
+// range loop does not (its state is not a variable the original copy can
+// start from).
+func TestResumedLoops(t *testing.T) {
+	for _, c := range []struct {
+		dir, file, loop string
+		resumed         bool
+	}{
+		{"testprogs/ep", "testprogs/ep/main.go", "for first := int64(__probe.Resume(", true},
+		{"testprogs/stencil", "testprogs/stencil/jacobi.go", "for i := int(__probe.Resume(", true},
+		// joinCounts' range loop keeps both copies as written.
+		{"testprogs/ep", "testprogs/ep/main.go", "for i, n := range q {", false},
+	} {
+		_, p := plan(t, c.dir)
+		var text string
+		for path, b := range p.Overlay {
+			if strings.HasSuffix(path, c.file) {
+				text = string(b)
+			}
+		}
+		if c.resumed {
+			if !strings.Contains(text, c.loop) || !strings.Contains(text, "= 2; break }") {
+				t.Errorf("%s: no resumed loop %q", c.file, c.loop)
+			}
+			continue
+		}
+		if n := strings.Count(text, c.loop); n != 2 {
+			t.Errorf("%s: %q written %d times, want twice (both copies as written)", c.file, c.loop, n)
 		}
 	}
 }
