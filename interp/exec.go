@@ -179,12 +179,8 @@ func (p *proc) newFrame(fn *function, dst int, site string) (*frame, ctl) {
 	if len(p.cur.stack) >= maxDepth {
 		return nil, p.fail(site, fmt.Sprintf("stack overflow: more than %d nested calls", maxDepth))
 	}
-	var fr *frame
-	if n := len(fn.freeFrames); n > 0 {
-		fr = fn.freeFrames[n-1]
-		fn.freeFrames[n-1] = nil
-		fn.freeFrames = fn.freeFrames[:n-1]
-	} else {
+	fr := popFree(&fn.freeFrames)
+	if fr == nil {
 		fr = &frame{f: fn, s: make([]V, fn.nslots)}
 	}
 	fr.blk, fr.dst, fr.site = fn.blocks[0], dst, site

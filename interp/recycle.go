@@ -37,15 +37,23 @@ const (
 	recyclePoison        // poisoned, left to the garbage collector
 )
 
+// popFree takes the last object off a free list, or returns nil.
+func popFree[T any](free *[]*T) *T {
+	n := len(*free)
+	if n == 0 {
+		return nil
+	}
+	x := (*free)[n-1]
+	(*free)[n-1] = nil
+	*free = (*free)[:n-1]
+	return x
+}
+
 // newMessage returns a message with its two holds, recycled if one is
 // free.
 func (w *World) newMessage() *message {
-	var m *message
-	if n := len(w.freeMsgs); n > 0 {
-		m = w.freeMsgs[n-1]
-		w.freeMsgs[n-1] = nil
-		w.freeMsgs = w.freeMsgs[:n-1]
-	} else {
+	m := popFree(&w.freeMsgs)
+	if m == nil {
 		m = &message{}
 	}
 	m.holds = 2
@@ -54,10 +62,7 @@ func (w *World) newMessage() *message {
 
 // newRequest returns a request to fill, recycled if one is free.
 func (w *World) newRequest() *request {
-	if n := len(w.freeReqs); n > 0 {
-		r := w.freeReqs[n-1]
-		w.freeReqs[n-1] = nil
-		w.freeReqs = w.freeReqs[:n-1]
+	if r := popFree(&w.freeReqs); r != nil {
 		return r
 	}
 	return &request{}

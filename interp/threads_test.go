@@ -9,17 +9,24 @@ import (
 	"github.com/predict-tools/predict/trace"
 )
 
-// unitProfile is a synthetic profile of interp/testdata/threads: an
-// iteration of spin's loop costs one unit, nothing else is timed.
-func unitProfile(t *testing.T, p *Program, unit int64) *estimator.ProfileFile {
+// syntheticProfile is an empty profile of p's sources, taken at np with
+// args: tests add the fragments they time.
+func syntheticProfile(t *testing.T, p *Program, np int, args []string) *estimator.ProfileFile {
 	t.Helper()
 	hash, err := estimator.ContentHash(p.Loaded)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pf := &estimator.ProfileFile{Format: estimator.ProfileFormat, Version: estimator.ProfileVersion,
-		Package: p.Model.Package, Module: p.Model.Module, ContentHash: hash, NP: 1,
+	return &estimator.ProfileFile{Format: estimator.ProfileFormat, Version: estimator.ProfileVersion,
+		Package: p.Model.Package, Module: p.Model.Module, ContentHash: hash, NP: np, Args: args,
 		Host: "synthetic", Created: "2026-01-01T00:00:00Z", Alpha: 0.1}
+}
+
+// unitProfile is a synthetic profile of interp/testdata/threads: an
+// iteration of spin's loop costs one unit, nothing else is timed.
+func unitProfile(t *testing.T, p *Program, unit int64) *estimator.ProfileFile {
+	t.Helper()
+	pf := syntheticProfile(t, p, 1, nil)
 	for _, f := range p.Model.Functions {
 		if f.ID != "spin" {
 			continue

@@ -12,13 +12,7 @@ import (
 // whole, mean per entry on each of the two ranks; nothing else is timed.
 func unitsProfile(t *testing.T, p *Program, args []string, mean int64) *estimator.ProfileFile {
 	t.Helper()
-	hash, err := estimator.ContentHash(p.Loaded)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pf := &estimator.ProfileFile{Format: estimator.ProfileFormat, Version: estimator.ProfileVersion,
-		Package: p.Model.Package, Module: p.Model.Module, ContentHash: hash, NP: 2, Args: args,
-		Host: "synthetic", Created: "2026-01-01T00:00:00Z", Alpha: 0.1}
+	pf := syntheticProfile(t, p, 2, args)
 	line := map[string]int{"pack": 24, "copy": 38}[args[1]]
 	for _, f := range p.Model.Functions {
 		model.Walk(f.Tree, func(n *model.Node) bool {
@@ -87,15 +81,9 @@ func TestAllocUnits(t *testing.T) {
 	p := prepare(t, "./interp/testdata/units")
 	const n = 1 << 20
 	args := []string{"-part", "alloc", "-n", "1048576"}
-	hash, err := estimator.ContentHash(p.Loaded)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// At np=2 the segment allocates n/2 float64s: 1 + 4 MiB units a rank.
 	const units = 1 + n/2*8
-	pf := &estimator.ProfileFile{Format: estimator.ProfileFormat, Version: estimator.ProfileVersion,
-		Package: p.Model.Package, Module: p.Model.Module, ContentHash: hash, NP: 2, Args: args,
-		Host: "synthetic", Created: "2026-01-01T00:00:00Z", Alpha: 0.1}
+	pf := syntheticProfile(t, p, 2, args)
 	for _, f := range p.Model.Functions {
 		model.Walk(f.Tree, func(x *model.Node) bool {
 			if lf := x.Leaf; lf != nil && x.Pos.Start.Line == 31 && lf.Kind == model.LeafCB {
