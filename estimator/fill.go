@@ -124,7 +124,9 @@ func (p *ProfileFile) fill(plan *Plan, raw *probe.Raw) {
 // pays for a Now/Loop pair. A sampled entry runs the sampled copy: its
 // Iter calls (at most IterSamples+1, and IterEnd) and the test of every
 // iteration; the other entries run the original, which counts its
-// iterations unless the trip count was computed before the loop.
+// iterations unless the trip count was computed before the loop. A
+// sampled entry that resumes in the original copy tests only the
+// iterations it samples; the rest count as the original's.
 func loopOverhead(fr Fragment, rf probe.RawFragment, ov probe.RawOverhead) (overNS, trips float64) {
 	for _, t := range rf.Trips {
 		trips += float64(t[0] * t[1])
@@ -136,9 +138,13 @@ func loopOverhead(fr Fragment, rf probe.RawFragment, ov probe.RawOverhead) (over
 	perEntry := trips / entries
 	sampled := math.Min(float64(rf.SampledEntries)/entries, 1)
 	calls := math.Min(perEntry+1, probe.IterSamples+1)
-	overNS = ov.SegNS + sampled*(calls*ov.IterNS+perEntry*ov.TestNS)
+	tested := perEntry
+	if fr.Resumes {
+		tested = math.Min(perEntry, probe.IterSamples+1)
+	}
+	overNS = ov.SegNS + sampled*(calls*ov.IterNS+tested*ov.TestNS)
 	if !fr.Static {
-		overNS += (1 - sampled) * perEntry * ov.CounterNS
+		overNS += ((1-sampled)*perEntry + sampled*(perEntry-tested)) * ov.CounterNS
 	}
 	return overNS, trips
 }

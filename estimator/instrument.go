@@ -42,6 +42,9 @@ type Fragment struct {
 	// before it runs; its trip counts are those of the inner body (outer
 	// trips × inner trips), so its time per iteration is per inner one.
 	Innermost bool `json:"innermost,omitempty"`
+	// Resumes: a sampled entry leaves the sampled copy after its samples
+	// and finishes in the original (loops.go).
+	Resumes bool `json:"resumes,omitempty"`
 }
 
 // Plan is an instrumented copy of a program.
@@ -76,20 +79,26 @@ type instrumenter struct {
 	whole    map[*model.Node]bool // loops timed whole
 	quiet    map[string]bool      // functions timed by the loops that call them: no probes
 	now      string               // the call that starts a fragment: __probe.Now() or __probe.NowThread()
+	// Functions timed from their call sites (callsite.go): by function,
+	// their loops' fragments, and the call statements.
+	callFuncs map[string]*callSiteFunc
+	callLoops map[*model.Node]int32
+	sites     map[ast.Stmt]*callSite
 }
 
 // funcCtx is the function whose statements are being instrumented.
 type funcCtx struct {
-	f        *model.Function
-	fn       *ssa.Function
-	file     string
-	calls    map[token.Pos]bool // positions of calls that are control points (ufc, cfc, go, defer)
-	leaves   []*model.Node
-	loops    map[model.Pos][]*model.Node // loop nodes by the position of their statement (a loop made by a goto may start there too)
-	tests    []*model.Node               // opaque tests
-	condOf   map[*model.Node]*model.Node
-	vars     []string // probe variables to declare
-	usedSegs bool
+	f         *model.Function
+	fn        *ssa.Function
+	file      string
+	calls     map[token.Pos]bool // positions of calls that are control points (ufc, cfc, go, defer)
+	leaves    []*model.Node
+	loops     map[model.Pos][]*model.Node // loop nodes by the position of their statement (a loop made by a goto may start there too)
+	tests     []*model.Node               // opaque tests
+	condOf    map[*model.Node]*model.Node
+	vars      []string // probe variables to declare
+	usedSegs  bool
+	usedCalls bool // __lc, the clock of calls timed at their sites (callsite.go)
 }
 
 // Instrument plans probes for every function of the model prog (reduced:
@@ -102,6 +111,7 @@ func Instrument(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Functi
 		in.now = "__probe.NowThread()"
 	}
 	in.planWholeLoops(prog, ssaOf)
+	in.planCallSites(prog, ssaOf)
 	seen := map[ast.Node]bool{}
 	files := map[string]*ast.File{}
 	for _, p := range l.Packages {
@@ -146,9 +156,21 @@ func Instrument(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Functi
 			return nil, fmt.Errorf("instrument: %v", err)
 		}
 		astFile := files[file]
+		versions := in.versions[file]
+		var clones []string
+		for _, id := range sortedKeys(in.callFuncs) {
+			if cf := in.callFuncs[id]; cf.file == file {
+				var text string
+				edits, versions, text = in.clone(cf, src, edits, versions)
+				clones = append(clones, text)
+			}
+		}
+		if len(clones) > 0 {
+			edits = append(edits, edit{offset: len(src), seq: in.seq + 1, text: "\n\n" + strings.Join(clones, "\n\n") + "\n"})
+		}
 		edits = append(edits, edit{offset: in.fset.Position(astFile.Name.End()).Offset, seq: -1,
 			text: fmt.Sprintf("; import __probe %q", ProbePath)})
-		in.plan.Overlay[file] = apply(src, edits, in.versions[file])
+		in.plan.Overlay[file] = apply(src, edits, versions)
 	}
 	// The tables of the probes, sized before the program runs.
 	declare := "Declare"
@@ -279,7 +301,9 @@ func (in *instrumenter) stmts(list []ast.Stmt, fc *funcCtx) {
 			continue
 		}
 		flush()
-		in.control(s, fc)
+		if !in.timeCallSite(s, fc) {
+			in.control(s, fc)
+		}
 	}
 	flush()
 }

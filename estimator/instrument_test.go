@@ -226,3 +226,51 @@ func TestResumedLoops(t *testing.T) {
 		}
 	}
 }
+
+// TestCallSiteTiming: stencil's sweep, one loop behind a declaration, is
+// timed from its call sites: its own code has no probe (it stays
+// inlinable), each call statement times it or, for a sampled entry, calls
+// its instrumented clone; ep's gaussianPairs (a prologue that calls) keeps
+// its probes.
+func TestCallSiteTiming(t *testing.T) {
+	_, p := plan(t, "testprogs/stencil")
+	var jacobi, main string
+	for path, b := range p.Overlay {
+		switch {
+		case strings.HasSuffix(path, "testprogs/stencil/jacobi.go"):
+			jacobi = string(b)
+		case strings.HasSuffix(path, "testprogs/stencil/main.go"):
+			main = string(b)
+		}
+	}
+	i := strings.Index(jacobi, "func sweep(")
+	if i < 0 {
+		t.Fatal("sweep not found")
+	}
+	if body := jacobi[i : i+strings.Index(jacobi[i:], "\n}")]; strings.Contains(body, "__probe") {
+		t.Errorf("sweep holds probes:\n%s", body)
+	}
+	if !strings.Contains(jacobi, "func sweep__psample(u, next, src []float64) float64 {") ||
+		!strings.Contains(jacobi, "(__probe.IterSamples + 1)") {
+		t.Errorf("no instrumented clone of sweep that always samples")
+	}
+	loops := 0
+	for _, f := range p.Fragments {
+		if f.Kind == FragLoop && strings.HasPrefix(f.Node, "sweep/") {
+			loops++
+		}
+	}
+	if loops != 1 {
+		t.Errorf("%d fragments for sweep's loop, want 1", loops)
+	}
+	if !strings.Contains(main, "local[0] = sweep__psample(u, next, src) } else { __lc = ") ||
+		!strings.Contains(main, "int64(__probe.TripsTo(int(1), int(len((u))-1), 1)))") {
+		t.Errorf("the call of sweep in main.go is not timed at its site")
+	}
+	_, p = plan(t, "testprogs/ep")
+	for path, b := range p.Overlay {
+		if strings.HasSuffix(path, "testprogs/ep/main.go") && strings.Contains(string(b), "gaussianPairs__psample") {
+			t.Errorf("gaussianPairs, whose prologue calls, is timed from its call sites")
+		}
+	}
+}

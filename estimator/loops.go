@@ -37,7 +37,10 @@ func (in *instrumenter) loopFragment(s ast.Stmt, body *ast.BlockStmt, fc *funcCt
 		return false
 	}
 	rng := in.rangeOf(s.Pos(), s.End())
-	id := in.fragment(FragLoop, fc, node.ID, in.covered(rng, fc), rng)
+	id, ok := in.callLoops[node] // registered for the timing at call sites
+	if !ok {
+		id = in.fragment(FragLoop, fc, node.ID, in.covered(rng, fc), rng)
+	}
 	record := "Loop"
 	if opaqueBound(node) {
 		record = "LoopRanked" // the interpreter replays its trip counts per rank
@@ -53,6 +56,7 @@ func (in *instrumenter) loopFragment(s ast.Stmt, body *ast.BlockStmt, fc *funcCt
 	resume, leave := in.resumable(s, body, fc, rs, rx)
 	if resume {
 		fc.vars = append(fc.vars, rs, rx)
+		in.plan.Fragments[id].Resumes = true
 	}
 	start := in.fset.Position(s.Pos())
 	v := version{start: start.Offset, end: in.fset.Position(s.End()).Offset, line: start.Line, col: start.Column,
