@@ -131,12 +131,7 @@ func (in *instrumenter) callSiteLoop(decl *ast.FuncDecl, fc *funcCtx) *callSiteF
 			return nil // work before the loop that the model keeps or times
 		}
 	}
-	var node *model.Node
-	for _, n := range fc.loops[in.pos(loopStmt.Pos())] {
-		if in.whole[n] && n.Pos.End == in.pos(loopStmt.End()-1) {
-			node = n
-		}
-	}
+	node := in.wholeLoop(loopStmt, fc)
 	if node == nil {
 		return nil
 	}

@@ -27,12 +27,7 @@ import (
 // live across the call are kept on the stack): the original copy runs the
 // loop as the plain build does.
 func (in *instrumenter) loopFragment(s ast.Stmt, body *ast.BlockStmt, fc *funcCtx) bool {
-	var node *model.Node
-	for _, n := range fc.loops[in.pos(s.Pos())] {
-		if in.whole[n] && n.Pos.End == in.pos(s.End()-1) {
-			node = n
-		}
-	}
+	node := in.wholeLoop(s, fc)
 	if node == nil {
 		return false
 	}
@@ -150,6 +145,18 @@ func (in *instrumenter) resumable(s ast.Stmt, body *ast.BlockStmt, fc *funcCtx, 
 	in.insertPlain(fc.file, init.Rhs[0].Pos(), fmt.Sprintf("%s(__probe.Resume(%s == 2, %s, int64(", basic.Name(), rs, rx))
 	in.insertPlain(fc.file, init.Rhs[0].End(), ")))")
 	return true, fmt.Sprintf("%s = int64(%s); %s = 2; break", rx, id.Name, rs)
+}
+
+// wholeLoop returns the model node of loop statement s when it is timed
+// whole, or nil.
+func (in *instrumenter) wholeLoop(s ast.Stmt, fc *funcCtx) *model.Node {
+	var node *model.Node
+	for _, n := range fc.loops[in.pos(s.Pos())] {
+		if in.whole[n] && n.Pos.End == in.pos(s.End()-1) {
+			node = n
+		}
+	}
+	return node
 }
 
 // planWholeLoops chooses the loops timed whole: those that neither
