@@ -36,7 +36,7 @@ func (f *predictFlags) add(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.machine, "machine", "", "target machine: a preset ("+strings.Join(machine.PresetNames(), ", ")+") or a machine file (default: local)")
 	fl.StringVar(&f.profile, "profile", "", "profile `FILE` from predict profile (default: measured now on this machine and cached)")
-	fl.IntVar(&f.profNP, "profile-np", 0, "ranks of the automatic timing pass (default: 2 with 4 or more CPUs, else 1)")
+	fl.IntVar(&f.profNP, "profile-np", 0, "ranks of the automatic timing pass (default 2)")
 	fl.BoolVar(&f.noCache, "no-cache", false, "run the timing pass even when a cached profile exists")
 	fl.IntVar(&f.threads, "threads", 0, "threads per rank: what commlib.Threads returns in the model (default: the program's own choice)")
 }
@@ -92,23 +92,13 @@ func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash stri
 	if f.profNP > 0 {
 		return f.cachedProfileAt(pkg, prog, hash, f.profNP, log)
 	}
-	// Two ranks measure per-rank decisions of two ranks, but on a machine
-	// with fewer than 4 CPUs they and the Go runtime compete for cores and
-	// memory bandwidth, and every fragment reads slower than it runs on a
-	// node it has to itself (stencil2d class A: +84 % at np=2 on 2 cores).
-	np := 2
-	if runtime.NumCPU() < 4 {
-		np = 1
-	}
-	p, err := f.cachedProfileAt(pkg, prog, hash, np, log)
-	if err != nil && np == 1 {
-		// A program that needs two ranks.
-		fmt.Fprintf(log, "profile: the timing pass failed at np=1; trying np=2\n")
-		if p, err2 := f.cachedProfileAt(pkg, prog, hash, 2, log); err2 == nil {
-			return p, nil
-		}
-	}
-	return p, err
+	// Two ranks: code only other ranks than 0 run (a worker's loop, a late
+	// sender's delay) is measured too; at np=1 it would cost nothing in
+	// the model. On a machine with fewer than 4 CPUs the two ranks compete
+	// for cores and memory bandwidth and memory-bound fragments read slower
+	// (stencil2d class A: +84 % at np=2 on 2 cores): --profile-np 1 then
+	// measures a program whose ranks all run the same code better.
+	return f.cachedProfileAt(pkg, prog, hash, 2, log)
 }
 
 // cachedProfileAt returns the profile at np ranks cached for these sources
@@ -132,6 +122,9 @@ func (f *predictFlags) cachedProfileAt(pkg string, prog *interp.Program, hash st
 	p, err := estimator.Run(estimator.Config{Pattern: pkg, NP: np, Args: f.progArgs, Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("timing pass: %v", err)
+	}
+	if np > 1 && runtime.NumCPU() < 2*np {
+		fmt.Fprintf(log, "profile: measured at np=%d on %d CPUs: memory-bound fragments may read slower than on a node of the target (--profile-np 1 suits a program whose ranks all run the same code)\n", np, runtime.NumCPU())
 	}
 	var buf bytes.Buffer
 	if err := p.Write(&buf); err != nil {
