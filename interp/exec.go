@@ -354,6 +354,12 @@ func (p *proc) runLoop(fr *frame, lp *loopPlan) ctl {
 		case token.LEQ:
 			trips = max(floorDiv(d, per)+1, 0)
 		}
+		// The loop lasts until the clock passes end: its iterations
+		// (target time already) take it there, whatever the profile
+		// says an iteration costs, even nothing.
+		p.charge(lp.frag, trips*per)
+		p.moveTo(fr, lp.exitFrom, lp.exit)
+		return cJump
 	case lp.ranked != nil:
 		trips = p.nextTrips(lp)
 	}

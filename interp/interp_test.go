@@ -294,3 +294,23 @@ func TestCollectiveResultSlots(t *testing.T) {
 		}
 	}
 }
+
+// TestClockLoopWithoutProfile: a loop that waits for modeled time ("for
+// Wtime() < end {}", progutil.Work) lasts until the clock gets there even
+// when no profile timed it (a rank the timing pass never ran: a profile
+// at np=1 of a program whose rank 1 works). Before, it took no time.
+func TestClockLoopWithoutProfile(t *testing.T) {
+	p := prepare(t, "./testprogs/patterns/latesender")
+	m, err := machine.Preset("ideal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.Run(Config{NP: 2, Machine: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = 40 * trace.Millisecond // the sender's delay
+	if d := r.Time - want; d < 0 || d > trace.Nanosecond {
+		t.Errorf("predicted %v, want the 40 ms delay", r.Time)
+	}
+}
