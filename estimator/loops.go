@@ -332,14 +332,7 @@ func loopBody(s ast.Stmt) *ast.BlockStmt {
 
 // opaqueBound reports whether a loop's test depends on opaque data.
 func opaqueBound(node *model.Node) bool {
-	opaque := false
-	model.Walk(node.Cond, func(n *model.Node) bool {
-		if n.Kind == model.KindTest && n.Opaque != "" {
-			opaque = true
-		}
-		return !opaque
-	})
-	return opaque || (node.Loop.Trip != nil && node.Loop.Trip.Opaque != "")
+	return model.OpaqueCond(node) || (node.Loop.Trip != nil && node.Loop.Trip.Opaque != "")
 }
 
 // leavesEarly reports whether a loop body may leave the loop other than by

@@ -651,7 +651,7 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 		on, onHeader := n, header
 		if ls.Innermost {
 			// The time is per iteration of the inner loop's body.
-			on, onHeader = reduce.InnerLoop(n), nil
+			on, onHeader = model.InnerLoop(n), nil
 			if on != nil {
 				onHeader = loopHeader(fn, on)
 				if ind := w.prog.Report.Counted[on]; ind != nil {

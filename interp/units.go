@@ -136,7 +136,7 @@ func (c *compiler) unitNestOf(fn *ssa.Function, n *model.Node) *unitNest {
 	for _, x := range loops {
 		ind := rep.Counted[x]
 		iff := reduce.LoopTest(fn, x)
-		if ind == nil || iff == nil || !c.computed(iff.Cond) || opaqueTest(x) {
+		if ind == nil || iff == nil || !c.computed(iff.Cond) || model.OpaqueCond(x) {
 			return nil
 		}
 		tests[iff] = true
@@ -249,7 +249,7 @@ func (w *World) planUnits(c *compiler, u *unitNest, f *fragment, ut unitTime) {
 	// entry are collapsed; the others run, and so on down.
 	var plan func(x *model.Node)
 	plan = func(x *model.Node) {
-		for _, y := range childLoops(x) {
+		for _, y := range model.ChildLoops(x) {
 			blocks := reduce.NaturalLoop(rep.Counted[y].Phi.Block(), model.Blocks(y))
 			if count, ok := c.unitsOnEntry(cf, u, y, blocks); ok {
 				w.planLoop(c, u.fn, y, units, &estimator.LoopStats{Node: y.ID, PerIterPS: per})
@@ -271,19 +271,6 @@ func (w *World) planUnits(c *compiler, u *unitNest, f *fragment, ut unitTime) {
 	w.unitFrags = append(w.unitFrags, unitFrag{entry: entry, units: units})
 }
 
-// childLoops returns the loops directly inside loop x.
-func childLoops(x *model.Node) []*model.Node {
-	var kids []*model.Node
-	model.Walk(x.Loop.Body, func(y *model.Node) bool {
-		if y.Kind == model.KindLoop {
-			kids = append(kids, y)
-			return false
-		}
-		return true
-	})
-	return kids
-}
-
 // unitsOnEntry returns a function that computes, on entry to loop y, the
 // units all its runs will count — its innermost iterations and the
 // elements their copies move — when every trip count and length they
@@ -293,7 +280,7 @@ func (c *compiler) unitsOnEntry(cf *function, u *unitNest, y *model.Node, rel ma
 	if !ok {
 		return nil, false
 	}
-	kids := childLoops(y)
+	kids := model.ChildLoops(y)
 	if len(kids) == 0 {
 		// An innermost loop: an iteration is a unit, plus what its
 		// copies move.
@@ -424,19 +411,6 @@ func (c *compiler) valueOnEntry(cf *function, v ssa.Value, rel map[int]bool) (fu
 		}
 		return op.get(fr).I, true
 	}, true
-}
-
-// opaqueTest reports whether loop n's condition is replayed from the
-// profile rather than computed.
-func opaqueTest(n *model.Node) bool {
-	opaque := false
-	model.Walk(n.Cond, func(x *model.Node) bool {
-		if x.Kind == model.KindTest && x.Opaque != "" {
-			opaque = true
-		}
-		return !opaque
-	})
-	return opaque
 }
 
 // invariant reports whether v is computed, before the loop of blocks or

@@ -169,6 +169,42 @@ func Walk(n *Node, f func(*Node) bool) {
 	}
 }
 
+// ChildLoops returns the loops directly inside loop n (not those inside
+// them).
+func ChildLoops(n *Node) []*Node {
+	var kids []*Node
+	Walk(n.Loop.Body, func(x *Node) bool {
+		if x.Kind == KindLoop {
+			kids = append(kids, x)
+			return false
+		}
+		return true
+	})
+	return kids
+}
+
+// InnerLoop returns the loop that is the body of loop n (a perfect nest:
+// the only loop directly inside it), or nil.
+func InnerLoop(n *Node) *Node {
+	if kids := ChildLoops(n); len(kids) == 1 {
+		return kids[0]
+	}
+	return nil
+}
+
+// OpaqueCond reports whether the condition of n has a test whose outcome
+// is replayed from the profile rather than computed.
+func OpaqueCond(n *Node) bool {
+	opaque := false
+	Walk(n.Cond, func(x *Node) bool {
+		if x.Kind == KindTest && x.Opaque != "" {
+			opaque = true
+		}
+		return !opaque
+	})
+	return opaque
+}
+
 // Blocks returns the SSA block indices that the leaves and tests of the
 // subtree n cover (a block holding only a jump has no leaf and is not
 // among them).

@@ -125,7 +125,7 @@ func (a *analysis) apply(prog *model.Program) *Report {
 				n.Loop.Trip = a.tripCount(fn, n, comm)
 				n.Loop.Trip.Nest = a.nestFormula(n)
 				n.Loop.Trip.Sealed = rep.Sealed[n]
-				if in := InnerLoop(n); in != nil && a.counted[in] != nil && a.counted[n] != nil {
+				if in := model.InnerLoop(n); in != nil && a.counted[in] != nil && a.counted[n] != nil {
 					ii := a.counted[in]
 					blocks := NaturalLoop(a.counted[n].Phi.Block(), model.Blocks(n))
 					if !a.varies(ii.Init, blocks) && !a.varies(ii.Bound, blocks) {

@@ -214,7 +214,7 @@ func (a *analysis) sealable(fn *ssa.Function, n *model.Node, comm map[string]str
 		}
 		return true
 	})
-	if in := InnerLoop(n); in != nil {
+	if in := model.InnerLoop(n); in != nil {
 		if iind, _ := a.inductionOf(fn, in); iind != nil && !a.varies(iind.Init, blocks) && !a.varies(iind.Bound, blocks) {
 			s.inner = iind
 			walk(iind.Init)
@@ -398,27 +398,6 @@ func NaturalLoop(header *ssa.BasicBlock, covered map[int]bool) map[int]bool {
 		}
 	}
 	return blocks
-}
-
-// InnerLoop returns the loop that is the body of the loop n (a perfect
-// nest), or nil.
-func InnerLoop(n *model.Node) *model.Node {
-	var inner *model.Node
-	count := 0
-	model.Walk(n.Loop.Body, func(x *model.Node) bool {
-		if x.Kind == model.KindLoop {
-			if count == 0 {
-				inner = x
-			}
-			count++
-			return false
-		}
-		return true
-	})
-	if count != 1 {
-		return nil
-	}
-	return inner
 }
 
 // resetControl forgets the roots and the closure, to compute them again
