@@ -463,11 +463,7 @@ func (w *World) plan() error {
 		}
 		planned[id] = true
 		fn := fnOfNode[id]
-		blocks := model.Blocks(n)
-		if ind := prog.Report.Counted[n]; ind != nil {
-			blocks = reduce.NaturalLoop(ind.Phi.Block(), blocks)
-		}
-		if !c.timeless(fn, blocks) {
+		if !c.timeless(fn, prog.Report.LoopBlocks(n)) {
 			// The timing pass times a sealed loop whole (or a loop
 			// around it): time charged inside it means the profile was
 			// planned on another reduction.

@@ -160,7 +160,7 @@ func (c *compiler) unitNestOf(fn *ssa.Function, n *model.Node) *unitNest {
 		}
 		if innermost {
 			u.innermost = append(u.innermost, x)
-			xb := reduce.NaturalLoop(ind.Phi.Block(), model.Blocks(x))
+			xb := rep.LoopBlocks(x)
 			for b := range xb {
 				inner[b] = true
 			}
@@ -194,7 +194,7 @@ func (c *compiler) unitNestOf(fn *ssa.Function, n *model.Node) *unitNest {
 		return nil
 	}
 	header := rep.Counted[n].Phi.Block()
-	blocks := reduce.NaturalLoop(header, model.Blocks(n))
+	blocks := rep.LoopBlocks(n)
 	for b := range blocks {
 		if inner[b] {
 			continue
@@ -250,7 +250,7 @@ func (w *World) planUnits(c *compiler, u *unitNest, f *fragment, ut unitTime) {
 	var plan func(x *model.Node)
 	plan = func(x *model.Node) {
 		for _, y := range model.ChildLoops(x) {
-			blocks := reduce.NaturalLoop(rep.Counted[y].Phi.Block(), model.Blocks(y))
+			blocks := rep.LoopBlocks(y)
 			if count, ok := c.unitsOnEntry(cf, u, y, blocks); ok {
 				w.planLoop(c, u.fn, y, units, &estimator.LoopStats{Node: y.ID, PerIterPS: per})
 				lp := c.loopHeads[rep.Counted[y].Phi.Block()]

@@ -127,7 +127,7 @@ func (a *analysis) apply(prog *model.Program) *Report {
 				n.Loop.Trip.Sealed = rep.Sealed[n]
 				if in := model.InnerLoop(n); in != nil && a.counted[in] != nil && a.counted[n] != nil {
 					ii := a.counted[in]
-					blocks := NaturalLoop(a.counted[n].Phi.Block(), model.Blocks(n))
+					blocks := rep.LoopBlocks(n)
 					if !a.varies(ii.Init, blocks) && !a.varies(ii.Bound, blocks) {
 						rep.NestInner[n] = ii
 					}

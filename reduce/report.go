@@ -34,6 +34,16 @@ type Report struct {
 	NestInner map[*model.Node]*Induction `json:"-"`
 }
 
+// LoopBlocks returns the SSA blocks of loop n: the natural loop of its
+// induction's header when it is counted (the model's leaves miss blocks
+// that hold only a jump), else the blocks its leaves and tests cover.
+func (r *Report) LoopBlocks(n *model.Node) map[int]bool {
+	if ind := r.Counted[n]; ind != nil {
+		return NaturalLoop(ind.Phi.Block(), model.Blocks(n))
+	}
+	return model.Blocks(n)
+}
+
 // Induction describes a counted loop: its test compares Phi (stepped by
 // Step per iteration, first tested as Init + Offset) with Bound, which does
 // not change in the loop. The loop runs while "Phi+Offset Op Bound" holds
