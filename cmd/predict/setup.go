@@ -36,7 +36,7 @@ func (f *predictFlags) add(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.machine, "machine", "", "target machine: a preset ("+strings.Join(machine.PresetNames(), ", ")+") or a machine file (default: local)")
 	fl.StringVar(&f.profile, "profile", "", "profile `FILE` from predict profile (default: measured now on this machine and cached)")
-	fl.IntVar(&f.profNP, "profile-np", 0, "ranks of the automatic timing pass (default 2)")
+	fl.IntVar(&f.profNP, "profile-np", 2, "ranks of the automatic timing pass")
 	fl.BoolVar(&f.noCache, "no-cache", false, "run the timing pass even when a cached profile exists")
 	fl.IntVar(&f.threads, "threads", 0, "threads per rank: what commlib.Threads returns in the model (default: the program's own choice)")
 }
@@ -50,7 +50,7 @@ func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*in
 	if cmd.Flags().Changed("threads") && f.threads < 1 {
 		return nil, nil, nil, usagef(cmd, "--threads %d: want at least 1 thread per rank", f.threads)
 	}
-	if cmd.Flags().Changed("profile-np") && f.profNP < 1 {
+	if f.profNP < 1 {
 		return nil, nil, nil, usagef(cmd, "--profile-np %d: want at least 1 rank", f.profNP)
 	}
 	var m *machine.Machine
@@ -86,24 +86,12 @@ func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*in
 	return prog, prof, m, err
 }
 
-// cachedProfile returns the profile cached for these sources and
-// arguments, or measures and caches it.
+// cachedProfile returns the profile at --profile-np ranks cached for these
+// sources and arguments, or measures and caches it. Two ranks by default:
+// code only ranks other than 0 run (a worker's loop, a late sender's
+// delay) is measured too; at np=1 it would cost nothing in the model.
 func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash string, log io.Writer) (*estimator.ProfileFile, error) {
-	if f.profNP > 0 {
-		return f.cachedProfileAt(pkg, prog, hash, f.profNP, log)
-	}
-	// Two ranks: code only other ranks than 0 run (a worker's loop, a late
-	// sender's delay) is measured too; at np=1 it would cost nothing in
-	// the model. On a machine with fewer than 4 CPUs the two ranks compete
-	// for cores and memory bandwidth and memory-bound fragments read slower
-	// (stencil2d class A: +84 % at np=2 on 2 cores): --profile-np 1 then
-	// measures a program whose ranks all run the same code better.
-	return f.cachedProfileAt(pkg, prog, hash, 2, log)
-}
-
-// cachedProfileAt returns the profile at np ranks cached for these sources
-// and arguments, or measures and caches it.
-func (f *predictFlags) cachedProfileAt(pkg string, prog *interp.Program, hash string, np int, log io.Writer) (*estimator.ProfileFile, error) {
+	np := f.profNP
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		dir = os.TempDir()
@@ -124,6 +112,8 @@ func (f *predictFlags) cachedProfileAt(pkg string, prog *interp.Program, hash st
 		return nil, fmt.Errorf("timing pass: %v", err)
 	}
 	if np > 1 && runtime.NumCPU() < 2*np {
+		// The ranks compete for cores and memory bandwidth (stencil2d
+		// class A: +84 % at np=2 on 2 cores).
 		fmt.Fprintf(log, "profile: measured at np=%d on %d CPUs: memory-bound fragments may read slower than on a node of the target (--profile-np 1 suits a program whose ranks all run the same code)\n", np, runtime.NumCPU())
 	}
 	var buf bytes.Buffer
