@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/predict-tools/predict/model"
@@ -158,7 +160,7 @@ func Instrument(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Functi
 		astFile := files[file]
 		versions := in.versions[file]
 		var clones []string
-		for _, id := range sortedKeys(in.callFuncs) {
+		for _, id := range slices.Sorted(maps.Keys(in.callFuncs)) {
 			if cf := in.callFuncs[id]; cf.file == file {
 				var text string
 				edits, versions, text = in.clone(cf, src, edits, versions)

@@ -282,12 +282,20 @@ func (in *instrumenter) predeclared(name string, fc *funcCtx) bool {
 // harmless) and receives from no channel: len, cap and conversions to
 // predeclared types are allowed.
 func (in *instrumenter) callFree(e ast.Expr, fc *funcCtx) bool {
+	return callFree(e, func(name string) bool { return in.predeclared(name, fc) })
+}
+
+// callFree reports whether n calls nothing but the predeclared len and
+// cap and conversions to predeclared types (isPredeclared tells whether a
+// name means the predeclared one there), receives from no channel and
+// makes no closure.
+func callFree(n ast.Node, isPredeclared func(name string) bool) bool {
 	free := true
-	ast.Inspect(e, func(n ast.Node) bool {
+	ast.Inspect(n, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
 			id, ok := n.Fun.(*ast.Ident)
-			if !ok || !in.predeclared(id.Name, fc) {
+			if !ok || !isPredeclared(id.Name) {
 				free = false
 				break
 			}
