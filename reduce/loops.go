@@ -75,7 +75,12 @@ func (a *analysis) tripCount(fn *ssa.Function, n *model.Node, comm map[string]st
 		tc.Opaque = "range over a function: the iterator decides"
 	}
 	if tc.Opaque == "" {
-		tc.Formula, tc.Opaque = a.loopFormula(fn, n)
+		var ind *Induction
+		tc.Formula, tc.Opaque, ind = a.loopFormula(fn, n)
+		if ind != nil {
+			a.induction[n] = a.expr(ind.Phi, 1)
+			a.counted[n] = ind
+		}
 	}
 	reason := a.loopCommunicates(n, comm)
 	tc.Communicates = reason
@@ -126,25 +131,26 @@ func (a *analysis) loopCommunicates(n *model.Node, comm map[string]string) strin
 
 // loopFormula finds the trip count of a counted loop: the test compares an
 // induction variable (a φ of the header stepped by a constant) with a
-// bound that does not change in the loop.
-func (a *analysis) loopFormula(fn *ssa.Function, n *model.Node) (formula, opaque string) {
+// bound that does not change in the loop. ind is the induction, also when
+// the comparison has no formula.
+func (a *analysis) loopFormula(fn *ssa.Function, n *model.Node) (formula, opaque string, ind *Induction) {
 	cond, negated := n.Cond, false
 	for cond != nil && cond.Kind == model.KindNot {
 		cond, negated = cond.Children[0], !negated
 	}
 	if cond == nil {
-		return "", ""
+		return "", "", nil
 	}
 	if cond.Kind != model.KindTest {
-		return "", ""
+		return "", "", nil
 	}
 	iff := fn.Blocks[*cond.Block].Instrs[len(fn.Blocks[*cond.Block].Instrs)-1].(*ssa.If)
 	if why := a.opaque[iff.Cond]; why != "" {
-		return "", why
+		return "", why, nil
 	}
 	bin, ok := iff.Cond.(*ssa.BinOp)
 	if !ok {
-		return "", ""
+		return "", "", nil
 	}
 	inLoop := model.Blocks(n)
 	op, x, bound := bin.Op, bin.X, bin.Y
@@ -152,14 +158,14 @@ func (a *analysis) loopFormula(fn *ssa.Function, n *model.Node) (formula, opaque
 		op, x, bound = Mirror(op), bin.Y, bin.X
 	}
 	if a.varies(bound, inLoop) {
-		return "", ""
+		return "", "", nil
 	}
 	if negated {
 		op = negate(op)
 	}
 	phi, offset := inductionPhi(x)
 	if phi == nil || !inLoop[phi.Block().Index] {
-		return "", ""
+		return "", "", nil
 	}
 	var init ssa.Value
 	var step int64
@@ -168,20 +174,19 @@ func (a *analysis) loopFormula(fn *ssa.Function, n *model.Node) (formula, opaque
 		if inLoop[pred.Index] {
 			p, s := inductionPhi(e)
 			if p != phi || s == 0 {
-				return "", ""
+				return "", "", nil
 			}
 			step = s
 		} else if init == nil {
 			init = e
 		} else {
-			return "", ""
+			return "", "", nil
 		}
 	}
 	if init == nil || step == 0 {
-		return "", ""
+		return "", "", nil
 	}
-	a.induction[n] = a.expr(phi, 1)
-	a.counted[n] = &Induction{Phi: phi, Init: init, Offset: offset, Bound: bound, Op: op, Step: step, TestAtBottom: n.Loop.TestAtBottom}
+	ind = &Induction{Phi: phi, Init: init, Offset: offset, Bound: bound, Op: op, Step: step, TestAtBottom: n.Loop.TestAtBottom}
 	first := a.plus(init, offset) // the first value tested
 	hi := a.expr(bound, 3)
 	var f string
@@ -195,13 +200,13 @@ func (a *analysis) loopFormula(fn *ssa.Function, n *model.Node) (formula, opaque
 	case op == token.GEQ && step < 0:
 		f = floorDiv(sub(first, hi), -step) + " + 1"
 	default:
-		return "", ""
+		return "", "", ind
 	}
 	f = fmt.Sprintf("max(0, %s)", f)
 	if n.Loop.TestAtBottom {
 		f = "1 + " + f
 	}
-	return f, ""
+	return f, "", ind
 }
 
 // inductionPhi returns the φ that x is, or steps by a constant, and the

@@ -226,13 +226,7 @@ func (a *analysis) sealable(fn *ssa.Function, n *model.Node, comm map[string]str
 
 // inductionOf returns the induction of a counted loop and its test.
 func (a *analysis) inductionOf(fn *ssa.Function, n *model.Node) (*Induction, *ssa.If) {
-	saved := a.counted[n]
-	formula, _ := a.loopFormula(fn, n)
-	ind := a.counted[n]
-	if saved == nil {
-		delete(a.counted, n)
-		delete(a.induction, n)
-	}
+	formula, _, ind := a.loopFormula(fn, n)
 	if formula == "" || ind == nil {
 		return nil, nil
 	}
