@@ -357,8 +357,7 @@ func (p *proc) runLoop(fr *frame, lp *loopPlan) ctl {
 		// The loop lasts until the clock passes end: its iterations
 		// (target time already) take it there, whatever the profile
 		// says an iteration costs, even nothing.
-		p.charge(lp.frag, trips*per)
-		p.moveTo(fr, lp.exitFrom, lp.exit)
+		p.leaveLoop(fr, lp, trips*per)
 		return cJump
 	case lp.ranked != nil:
 		trips = p.nextTrips(lp)
@@ -369,10 +368,14 @@ func (p *proc) runLoop(fr *frame, lp *loopPlan) ctl {
 		// units counted at the profiled np, rounded once.
 		work = int64(math.Round(float64(lp.count(p, fr)) * float64(lp.unit.total) / float64(lp.unit.units)))
 	}
-	t := p.w.mach.Compute(trace.Time(work))
-	p.charge(lp.frag, int64(t))
-	p.moveTo(fr, lp.exitFrom, lp.exit)
+	p.leaveLoop(fr, lp, int64(p.w.mach.Compute(trace.Time(work))))
 	return cJump
+}
+
+// leaveLoop charges a collapsed loop its time t and goes on at its exit.
+func (p *proc) leaveLoop(fr *frame, lp *loopPlan, t int64) {
+	p.charge(lp.frag, t)
+	p.moveTo(fr, lp.exitFrom, lp.exit)
 }
 
 // tripCount is the number of iterations of "for i := first; i op bound;
