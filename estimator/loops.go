@@ -61,17 +61,23 @@ func (in *instrumenter) loopFragment(s ast.Stmt, body *ast.BlockStmt, fc *funcCt
 		// runs as it is. Iteration k of a sampled entry is the
 		// (IterSamples+1-ls)th, ls counting the Iter calls left.
 		in.plan.Fragments[id].Static = true
+		// own is the loop statement's own trip count (n counts the
+		// innermost iterations of a perfect nest): what the sampled copy
+		// iterates and Sampled records.
+		setup, own := fmt.Sprintf("%s = %s", n, trips), n
 		if inner, ok := in.innerTrips(s, body, node, fc); ok {
-			trips = fmt.Sprintf("(%s) * (%s)", trips, inner)
+			own = fmt.Sprintf("__lo%d", id)
+			fc.vars = append(fc.vars, own)
+			setup = fmt.Sprintf("%s = %s; %s = %s * (%s)", own, trips, n, own, inner)
 			in.plan.Fragments[id].Innermost = true
 		}
-		v.sampled = fmt.Sprintf("%s = %s; %s = __probe.SampleEntry(%d); %s = 0; %s = %s; if %s != 0 { ", n, trips, ls, id, it, t, in.now, ls)
+		v.sampled = fmt.Sprintf("%s; %s = __probe.SampleEntry(%d); %s = 0; %s = %s; if %s != 0 { ", setup, ls, id, it, t, in.now, ls)
 		sample := fmt.Sprintf(" if %s > 0 { %s--; %s = __probe.Iter(%d, __probe.IterSamples+1-%s, %s) }", ls, ls, it, id, ls, it)
-		v.plain = fmt.Sprintf("; if %s != 0 && %s > 0 { __probe.IterEnd(%d, __probe.IterSamples+1-%s, %s) } } else { ", it, ls, id, ls, it)
+		v.plain = fmt.Sprintf("; if %s != 0 && %s > 0 { __probe.IterEnd(%d, __probe.IterSamples+1-%s, %s) }; __probe.Sampled(%d, %s) } else { ", it, ls, id, ls, it, id, own)
 		if resume {
-			v.sampled = fmt.Sprintf("%s = %s; %s = __probe.SampleEntry(%d); %s = 0; %s = %s; %s = 1; if %s != 0 { %s = 0; ", n, trips, ls, id, it, t, in.now, rs, ls, rs)
+			v.sampled = fmt.Sprintf("%s; %s = __probe.SampleEntry(%d); %s = 0; %s = %s; %s = 1; if %s != 0 { %s = 0; ", setup, ls, id, it, t, in.now, rs, ls, rs)
 			sample += " else { " + leave + " }"
-			v.plain = fmt.Sprintf("; if %s != 0 && %s > 0 { __probe.IterEnd(%d, __probe.IterSamples+1-%s, %s) } }; if %s != 0 { ", it, ls, id, ls, it, rs)
+			v.plain = fmt.Sprintf("; if %s != 0 && %s > 0 { __probe.IterEnd(%d, __probe.IterSamples+1-%s, %s) }; __probe.Sampled(%d, %s) }; if %s != 0 { ", it, ls, id, ls, it, id, own, rs)
 		}
 		in.insertSampled(fc.file, body.Lbrace+1, sample+";")
 	} else {
@@ -81,12 +87,12 @@ func (in *instrumenter) loopFragment(s ast.Stmt, body *ast.BlockStmt, fc *funcCt
 		v.sampled = fmt.Sprintf("%s = __probe.SampleEntry(%d); %s = 0; %s = 0; %s = %s; if %s != 0 { ", ls, id, n, it, t, in.now, ls)
 		in.insert(fc.file, body.Lbrace+1, fmt.Sprintf(" %s++;", n))
 		sample := fmt.Sprintf(" if %s <= __probe.IterSamples+1 { %s = __probe.Iter(%d, %s, %s) }", n, it, id, n, it)
-		v.plain = fmt.Sprintf("; if %s != 0 && %s <= __probe.IterSamples { __probe.IterEnd(%d, %s, %s) } } else { ", it, n, id, n, it)
+		v.plain = fmt.Sprintf("; if %s != 0 && %s <= __probe.IterSamples { __probe.IterEnd(%d, %s, %s) }; __probe.Sampled(%d, %s) } else { ", it, n, id, n, it, id, n)
 		if resume {
 			v.sampled = fmt.Sprintf("%s = __probe.SampleEntry(%d); %s = 0; %s = 0; %s = %s; %s = 1; if %s != 0 { %s = 0; ", ls, id, n, it, t, in.now, rs, ls, rs)
 			// The original copy counts this iteration again.
 			sample += fmt.Sprintf(" else { %s--; %s }", n, leave)
-			v.plain = fmt.Sprintf("; if %s != 0 && %s <= __probe.IterSamples { __probe.IterEnd(%d, %s, %s) } }; if %s != 0 { ", it, n, id, n, it, rs)
+			v.plain = fmt.Sprintf("; if %s != 0 && %s <= __probe.IterSamples { __probe.IterEnd(%d, %s, %s) }; __probe.Sampled(%d, %s) }; if %s != 0 { ", it, n, id, n, it, id, n, rs)
 		}
 		in.insertSampled(fc.file, body.Lbrace+1, sample+";")
 	}

@@ -63,10 +63,11 @@ type ProfileFile struct {
 
 // Overhead is the cost of the probes, measured when the program started.
 type Overhead struct {
-	SegPS     int64 `json:"seg_ps"`            // a Now/Seg pair around nothing
-	IterPS    int64 `json:"iter_ps"`           // one sampled-iteration probe
-	CounterPS int64 `json:"counter_ps"`        // the per-iteration counter of a loop whose trip count is not known before it runs
-	TestPS    int64 `json:"test_ps,omitempty"` // the per-iteration counter and test of a loop's sampled copy
+	SegPS     int64 `json:"seg_ps"`               // a Now/Seg pair around nothing
+	IterPS    int64 `json:"iter_ps"`              // one sampled-iteration probe
+	CounterPS int64 `json:"counter_ps"`           // the per-iteration counter of a loop whose trip count is not known before it runs
+	TestPS    int64 `json:"test_ps,omitempty"`    // the per-iteration counter and test of a loop's sampled copy
+	SampledPS int64 `json:"sampled_ps,omitempty"` // recording the trip count of an entry that ran a loop's sampled copy
 }
 
 // FragmentStats is the measured time of one fragment per execution.

@@ -202,13 +202,16 @@ func TestLoopForms(t *testing.T) {
 	trips := map[string]TripCount{
 		"unsignedSpan": {10, 1}, "downward": {4, 1}, "narrow": {5, 1}, "rangeInt": {7, 1},
 		"floatBound": {1000, 1}, "labeled": {4, 2}, "shrinking": {9, 1}, "early": {7, 1},
-		"fieldBound": {5, 1}, "fieldShrinking": {3, 1},
+		"fieldBound": {5, 1}, "fieldShrinking": {3, 1}, "resumed": {640 * 2000, 1},
 	}
 	counted := map[string]bool{"shrinking": true, "early": true, "fieldShrinking": true}
 	_, pl := plan(t, "estimator/testdata/loops")
 	for _, f := range pl.Fragments {
 		if _, ok := trips[f.Func]; ok && f.Kind == FragLoop && f.Static == counted[f.Func] {
 			t.Errorf("%s: static %v, want %v", f.Func, f.Static, !counted[f.Func])
+		}
+		if f.Func == "resumed" && f.Kind == FragLoop && (!f.Resumes || !f.Innermost) {
+			t.Errorf("resumed: resumes %v, innermost %v: want a resumed perfect nest", f.Resumes, f.Innermost)
 		}
 	}
 	p, err := Run(Config{Dir: "..", Pattern: "./estimator/testdata/loops", NP: 1})
@@ -225,6 +228,11 @@ func TestLoopForms(t *testing.T) {
 		seen[name] = true
 		if len(l.Trips) != 1 || l.Trips[0] != want {
 			t.Errorf("%s: trips %v, want %v", name, l.Trips, want)
+		}
+		// The entry (sampled: the loop's first) resumes after
+		// IterSamples outer iterations.
+		if name == "resumed" && l.Samples != probe.IterSamples {
+			t.Errorf("resumed: %d iteration samples, want %d", l.Samples, probe.IterSamples)
 		}
 	}
 	for name := range trips {

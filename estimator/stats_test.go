@@ -3,6 +3,8 @@ package estimator
 import (
 	"math"
 	"testing"
+
+	"github.com/predict-tools/predict/estimator/probe"
 )
 
 func TestStats(t *testing.T) {
@@ -70,5 +72,40 @@ func TestBalance(t *testing.T) {
 	_, du, nu := balance(noisy(func(k int) int64 { return int64(k) * 40_000 }), 30)
 	if db != 0 || math.Abs(du-180.0/220) > 1e-9 || nu != 40 {
 		t.Errorf("noisy: balanced D %g, unbalanced D %g (want 0 and %g), %d samples", db, du, 180.0/220, nu)
+	}
+}
+
+// TestLoopOverhead: the probe cost of a loop's entries, hand-computed for
+// pingpong's payload loop (21 entries of 1 B to 1 MiB, the sampled ones
+// the 1st-4th, 8th and 16th). Its sampled entries are the small ones: a
+// cost computed from the mean trip count (100 K per entry) charged them
+// 600 K iterations of sampled copy where they ran 33 K, 4 % of the run.
+func TestLoopOverhead(t *testing.T) {
+	rf := probe.RawFragment{Count: 21, SampledTrips: [][2]int64{{1, 1}, {2, 1}, {4, 1}, {8, 1}, {128, 1}, {32768, 1}}}
+	var all int64
+	for k := range 21 {
+		rf.Trips = append(rf.Trips, [2]int64{1 << k, 1})
+		all += 1 << k
+	}
+	ov := probe.RawOverhead{SegNS: 25, IterNS: 33, CounterNS: 0.05, TestNS: 0.25, SampledNS: 20}
+	const calls = 2 + 3 + 5 + 9 + 65 + 65 // Iter and IterEnd calls of the sampled entries
+	const tested = 1 + 2 + 4 + 8 + 128 + 32768
+	for _, c := range []struct {
+		name string
+		fr   Fragment
+		want float64 // ns, all entries
+	}{
+		{"static", Fragment{Static: true}, 21*25 + 6*20 + calls*33 + tested*0.25},
+		{"counted", Fragment{}, 21*25 + 6*20 + calls*33 + tested*0.25 + float64(all-tested)*0.05},
+		// A resumed entry tests only its sampled iterations (at most 65).
+		{"resumed", Fragment{Static: true, Resumes: true}, 21*25 + 6*20 + calls*33 + (1+2+4+8+65+65)*0.25},
+	} {
+		over, trips := loopOverhead(c.fr, rf, ov)
+		if trips != float64(all) {
+			t.Errorf("%s: %g iterations, want %d", c.name, trips, all)
+		}
+		if got := over * 21; math.Abs(got-c.want) > 1e-6*c.want {
+			t.Errorf("%s: overhead %g ns in all, want %g", c.name, got, c.want)
+		}
 	}
 }

@@ -31,8 +31,8 @@ func (p *ProfileFile) WriteSummary(w io.Writer, top int) error {
 	if p.PlainRunPS > 0 {
 		fmt.Fprintf(&b, " from the first rank's start to the run's end; processes %v and %v", trace.Time(p.PlainWallPS), trace.Time(p.WallPS))
 	}
-	fmt.Fprintf(&b, "\nprobe overhead %v per fragment, %v per sampled iteration, %v per counted iteration, %v per iteration of a sampled copy (compensated)\n",
-		trace.Time(p.Overhead.SegPS), trace.Time(p.Overhead.IterPS), trace.Time(p.Overhead.CounterPS), trace.Time(p.Overhead.TestPS))
+	fmt.Fprintf(&b, "\nprobe overhead %v per fragment, %v per sampled iteration, %v per counted iteration, %v per iteration of a sampled copy, %v per sampled entry (compensated)\n",
+		trace.Time(p.Overhead.SegPS), trace.Time(p.Overhead.IterPS), trace.Time(p.Overhead.CounterPS), trace.Time(p.Overhead.TestPS), trace.Time(p.Overhead.SampledPS))
 	if p.Clock == probe.ClockThread {
 		fmt.Fprintf(&b, "measured: %v in %d fragments, timed by the CPU clock of their threads (the program runs pool or Parallel threads), %.1f%% of the plain run's CPU time; %v inside commlib; program-level error bound ±%.2f%%\n",
 			trace.Time(p.MeasuredPS), len(p.Fragments), 100*p.Coverage(), trace.Time(p.CommPS), 100*p.ErrorRel)

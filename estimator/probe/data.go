@@ -14,7 +14,7 @@ import (
 )
 
 // RawVersion is the version of the raw data format.
-const RawVersion = 4
+const RawVersion = 5
 
 // OutEnv is the environment variable naming the file the data is written
 // to.
@@ -52,6 +52,9 @@ type RawOverhead struct {
 	// TestNS is what the counter and the test of a loop's sampled copy
 	// add to an iteration past the sampled ones.
 	TestNS float64 `json:"test_ns"`
+	// SampledNS is what the Sampled call that ends a loop's sampled copy
+	// adds to the entry.
+	SampledNS float64 `json:"sampled_ns"`
 	// PairNS is the whole cost of a Now/Seg pair (the bias plus the part
 	// outside the measured interval): the slowdown per segment executed.
 	PairNS float64 `json:"pair_ns"`
@@ -80,8 +83,13 @@ type RawFragment struct {
 	IterSamples [][]int64 `json:"iter_samples,omitempty"`
 	IterSeen    int64     `json:"iter_seen,omitempty"`
 	// SampledEntries are the entries of a loop that ran its sampled copy.
-	SampledEntries int64       `json:"sampled_entries,omitempty"`
-	Branches       []RawBranch `json:"branches,omitempty"` // by rank
+	SampledEntries int64 `json:"sampled_entries,omitempty"`
+	// SampledTrips are (trip count, entries) pairs, by trip count, of the
+	// entries that ran the sampled copy (the iterations they ran there,
+	// see Sampled): what the sampling code cost them depends on their own
+	// trip counts.
+	SampledTrips [][2]int64  `json:"sampled_trips,omitempty"`
+	Branches     []RawBranch `json:"branches,omitempty"` // by rank
 	// RankTrips are, for loops with an opaque bound, each rank's sequence
 	// of trip counts.
 	RankTrips []RawRankTrips `json:"rank_trips,omitempty"`
@@ -213,6 +221,10 @@ func (f *frag) raw(id int32) (RawFragment, bool) {
 	rf.SampledEntries = f.sampled.Load()
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	for t, n := range f.sampledTrips {
+		rf.SampledTrips = append(rf.SampledTrips, [2]int64{t, n})
+	}
+	slices.SortFunc(rf.SampledTrips, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
 	for i, s := range f.samples {
 		if f.seen[i] == 0 {
 			continue

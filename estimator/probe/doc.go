@@ -23,6 +23,7 @@
 //	if ls != 0 {
 //		for … { if ls > 0 { ls--; it = probe.Iter(id, probe.IterSamples+1-ls, it) }; …body… }
 //		if it != 0 && ls > 0 { probe.IterEnd(id, probe.IterSamples+1-ls, it) }
+//		probe.Sampled(id, n)
 //	} else {
 //		for … { …body… } // the loop as it was
 //	}
@@ -34,13 +35,16 @@
 //	if ls != 0 {
 //		for … { n++; if n <= probe.IterSamples+1 { it = probe.Iter(id, n, it) }; …body… }
 //		if it != 0 && n <= probe.IterSamples { probe.IterEnd(id, n, it) }
+//		probe.Sampled(id, n)
 //	} else {
 //		for … { n++; …body… }
 //	}
 //	probe.Loop(id, t, n) // LoopRanked for a loop with an opaque bound
 //
 // Iter(id, k, last) starts iteration k and closes iteration k-1, whose
-// time it records among the samples of index k-1. Start times live in the
+// time it records among the samples of index k-1. Sampled records the
+// iterations a sampled entry ran in the sampled copy, on which the
+// sampling code's cost depends (it runs after the copy, never in it). Start times live in the
 // caller's locals, so ranks running the same fragment at once do not
 // disturb each other. [Now], [TripsTo] and [TripsThrough] inline.
 //
@@ -124,19 +128,21 @@
 // the durations ("wall" or "thread"), the overheads (on that clock), and
 // the fragments that ran, by ID:
 //
-//	{"version":4,"np":2,"args":["-class","S"],"wall_ns":81234567,"clock":"wall",
+//	{"version":5,"np":2,"args":["-class","S"],"wall_ns":81234567,"clock":"wall",
 //	 "overhead":{"seg_ns":25.2,"iter_ns":33.1,"counter_ns":0,"test_ns":0.1,"pair_ns":55.8},
 //	 "fragments":[
 //	  {"id":0,"kind":"seg","count":2,"sum_ns":812,"sum_sq_ns":330344,"min_ns":402,"max_ns":410},
 //	  {"id":1,"kind":"loop","count":40,"sum_ns":…,"trips":[[100,30],[128,10]],
-//	   "iter_samples":[[31,30,…],[30,…],…],"iter_seen":768,"sampled_entries":12},
+//	   "iter_samples":[[31,30,…],[30,…],…],"iter_seen":768,"sampled_entries":12,
+//	   "sampled_trips":[[100,10],[128,2]]},
 //	  {"id":2,"kind":"branch","count":6,"sum_ns":0,"sum_sq_ns":0,"min_ns":0,"max_ns":0,
 //	   "branches":[{"rank":0,"true":2,"false":1,"runs":[{"value":true,"len":2},{"value":false,"len":1}]},
 //	               {"rank":1,"true":0,"false":3,"runs":[{"value":false,"len":3}]}]}]}
 //
 // Durations include the probes' bias: subtract seg_ns per Seg or Loop
-// execution; for the sampled entries of a loop also iter_ns per Iter or
-// IterEnd call and test_ns per iteration, for the others counter_ns per
+// execution; for the sampled entries of a loop (sampled_trips has their
+// trip counts) also iter_ns per Iter or IterEnd call and test_ns per
+// iteration run in the sampled copy, for the others counter_ns per
 // iteration when the loop counts its iterations; iteration samples each
 // include one iter_ns. Trip counts are
 // exact for up to 1024 distinct values (the most frequent, when the cells

@@ -40,7 +40,7 @@ func calibrate() {
 	for i := range arr {
 		arr[i] = int64(i) * 7
 	}
-	var segs, pairs, iters, counters, tests []float64
+	var segs, pairs, iters, counters, tests, sampleds []float64
 	for r := range calRounds + 1 {
 		cal.reset()
 		t0 := clock()
@@ -54,6 +54,10 @@ func calibrate() {
 		t0 = clock()
 		iterLoop(calIterReps)
 		iter := float64(clock()-t0-empty) / calIterReps
+
+		t0 = clock()
+		sampledCalls(calIterReps)
+		sampled := float64(clock()-t0-empty) / calIterReps
 
 		t0 = clock()
 		calSink += plainLoop(arr, calLoopReps)
@@ -71,6 +75,7 @@ func calibrate() {
 		segs = append(segs, float64(sum)/float64(n))
 		pairs = append(pairs, pair)
 		iters = append(iters, iter)
+		sampleds = append(sampleds, sampled)
 		counters = append(counters, float64(counted-plain)/calLoopReps)
 		tests = append(tests, float64(tested-plain)/calLoopReps)
 	}
@@ -80,6 +85,7 @@ func calibrate() {
 		IterNS:    max(0, median(iters)),
 		CounterNS: max(0, median(counters)),
 		TestNS:    max(0, median(tests)),
+		SampledNS: max(0, median(sampleds)),
 		PairNS:    median(pairs),
 	}
 }
@@ -145,6 +151,13 @@ func iterLoop(n int) {
 		last = Iter(calibrationID, int64(i&(IterSamples-1))+2, last)
 	}
 	calSink += last
+}
+
+//go:noinline
+func sampledCalls(n int) {
+	for i := range n {
+		Sampled(calibrationID, int64(i&7))
+	}
 }
 
 //go:noinline

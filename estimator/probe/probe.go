@@ -70,6 +70,9 @@ type frag struct {
 	rng      uint64               // the reservoirs' random choices
 	branches []*branchRec         // by rank+1
 	ranked   []*tripsRec          // by rank+1: trip counts of a loop with an opaque bound
+	// sampledTrips are the trip counts of the entries that ran the
+	// sampled copy (trip count → entries, a few per loop: SampleEntry).
+	sampledTrips map[int64]int64
 }
 
 // tripsRec is one rank's sequence of trip counts of a loop, run-length
@@ -300,6 +303,21 @@ func Iter(id int32, k, last int64) int64 {
 		fragOf(id).sample(k-1, now-last)
 	}
 	return now
+}
+
+// Sampled records that an entry of loop id ran its sampled copy for trips
+// iterations (the instrumented code calls it as the copy ends, the whole
+// entry's trip count when it does not resume in the original copy): the
+// sampling code's cost depends on the sampled entries' own trip counts,
+// which may be far from the loop's mean.
+func Sampled(id int32, trips int64) {
+	f := fragOf(id)
+	f.mu.Lock()
+	if f.sampledTrips == nil {
+		f.sampledTrips = map[int64]int64{}
+	}
+	f.sampledTrips[trips]++
+	f.mu.Unlock()
 }
 
 // IterEnd closes iteration k, the last one, of a sampled entry of loop id
