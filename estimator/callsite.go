@@ -380,6 +380,7 @@ func (in *instrumenter) clone(cf *callSiteFunc, src []byte, edits []edit, versio
 		if lo <= v.start && v.end <= hi {
 			v.start -= lo
 			v.end -= lo
+			v.outline = nil // the clone's loop always samples: nothing to keep apart
 			cloneV = append(cloneV, v)
 			continue
 		}

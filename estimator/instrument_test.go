@@ -274,3 +274,64 @@ func TestCallSiteTiming(t *testing.T) {
 		}
 	}
 }
+
+// TestOutlinedCopies: the sampled copy of a loop timed whole is written as
+// a function of its own when its variables can travel by value (a struct
+// written field by field comes back, a slice or a pointer goes in only),
+// and stays in its function when the loop takes an address (explicitly,
+// by a pointer method on a local value, by slicing a local array) or uses
+// a type declared in the function. ep's gaussianPairs then holds one copy
+// of its loop nest.
+func TestOutlinedCopies(t *testing.T) {
+	_, p := plan(t, "estimator/testdata/outline")
+	var text string
+	for path, b := range p.Overlay {
+		if strings.HasSuffix(path, "testdata/outline/main.go") {
+			text = string(b)
+		}
+	}
+	want := map[string]string{
+		"structField": "acc, __ls%[1]d, __li%[1]d, __rs%[1]d, __rx%[1]d = __psample%[1]d(n, acc, __ls%[1]d, __li%[1]d, __rs%[1]d, __rx%[1]d)",
+		"viaSlice":    "__ls%[1]d, __li%[1]d = __psample%[1]d(xs, __ls%[1]d, __li%[1]d)",
+		"builder":     "__ls%[1]d, __li%[1]d, __rs%[1]d, __rx%[1]d = __psample%[1]d(n, b, __ls%[1]d, __li%[1]d, __rs%[1]d, __rx%[1]d)",
+		"address":     "", "method": "", "arraySlice": "", "localType": "",
+	}
+	seen := map[string]bool{}
+	for _, f := range p.Fragments {
+		call, ok := want[f.Func]
+		if !ok || f.Kind != FragLoop {
+			continue
+		}
+		seen[f.Func] = true
+		outlined := strings.Contains(text, fmt.Sprintf("__psample%d(", f.ID))
+		if call == "" {
+			if outlined {
+				t.Errorf("%s: its sampled copy is outlined", f.Func)
+			}
+			continue
+		}
+		if c := fmt.Sprintf(call, f.ID); !strings.Contains(text, c) {
+			t.Errorf("%s: no %q", f.Func, c)
+		}
+	}
+	for name := range want {
+		if !seen[name] {
+			t.Errorf("%s: no loop fragment", name)
+		}
+	}
+	_, p = plan(t, "testprogs/ep")
+	for path, b := range p.Overlay {
+		if !strings.HasSuffix(path, "testprogs/ep/main.go") {
+			continue
+		}
+		text := string(b)
+		i := strings.Index(text, "func gaussianPairs(")
+		body := text[i : i+strings.Index(text[i:], "\n}")]
+		if n := strings.Count(body, "math.Log(t1)"); n != 1 {
+			t.Errorf("gaussianPairs holds %d copies of its loop nest, want 1", n)
+		}
+		if n := strings.Count(text, "math.Log(t1)"); n != 2 {
+			t.Errorf("ep's main.go holds %d copies of gaussianPairs' loop nest, want 2", n)
+		}
+	}
+}

@@ -96,6 +96,14 @@ func (in *instrumenter) loopFragment(s ast.Stmt, body *ast.BlockStmt, fc *funcCt
 		}
 		in.insertSampled(fc.file, body.Lbrace+1, sample+";")
 	}
+	set := []string{ls, it} // the probe variables the sampled copy sets
+	if !in.plan.Fragments[id].Static {
+		set = append(set, n)
+	}
+	if resume {
+		set = append(set, rs, rx)
+	}
+	v.outline = in.outline(s, id, fc, set)
 	in.versions[fc.file] = append(in.versions[fc.file], v)
 	return true
 }

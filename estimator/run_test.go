@@ -289,3 +289,30 @@ func tripsTotal(ts []TripCount) int64 {
 	}
 	return n
 }
+
+// TestOutlinedRun profiles estimator/testdata/outline, whose loops'
+// first entries run their sampled copies, outlined or not: the program
+// checks its own results (a copy that changed what a loop does fails the
+// run), and every loop's trip count is recorded.
+func TestOutlinedRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a program")
+	}
+	p, err := Run(Config{Dir: "..", Pattern: "./estimator/testdata/outline", NP: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"structField": 100, "viaSlice": 100, "builder": 100, "address": 100, "method": 100, "arraySlice": 100, "localType": 100}
+	for _, l := range p.Loops {
+		name := strings.SplitN(l.Node, "/", 2)[0]
+		if n, ok := want[name]; ok {
+			if len(l.Trips) != 1 || l.Trips[0] != (TripCount{n, 1}) {
+				t.Errorf("%s: trips %v, want %d once", name, l.Trips, n)
+			}
+			delete(want, name)
+		}
+	}
+	for name := range want {
+		t.Errorf("%s: no loop statistics", name)
+	}
+}

@@ -7,6 +7,7 @@ package estimator
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // version is a loop statement emitted twice: a sampled copy, with the
@@ -24,12 +25,18 @@ type version struct {
 	sampled    string
 	plain      string
 	close      string
+	// outline, if set, moves the sampled copy into a function appended
+	// to the file (outline.go): the call to it stands in its place.
+	outline *outlined
 }
 
 // apply writes src with its edits and versions.
 func apply(src []byte, edits []edit, versions []version) []byte {
 	w := writer{src: src, edits: edits, versions: versions}
 	w.emit(0, len(src), true, false)
+	if len(w.funcs) > 0 {
+		w.out = append(w.out, "\n\n"+strings.Join(w.funcs, "\n\n")+"\n"...)
+	}
 	return w.out
 }
 
@@ -39,6 +46,7 @@ type writer struct {
 	edits    []edit
 	versions []version
 	out      []byte
+	funcs    []string // outlined sampled copies, appended to the file
 }
 
 // emit writes src[lo:hi] with the edits in it (at lo and hi too when
@@ -99,8 +107,16 @@ func (w *writer) emit(lo, hi int, bounds, sampled bool) {
 		v := it.v
 		directive := fmt.Sprintf("/*line :%d:%d*/", v.line, v.col)
 		w.out = append(w.out, v.sampled...)
-		w.out = append(w.out, directive...)
-		w.emit(v.start, v.end, false, true)
+		if v.outline != nil {
+			out := w.out
+			w.out = []byte(directive)
+			w.emit(v.start, v.end, false, true)
+			w.funcs = append(w.funcs, v.outline.function(string(w.out)))
+			w.out = append(out, v.outline.call()...)
+		} else {
+			w.out = append(w.out, directive...)
+			w.emit(v.start, v.end, false, true)
+		}
 		w.out = append(w.out, v.plain...)
 		w.out = append(w.out, directive...)
 		w.emit(v.start, v.end, false, false)
