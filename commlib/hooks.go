@@ -1,5 +1,5 @@
 // This file defines the hooks that tools (the timing pass of predict) use
-// to follow a run: when ranks start and when runs end.
+// to follow a run: when ranks start and end and when runs end.
 
 package commlib
 
@@ -14,6 +14,9 @@ type Hooks struct {
 	// RankStart is called in a rank's goroutine before its body runs,
 	// with the rank and the number of ranks.
 	RankStart func(rank, np int)
+	// RankEnd is called in a rank's goroutine when its body has returned
+	// and its pool threads have finished (not when the rank failed).
+	RankEnd func(rank int)
 	// RunEnd is called when a run ends, after every rank has returned (or
 	// the run failed), with the run's error.
 	RunEnd func(err error)

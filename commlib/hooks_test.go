@@ -11,8 +11,8 @@ import (
 
 func TestHooks(t *testing.T) {
 	var mu sync.Mutex
-	var started []int
-	ended := 0
+	var started, finished []int
+	ended, endedBeforeRanks := 0, 0
 	commlib.AddHooks(commlib.Hooks{
 		RankStart: func(rank, np int) {
 			mu.Lock()
@@ -21,10 +21,18 @@ func TestHooks(t *testing.T) {
 				started = append(started, rank)
 			}
 		},
+		RankEnd: func(rank int) {
+			mu.Lock()
+			defer mu.Unlock()
+			finished = append(finished, rank)
+		},
 		RunEnd: func(err error) {
 			mu.Lock()
 			defer mu.Unlock()
 			ended++
+			if len(finished) < 3 {
+				endedBeforeRanks++
+			}
 		},
 	})
 	if err := commlib.Run(3, func(c *commlib.Comm) { c.Barrier() }); err != nil {
@@ -33,8 +41,9 @@ func TestHooks(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	slices.Sort(started)
-	if !slices.Equal(started, []int{0, 1, 2}) || ended < 1 {
-		t.Errorf("RankStart saw %v, RunEnd ran %d times", started, ended)
+	slices.Sort(finished)
+	if !slices.Equal(started, []int{0, 1, 2}) || !slices.Equal(finished, []int{0, 1, 2}) || ended < 1 || endedBeforeRanks > 0 {
+		t.Errorf("RankStart saw %v, RankEnd %v, RunEnd ran %d times (%d before the ranks ended)", started, finished, ended, endedBeforeRanks)
 	}
 }
 

@@ -147,6 +147,11 @@ func RunWith(cfg Config, body func(c *Comm)) error {
 			if c.p.pool != nil {
 				c.p.pool.Close()
 			}
+			for _, h := range hs {
+				if h.RankEnd != nil {
+					h.RankEnd(r)
+				}
+			}
 		}()
 	}
 	finished := make(chan struct{})

@@ -40,7 +40,7 @@ func getProfLabel() unsafe.Pointer
 var (
 	np      atomic.Int64 // ranks of the latest run; 0 before the first
 	wallT0  atomic.Int64 // wallNow at the first RankStart
-	wallEnd atomic.Int64 // wallNow at the latest RunEnd
+	wallEnd atomic.Int64 // wallNow at the end of the latest rank to end, or at the latest RunEnd of a failed run
 
 	labelMu sync.Mutex                             // serializes writers of byLabel
 	byLabel atomic.Pointer[map[unsafe.Pointer]int] // label set → rank, copied on write
@@ -53,6 +53,7 @@ func init() {
 	byLabel.Store(&map[unsafe.Pointer]int{})
 	commlib.AddHooks(commlib.Hooks{
 		RankStart: rankStart,
+		RankEnd:   rankEnd,
 		RunEnd:    runEnd,
 		CallTime:  callTime,
 	})
@@ -61,7 +62,7 @@ func init() {
 // rankStart runs in the goroutine of a rank as it starts.
 func rankStart(rank, n int) {
 	np.Store(int64(n))
-	wallT0.CompareAndSwap(0, wallNow())
+	defer wallT0.CompareAndSwap(0, wallNow()) // the span starts with a rank's body, after this set-up
 	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(RankLabel, strconv.Itoa(rank))))
 	l := getProfLabel()
 	if l != nil {
@@ -81,9 +82,25 @@ func rankStart(rank, n int) {
 	}
 }
 
-// runEnd writes the data when a run ends.
+// rankEnd records the end of a rank: the run's span ends with its last
+// rank, not when commlib has wound the run up (the goroutines woken, the
+// results gathered), which no fragment covers and the model does not
+// have either.
+func rankEnd(int) {
+	now := wallNow()
+	for {
+		e := wallEnd.Load()
+		if e >= now || wallEnd.CompareAndSwap(e, now) {
+			return
+		}
+	}
+}
+
+// runEnd writes the data when a run ends (a failed run's span ends here).
 func runEnd(err error) {
-	wallEnd.Store(wallNow())
+	if err != nil || wallEnd.Load() < wallT0.Load() {
+		wallEnd.Store(wallNow())
+	}
 	flushAtEnd(err)
 }
 

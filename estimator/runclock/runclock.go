@@ -8,11 +8,12 @@
 //
 // When a run ends it writes, to the file named by $PREDICT_RUN_OUT (if
 // set), one JSON object: {"wall_ns": …, "cpu_ns": …}, the wall time from
-// the first rank's start to the end of the run and the process's CPU time
-// (user and system, all threads) over the same span, where the system
-// reports it (-1 where not).
+// the first rank's start to the last rank's end (to the end of the run
+// when it failed) and the process's CPU time (user and system, all
+// threads) over the same span, where the system reports it (-1 where
+// not).
 //
-// [Install] registers only commlib's RankStart and RunEnd hooks: no
+// [Install] registers only commlib's RankStart, RankEnd and RunEnd hooks: no
 // commlib call is timed, nothing runs while the program computes. The
 // overlay file calls it from an init function; importing the package
 // alone changes nothing.
@@ -43,12 +44,16 @@ var (
 	t0      atomic.Int64 // wall clock at the first rank's start, ns since start (+1: 0 is "not yet")
 	cpu0    atomic.Int64 // CPU time then
 	install sync.Once
+
+	endMu sync.Mutex
+	t1    int64 // wall clock at the latest rank's end, as t0 (0: none yet)
+	cpu1  int64 // CPU time then
 )
 
 // Install makes the process write its runs' times (see the package
 // documentation). Calls after the first do nothing.
 func Install() {
-	install.Do(func() { commlib.AddHooks(commlib.Hooks{RankStart: rankStart, RunEnd: runEnd}) })
+	install.Do(func() { commlib.AddHooks(commlib.Hooks{RankStart: rankStart, RankEnd: rankEnd, RunEnd: runEnd}) })
 }
 
 func rankStart(rank, np int) {
@@ -61,9 +66,28 @@ func rankStart(rank, np int) {
 	}
 }
 
-func runEnd(error) {
-	wall := int64(time.Since(start)) + 1 - t0.Load()
-	cpu := cpuNS()
+// rankEnd records the end of the latest rank to end: the run's end is
+// the last rank's, not the moment commlib has wound the run up (the
+// goroutines woken, the ranks' results gathered): no fragment covers
+// that, and the model of the run ends with its ranks too.
+func rankEnd(int) {
+	c := cpuNS()
+	now := int64(time.Since(start)) + 1
+	endMu.Lock()
+	if now > t1 {
+		t1, cpu1 = now, c
+	}
+	endMu.Unlock()
+}
+
+func runEnd(err error) {
+	end, cpu := int64(time.Since(start))+1, cpuNS()
+	endMu.Lock()
+	if t1 > 0 && err == nil {
+		end, cpu = t1, cpu1 // a failed run ends when it is wound up
+	}
+	endMu.Unlock()
+	wall := end - t0.Load()
 	if cpu >= 0 && cpu0.Load() >= 0 {
 		cpu -= cpu0.Load()
 	} else {

@@ -42,3 +42,35 @@ func TestRunTimes(t *testing.T) {
 		t.Error("reading a missing file succeeded")
 	}
 }
+
+// TestRunEndsWithLastRank: the span ends when the last rank ends, not
+// when the run is wound up: a hook registered before this package's, whose
+// RunEnd takes 200 ms, is not in it.
+func TestRunEndsWithLastRank(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.json")
+	t.Setenv(OutEnv, path)
+	const windUp = 200 * time.Millisecond
+	slow := true
+	commlib.AddHooks(commlib.Hooks{RunEnd: func(error) {
+		if slow {
+			time.Sleep(windUp)
+		}
+	}})
+	Install()
+	defer func() { slow = false }()
+	const busy = 20 * time.Millisecond
+	if err := commlib.Run(2, func(c *commlib.Comm) {
+		if c.Rank() == 1 {
+			time.Sleep(busy)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.WallNS < int64(busy) || got.WallNS >= int64(windUp) {
+		t.Errorf("wall %v, want from %v (rank 1's sleep) to below %v (the wind-up)", time.Duration(got.WallNS), busy, windUp)
+	}
+}
