@@ -86,6 +86,7 @@ type instrumenter struct {
 	callFuncs map[string]*callSiteFunc
 	callLoops map[*model.Node]int32
 	sites     map[ast.Stmt]*callSite
+	files     map[string]*ast.File // the loaded files by name
 }
 
 // funcCtx is the function whose statements are being instrumented.
@@ -112,15 +113,16 @@ func Instrument(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Functi
 	if in.plan.Threads = usesThreads(prog); in.plan.Threads {
 		in.now = "__probe.NowThread()"
 	}
-	in.planWholeLoops(prog, ssaOf)
-	in.planCallSites(prog, ssaOf)
-	seen := map[ast.Node]bool{}
 	files := map[string]*ast.File{}
 	for _, p := range l.Packages {
 		for _, f := range pkgFiles(l, p) {
 			files[in.fset.File(f.Pos()).Name()] = f
 		}
 	}
+	in.files = files
+	in.planWholeLoops(prog, ssaOf)
+	in.planCallSites(prog, ssaOf)
+	seen := map[ast.Node]bool{}
 	for _, f := range prog.Functions {
 		fn := ssaOf[f]
 		if fn == nil {

@@ -50,25 +50,34 @@ import (
 // defer, recover, return, goto or labeled branch, no type parameter, and
 // every variable's type can be written in the file.
 type outlined struct {
-	name    string
-	params  []string // "name type"
-	results []string // names
-	types   []string // of the results
+	name                 string
+	params, paramTypes   []string
+	results, resultTypes []string
 }
 
 // call is the statement that replaces the sampled copy.
 func (o *outlined) call() string {
-	args := make([]string, len(o.params))
-	for i, p := range o.params {
-		args[i], _, _ = strings.Cut(p, " ")
-	}
-	return fmt.Sprintf("%s = %s(%s)", strings.Join(o.results, ", "), o.name, strings.Join(args, ", "))
+	return fmt.Sprintf("%s = %s(%s)", strings.Join(o.results, ", "), o.name, strings.Join(o.params, ", "))
 }
 
 // function writes the outlined function around the sampled copy's text.
 func (o *outlined) function(copyText string) string {
-	return fmt.Sprintf("//go:noinline\nfunc %s(%s) (%s) {\n\t%s\n\treturn %s\n}", o.name, strings.Join(o.params, ", "),
-		strings.Join(o.types, ", "), copyText, strings.Join(o.results, ", "))
+	params := make([]string, len(o.params))
+	for i, p := range o.params {
+		params[i] = p + " " + o.paramTypes[i]
+	}
+	return fmt.Sprintf("//go:noinline\nfunc %s(%s) (%s) {\n\t%s\n\treturn %s\n}", o.name, strings.Join(params, ", "),
+		strings.Join(o.resultTypes, ", "), copyText, strings.Join(o.results, ", "))
+}
+
+// add adds a variable of type t, a result too when the copy assigns it.
+func (o *outlined) add(name, t string, assigned bool) {
+	o.params = append(o.params, name)
+	o.paramTypes = append(o.paramTypes, t)
+	if assigned {
+		o.results = append(o.results, name)
+		o.resultTypes = append(o.resultTypes, t)
+	}
 }
 
 // outline returns how the sampled copy of loop statement s (fragment id)
@@ -80,7 +89,7 @@ func (in *instrumenter) outline(s ast.Stmt, id int32, fc *funcCtx, probe []strin
 	}
 	pkg := fc.fn.Pkg.Pkg
 	info := in.l.TypesInfo(pkg)
-	file := in.fileOf(s.Pos())
+	file := in.files[in.fset.File(s.Pos()).Name()]
 	if info == nil || file == nil {
 		return nil
 	}
@@ -88,7 +97,7 @@ func (in *instrumenter) outline(s ast.Stmt, id int32, fc *funcCtx, probe []strin
 	ok := true
 	isFree := func(v *types.Var) bool {
 		return v != nil && !v.IsField() && v.Pkg() == pkg && v.Parent() != nil && v.Parent() != pkg.Scope() &&
-			v.Parent() != types.Universe && (v.Pos() < s.Pos() || v.Pos() >= s.End())
+			(v.Pos() < s.Pos() || v.Pos() >= s.End())
 	}
 	assigned := map[*types.Var]bool{}
 	assign := func(e ast.Expr) {
@@ -168,26 +177,17 @@ func (in *instrumenter) outline(s ast.Stmt, id int32, fc *funcCtx, probe []strin
 		vars = append(vars, v)
 	}
 	slices.SortFunc(vars, func(a, b *types.Var) int { return cmp.Compare(free[a], free[b]) })
-	qual, ok := in.qualifier(file, pkg, info)
-	if !ok {
-		return nil
-	}
+	qual := qualifier(file, pkg, info)
 	o := &outlined{name: fmt.Sprintf("__psample%d", id)}
 	for _, v := range vars {
 		t, ok := typeText(v.Type(), pkg, qual)
 		if !ok || strings.HasPrefix(v.Name(), "__") || v.Name() == "_" {
 			return nil
 		}
-		o.params = append(o.params, v.Name()+" "+t)
-		if assigned[v] {
-			o.results = append(o.results, v.Name())
-			o.types = append(o.types, t)
-		}
+		o.add(v.Name(), t, assigned[v])
 	}
 	for _, p := range probe {
-		o.params = append(o.params, p+" int64")
-		o.results = append(o.results, p)
-		o.types = append(o.types, "int64")
+		o.add(p, "int64", true)
 	}
 	return o
 }
@@ -198,25 +198,22 @@ func (in *instrumenter) outline(s ast.Stmt, id int32, fc *funcCtx, probe []strin
 // is unchanged).
 func rootVar(e ast.Expr, info *types.Info) *types.Var {
 	for {
-		switch x := e.(type) {
+		var holder ast.Expr // what the field or element belongs to
+		switch x := ast.Unparen(e).(type) {
 		case *ast.Ident:
 			v, _ := info.Uses[x].(*types.Var)
 			return v
-		case *ast.ParenExpr:
-			e = x.X
 		case *ast.SelectorExpr:
-			if !holdsValue(info.TypeOf(x.X)) {
-				return nil
-			}
-			e = x.X
+			holder = x.X
 		case *ast.IndexExpr:
-			if !holdsValue(info.TypeOf(x.X)) {
-				return nil
-			}
-			e = x.X
+			holder = x.X
 		default:
 			return nil // *p = …: through a pointer
 		}
+		if !holdsValue(info.TypeOf(holder)) {
+			return nil
+		}
+		e = holder
 	}
 }
 
@@ -234,27 +231,15 @@ func holdsValue(t types.Type) bool {
 	return true
 }
 
-// fileOf returns the syntax of the loaded file holding p.
-func (in *instrumenter) fileOf(p token.Pos) *ast.File {
-	name := in.fset.File(p).Name()
-	for _, pk := range in.l.Packages {
-		for _, f := range pkgFiles(in.l, pk) {
-			if in.fset.File(f.Pos()).Name() == name {
-				return f
-			}
-		}
-	}
-	return nil
-}
-
-// qualifier names the packages a file imports as the file does; it
-// reports false for a package the file does not import by a usable name.
-func (in *instrumenter) qualifier(file *ast.File, pkg *types.Package, info *types.Info) (types.Qualifier, bool) {
+// qualifier names the packages a file imports as the file does, and a
+// package it does not import by a usable name "\x00" (typeText refuses
+// the type then).
+func qualifier(file *ast.File, pkg *types.Package, info *types.Info) types.Qualifier {
 	names := map[string]string{} // import path → name in the file
 	for _, imp := range file.Imports {
 		path, err := strconv.Unquote(imp.Path.Value)
 		if err != nil {
-			return nil, false
+			continue // the file parsed and type-checked: never
 		}
 		name := ""
 		if imp.Name != nil {
@@ -275,7 +260,7 @@ func (in *instrumenter) qualifier(file *ast.File, pkg *types.Package, info *type
 			return n
 		}
 		return "\x00" // not nameable here
-	}, true
+	}
 }
 
 // typeText writes t as the file names it, and reports false when it
@@ -294,14 +279,9 @@ func typeText(t types.Type, pkg *types.Package, qual types.Qualifier) (string, b
 		switch t := t.(type) {
 		case *types.Alias:
 			check(types.Unalias(t))
-			if o := t.Obj(); o.Pkg() != nil && (o.Parent() != o.Pkg().Scope() || o.Pkg() != pkg && !o.Exported()) {
-				ok = false
-			}
+			ok = ok && nameable(t.Obj(), pkg)
 		case *types.Named:
-			o := t.Obj()
-			if o.Pkg() != nil && (o.Parent() != o.Pkg().Scope() || o.Pkg() != pkg && !o.Exported()) {
-				ok = false
-			}
+			ok = ok && nameable(t.Obj(), pkg)
 			if args := t.TypeArgs(); args != nil {
 				for a := range args.Types() {
 					check(a)
@@ -357,4 +337,10 @@ func typeText(t types.Type, pkg *types.Package, qual types.Qualifier) (string, b
 		return "", false
 	}
 	return text, true
+}
+
+// nameable reports whether the type name o can be written in package pkg:
+// predeclared, or declared at package level and exported or of pkg.
+func nameable(o *types.TypeName, pkg *types.Package) bool {
+	return o.Pkg() == nil || o.Parent() == o.Pkg().Scope() && (o.Pkg() == pkg || o.Exported())
 }

@@ -84,7 +84,7 @@ func runEnd(err error) {
 	end, cpu := int64(time.Since(start))+1, cpuNS()
 	endMu.Lock()
 	if t1 > 0 && err == nil {
-		end, cpu = t1, cpu1 // a failed run ends when it is wound up
+		end, cpu = t1, cpu1 // the last rank's end; a failed run ends when it is wound up
 	}
 	endMu.Unlock()
 	wall := end - t0.Load()
