@@ -119,14 +119,8 @@ func TestKnownCosts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a program")
 	}
-	p, err := Run(Config{Dir: "..", Pattern: "./estimator/testdata/known", NP: 1, Args: []string{"-n", "64"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p2, err := Run(Config{Dir: "..", Pattern: "./estimator/testdata/known", NP: 2, Args: []string{"-n", "64"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := profileOf(t, "estimator/testdata/known", 1, "-n", "64")
+	p2 := profileOf(t, "estimator/testdata/known", 2, "-n", "64")
 	loops := map[string]LoopStats{}
 	for _, l := range p.Loops {
 		loops[strings.SplitN(l.Node, "/", 2)[0]] = l
@@ -214,10 +208,7 @@ func TestLoopForms(t *testing.T) {
 			t.Errorf("resumed: resumes %v, innermost %v: want a resumed perfect nest", f.Resumes, f.Innermost)
 		}
 	}
-	p, err := Run(Config{Dir: "..", Pattern: "./estimator/testdata/loops", NP: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := profileOf(t, "estimator/testdata/loops", 1)
 	seen := map[string]bool{}
 	for _, l := range p.Loops {
 		name := strings.SplitN(l.Node, "/", 2)[0]
@@ -256,10 +247,7 @@ func TestThreadClock(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a program")
 	}
-	p, err := Run(Config{Dir: "..", Pattern: "./estimator/testdata/threads", NP: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := profileOf(t, "estimator/testdata/threads", 1)
 	if p.Clock != probe.ClockThread {
 		t.Fatalf("clock %q, want %q: the program runs a pool", p.Clock, probe.ClockThread)
 	}
@@ -298,10 +286,7 @@ func TestOutlinedRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a program")
 	}
-	p, err := Run(Config{Dir: "..", Pattern: "./estimator/testdata/outline", NP: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := profileOf(t, "estimator/testdata/outline", 1)
 	want := map[string]int64{"structField": 100, "viaSlice": 100, "builder": 100, "address": 100, "method": 100, "arraySlice": 100, "localType": 100}
 	for _, l := range p.Loops {
 		name := strings.SplitN(l.Node, "/", 2)[0]
@@ -315,4 +300,15 @@ func TestOutlinedRun(t *testing.T) {
 	for name := range want {
 		t.Errorf("%s: no loop statistics", name)
 	}
+}
+
+// profileOf runs the timing pass on a program of the module (dir from its
+// root) at np ranks with args, failing the test on an error.
+func profileOf(t *testing.T, dir string, np int, args ...string) *ProfileFile {
+	t.Helper()
+	p, err := Run(Config{Dir: "..", Pattern: "./" + dir, NP: np, Args: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

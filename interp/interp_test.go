@@ -84,14 +84,7 @@ func TestHandComputed(t *testing.T) {
 // for each rank compute + overhead + wait = total, and two runs give
 // identical results.
 func TestInvariants(t *testing.T) {
-	dirs, err := testprogs.Dirs("../testprogs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := machine.Preset("local")
-	if err != nil {
-		t.Fatal(err)
-	}
+	dirs, m := testPrograms(t)
 	for _, d := range dirs {
 		t.Run(d, func(t *testing.T) {
 			p := prepare(t, "./testprogs/"+d)
@@ -313,4 +306,19 @@ func TestClockLoopWithoutProfile(t *testing.T) {
 	if d := r.Time - want; d < 0 || d > trace.Nanosecond {
 		t.Errorf("predicted %v, want the 40 ms delay", r.Time)
 	}
+}
+
+// testPrograms returns the test programs' directories under testprogs and
+// the local machine preset they run on.
+func testPrograms(t *testing.T) ([]string, *machine.Machine) {
+	t.Helper()
+	dirs, err := testprogs.Dirs("../testprogs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := machine.Preset("local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dirs, m
 }

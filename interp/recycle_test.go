@@ -5,8 +5,6 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/predict-tools/predict/machine"
-	"github.com/predict-tools/predict/testprogs"
 	"github.com/predict-tools/predict/trace"
 )
 
@@ -16,14 +14,7 @@ import (
 // its release, the result or the trace would differ from the reference
 // (or the run would crash).
 func TestRecycleSafe(t *testing.T) {
-	dirs, err := testprogs.Dirs("../testprogs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := machine.Preset("local")
-	if err != nil {
-		t.Fatal(err)
-	}
+	dirs, m := testPrograms(t)
 	pkgs := []string{"./interp/testdata/pingpong"}
 	for _, d := range dirs {
 		pkgs = append(pkgs, "./testprogs/"+d)
