@@ -273,7 +273,16 @@ func (c *compiler) externalFunc(name string, sig *types.Signature) extFunc {
 			return cNext
 		}
 	case "flag.Parse":
-		return func(p *proc, fr *frame, a []V, dst int, site string) ctl { return cNext }
+		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
+			if err := p.w.flags.parse(); err != nil {
+				return p.fail(site, err.Error())
+			}
+			return cNext
+		}
+	case "flag.Parsed":
+		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
+			return set(fr, dst, boolV(p.w.flags.parsed))
+		}
 	case "flag.NArg":
 		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
 			return set(fr, dst, intV(int64(len(p.w.flags.rest))))

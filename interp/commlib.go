@@ -49,6 +49,10 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 			var body V
 			switch name {
 			case "Main":
+				// Main parses the flags if the program has not.
+				if err := p.w.flags.parse(); err != nil {
+					return p.fail(site, err.Error())
+				}
 				body = arg(fr, 0)
 			default:
 				body = arg(fr, 1)

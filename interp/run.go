@@ -247,16 +247,13 @@ func (prog *Program) run(cfg Config, units map[string]unitTime, counting bool) (
 		return nil, err
 	}
 	// Package initializers, then the driver up to commlib.Main.
-	w.flags = newFlagSet()
+	w.flags = newFlagSet(cfg.Args)
 	driver := &proc{w: w, rank: -1}
 	driver.cur = &driver.main
 	if init := prog.Loaded.Main.Func("init"); init != nil {
 		if err := w.runAlone(driver, w.comp.fn(init)); err != nil {
 			return nil, err
 		}
-	}
-	if err := w.flags.parse(cfg.Args); err != nil {
-		return nil, err
 	}
 	mainFn := prog.Loaded.Main.Func("main")
 	if mainFn == nil {
@@ -707,21 +704,26 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 }
 
 // flagSet gives the program's flags the values of its arguments, with
-// the flag package's own parsing.
+// the flag package's own parsing, when the program parses them: at its
+// first flag.Parse, or in commlib.Main if it has not parsed them yet, as
+// the real run does. A flag defined in main before that is known; one
+// read before it holds its default.
 type flagSet struct {
-	fs    *flag.FlagSet
-	boxes []func()
-	rest  []string
+	fs     *flag.FlagSet
+	args   []string
+	parsed bool
+	boxes  []func()
+	rest   []string
 }
 
-func newFlagSet() *flagSet {
+func newFlagSet(args []string) *flagSet {
 	fs := flag.NewFlagSet("program", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	// commlib's own flags.
 	fs.Int("np", 0, "")
 	fs.String("trace", "", "")
 	fs.Int("eager", 0, "")
-	return &flagSet{fs: fs}
+	return &flagSet{fs: fs, args: args}
 }
 
 // define handles flag.String, flag.Int, ...: a variable holding the
@@ -775,9 +777,14 @@ func (f *flagSet) bind(kind string, b *box, nameV, def V) {
 	}
 }
 
-func (f *flagSet) parse(args []string) error {
-	if err := f.fs.Parse(args); err != nil {
-		return fmt.Errorf("program arguments %q: %v", strings.Join(args, " "), err)
+// parse parses the arguments the first time it is called.
+func (f *flagSet) parse() error {
+	if f.parsed {
+		return nil
+	}
+	f.parsed = true
+	if err := f.fs.Parse(f.args); err != nil {
+		return fmt.Errorf("program arguments %q: %v", strings.Join(f.args, " "), err)
 	}
 	for _, set := range f.boxes {
 		set()
