@@ -58,6 +58,11 @@ func ContentHash(l *modelgen.Loaded) (string, error) {
 // written under work/name.
 func build(l *modelgen.Loaded, pattern, work, name, bin string, overlay map[string][]byte) error {
 	args := []string{"build", "-o", bin}
+	// Never write the user's go.mod or go.sum, whatever GOFLAGS says; a
+	// vendor directory keeps its own mode (the probes must be vendored).
+	if _, err := os.Stat(filepath.Join(l.ModuleDir, "vendor", "modules.txt")); err != nil {
+		args = append(args, "-mod=readonly")
+	}
 	if len(overlay) > 0 {
 		replace := map[string]string{}
 		dir := filepath.Join(work, "overlay-"+name)
@@ -90,7 +95,7 @@ func build(l *modelgen.Loaded, pattern, work, name, bin string, overlay map[stri
 	if err := cmd.Run(); err != nil {
 		what := "the program"
 		if name == instrumentedName {
-			what = "the instrumented program (a bug of predict: please report it with this output)"
+			what = "the instrumented program (if the plain build worked, a bug of predict or a mismatch between this predict (" + ownVersion() + ") and the " + PredictModule + " your module requires: please report it with this output)"
 		}
 		return fmt.Errorf("building %s: %v\n%s", what, err, strings.TrimSpace(out.String()))
 	}

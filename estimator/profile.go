@@ -56,6 +56,10 @@ type ProfileFile struct {
 	// fragments' relative error bounds.
 	ErrorRel float64 `json:"error_rel"`
 
+	// Warnings are what the timing pass found doubtful in its own
+	// measurement (a run disturbed by the machine's other load).
+	Warnings []string `json:"warnings,omitempty"`
+
 	Fragments []FragmentStats `json:"fragments"`
 	Loops     []LoopStats     `json:"loops,omitempty"`
 	Decisions []DecisionStats `json:"decisions,omitempty"`
@@ -166,6 +170,12 @@ func ReadProfile(path string) (*ProfileFile, error) {
 	var p ProfileFile
 	if err := dec.Decode(&p); err != nil {
 		return nil, fmt.Errorf("profile %s: %v", path, jsonErrorPos(data, err))
+	}
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("profile %s: %v", path, err)
+	}
+	if err := p.CheckDisturbance(); err != nil {
+		return nil, fmt.Errorf("profile %s: %v", path, err)
 	}
 	return &p, nil
 }

@@ -65,19 +65,29 @@ func Run(cfg Config) (*ProfileFile, error) {
 			fmt.Fprintf(cfg.Log, format+"\n", args...)
 		}
 	}
-	l, err := modelgen.Load(modelgen.Config{Dir: cfg.Dir, Pattern: cfg.Pattern, Tags: cfg.Tags})
+	var (
+		l    *modelgen.Loaded
+		plan *Plan
+	)
+	err := step(cfg.Log, fmt.Sprintf("loading %s and building its model", cfg.Pattern), func() error {
+		var err error
+		if l, err = modelgen.Load(modelgen.Config{Dir: cfg.Dir, Pattern: cfg.Pattern, Tags: cfg.Tags}); err != nil {
+			return err
+		}
+		prog, ssaOf, err := modelgen.BuildWithSSA(l, modelgen.Options{})
+		if err != nil {
+			return err
+		}
+		if _, err := reduce.Reduce(l, prog, ssaOf, reduce.Options{}); err != nil {
+			return err
+		}
+		plan, err = Instrument(l, prog, ssaOf)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	prog, ssaOf, err := modelgen.BuildWithSSA(l, modelgen.Options{})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := reduce.Reduce(l, prog, ssaOf, reduce.Options{}); err != nil {
-		return nil, err
-	}
-	plan, err := Instrument(l, prog, ssaOf)
-	if err != nil {
+	if err := checkPredictVersion(l); err != nil {
 		return nil, err
 	}
 	hash, err := ContentHash(l)
@@ -93,11 +103,15 @@ func Run(cfg Config) (*ProfileFile, error) {
 	}
 	pattern := l.Main.Pkg.Path()
 	plain, instr := filepath.Join(work, plainName), filepath.Join(work, instrumentedName)
-	logf("building %s (plain and with %d probes)…", pattern, len(plan.Fragments))
-	if err := build(l, pattern, work, plainName, plain, plainOverlay(l)); err != nil {
+	logf("building %s (plain and with %d probes)", pattern, len(plan.Fragments))
+	if err := step(cfg.Log, "  building the plain program", func() error {
+		return build(l, pattern, work, plainName, plain, plainOverlay(l))
+	}); err != nil {
 		return nil, err
 	}
-	if err := build(l, pattern, work, instrumentedName, instr, plan.Overlay); err != nil {
+	if err := step(cfg.Log, "  building the instrumented program", func() error {
+		return build(l, pattern, work, instrumentedName, instr, plan.Overlay)
+	}); err != nil {
 		return nil, err
 	}
 	var (
@@ -105,11 +119,32 @@ func Run(cfg Config) (*ProfileFile, error) {
 		baseRun      runclock.Times
 		raw          *probe.Raw
 	)
-	for i := range cfg.Repeat {
-		logf("running at np=%d without probes…", cfg.NP)
+	assemble := func() *ProfileFile {
+		p := &ProfileFile{
+			Format: ProfileFormat, Version: ProfileVersion,
+			Package: pattern, Module: l.Module, ContentHash: hash, NP: cfg.NP, Args: cfg.Args,
+			Host:    fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU()),
+			Created: time.Now().UTC().Format(time.RFC3339), Alpha: cfg.Alpha,
+			WallPS: probed.wall.Nanoseconds() * 1000, PlainWallPS: base.wall.Nanoseconds() * 1000,
+			PlainCPUPS: base.cpu.Nanoseconds() * 1000,
+			RunPS:      raw.WallNS * 1000, PlainRunPS: baseRun.WallNS * 1000,
+		}
+		if baseRun.CPUNS > 0 {
+			p.PlainRunCPUPS = baseRun.CPUNS * 1000
+		}
+		p.fill(plan, raw)
+		return p
+	}
+	// cfg.Repeat rounds, and up to remeasureRounds more while the two
+	// runs disagree beyond their probes (disturb.go).
+	for i := 0; ; i++ {
 		runPath := filepath.Join(work, fmt.Sprintf("run%d.json", i))
-		b, err := run(plain, cfg.NP, cfg.Args, []string{runclock.OutEnv + "=" + runPath}, cfg.Timeout)
-		if err != nil {
+		var b runResult
+		if err := step(cfg.Log, fmt.Sprintf("running at np=%d without probes", cfg.NP), func() error {
+			var err error
+			b, err = run(plain, cfg.NP, cfg.Args, []string{runclock.OutEnv + "=" + runPath}, cfg.Timeout)
+			return err
+		}); err != nil {
 			return nil, err
 		}
 		t, err := readRunTimes(runPath)
@@ -119,10 +154,13 @@ func Run(cfg Config) (*ProfileFile, error) {
 		if i == 0 || t.WallNS < baseRun.WallNS {
 			base, baseRun = b, t
 		}
-		logf("running at np=%d with probes…", cfg.NP)
 		rawPath := filepath.Join(work, fmt.Sprintf("raw%d.json", i))
-		pr, err := run(instr, cfg.NP, cfg.Args, []string{probe.OutEnv + "=" + rawPath}, cfg.Timeout)
-		if err != nil {
+		var pr runResult
+		if err := step(cfg.Log, fmt.Sprintf("running at np=%d with probes", cfg.NP), func() error {
+			var err error
+			pr, err = run(instr, cfg.NP, cfg.Args, []string{probe.OutEnv + "=" + rawPath}, cfg.Timeout)
+			return err
+		}); err != nil {
 			return nil, err
 		}
 		r, err := readRaw(rawPath)
@@ -132,21 +170,24 @@ func Run(cfg Config) (*ProfileFile, error) {
 		if raw == nil || r.WallNS < raw.WallNS {
 			probed, raw = pr, r
 		}
+		if i+1 < cfg.Repeat {
+			continue
+		}
+		p := assemble()
+		d := p.Disturbance()
+		switch {
+		case d <= RemeasureRatio:
+			return p, nil
+		case i+1 < cfg.Repeat+remeasureRounds:
+			logf("%s: measuring again (%d of %d more)", p.disturbanceNote(), i+2-cfg.Repeat, remeasureRounds)
+		case d > RefuseRatio:
+			return nil, fmt.Errorf("%s, after %d runs of each (more than %.1f×): measure again on a quieter machine", p.disturbanceNote(), i+1, RefuseRatio)
+		default:
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%s, after %d runs of each; fragment times may read up to %.0f%% slow", p.disturbanceNote(), i+1, 100*(d-1)))
+			logf("profile: WARNING: %s", p.Warnings[len(p.Warnings)-1])
+			return p, nil
+		}
 	}
-	p := &ProfileFile{
-		Format: ProfileFormat, Version: ProfileVersion,
-		Package: pattern, Module: l.Module, ContentHash: hash, NP: cfg.NP, Args: cfg.Args,
-		Host:    fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU()),
-		Created: time.Now().UTC().Format(time.RFC3339), Alpha: cfg.Alpha,
-		WallPS: probed.wall.Nanoseconds() * 1000, PlainWallPS: base.wall.Nanoseconds() * 1000,
-		PlainCPUPS: base.cpu.Nanoseconds() * 1000,
-		RunPS:      raw.WallNS * 1000, PlainRunPS: baseRun.WallNS * 1000,
-	}
-	if baseRun.CPUNS > 0 {
-		p.PlainRunCPUPS = baseRun.CPUNS * 1000
-	}
-	p.fill(plan, raw)
-	return p, nil
 }
 
 // readRunTimes reads what package runclock wrote for a plain run.

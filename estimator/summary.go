@@ -40,6 +40,9 @@ func (p *ProfileFile) WriteSummary(w io.Writer, top int) error {
 		fmt.Fprintf(&b, "measured: %v in %d fragments and %v inside commlib (together %.1f%% of the plain run's time × np); program-level error bound ±%.2f%%\n",
 			trace.Time(p.MeasuredPS), len(p.Fragments), trace.Time(p.CommPS), 100*p.Coverage(), 100*p.ErrorRel)
 	}
+	for _, w := range p.Warnings {
+		fmt.Fprintf(&b, "WARNING: %s\n", w)
+	}
 	frags := slices.Clone(p.Fragments)
 	slices.SortStableFunc(frags, func(x, y FragmentStats) int {
 		tx, ty := x.MeanPS*x.Executions, y.MeanPS*y.Executions

@@ -22,8 +22,8 @@ Commands: scale (the speedup sweep: table, Amdahl fit, plots), run (one
 prediction and its modeled trace), model (the model of a program, or with
 --reduced what decides its control flow), profile (the timing pass), patterns
 (inefficiency patterns in a real or predicted trace), trace convert (Perfetto,
-Paraver, GOAL, CSV). Planned: calibrate (the machine file), validate
-(predicted against measured).`,
+Paraver, GOAL, CSV), version, completion (shell completion scripts). Planned:
+calibrate (the machine file), validate (predicted against measured).`,
 		SilenceUsage:               true,
 		SuggestionsMinimumDistance: 2,
 		SilenceErrors:              true,
@@ -32,7 +32,10 @@ Paraver, GOAL, CSV). Planned: calibrate (the machine file), validate
 			return cmd.Help()
 		},
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
+	// --version prints the first line of predict version; cobra's
+	// completion command writes shell completion scripts.
+	root.Version = strings.TrimPrefix(strings.TrimSpace(versionText(false)), "predict ")
+	root.SetVersionTemplate("predict {{.Version}}\n")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &usageError{cmd: cmd, err: err}
 	})

@@ -80,6 +80,9 @@ func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*in
 		if err := prof.Check(prog.Model.Package, hash); err != nil {
 			return nil, nil, nil, fmt.Errorf("--profile %s: %v", f.profile, err)
 		}
+		if err := prof.CheckNodes(prog.Model); err != nil {
+			return nil, nil, nil, fmt.Errorf("--profile %s: %v", f.profile, err)
+		}
 		return prog, prof, m, nil
 	}
 	prof, err = f.cachedProfile(pkg, prog, hash, log)
@@ -101,7 +104,7 @@ func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash stri
 	key := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%d\x00%q\x00probe-v%d", prog.Model.Package, hash, np, f.progArgs, probe.RawVersion)))
 	path := filepath.Join(dir, "predict", "profiles", hex.EncodeToString(key[:12])+".json")
 	if !f.noCache {
-		if p, err := estimator.ReadProfile(path); err == nil && p.Check(prog.Model.Package, hash) == nil {
+		if p, err := estimator.ReadProfile(path); err == nil && p.Check(prog.Model.Package, hash) == nil && p.CheckNodes(prog.Model) == nil {
 			fmt.Fprintf(log, "profile: cached timing pass %s (np=%d, %s)\n", path, p.NP, p.Created)
 			return p, nil
 		}

@@ -1,0 +1,80 @@
+// This file defines how the timing pass tells a measurement disturbed by
+// the machine's other load: the probed and the plain run execute the same
+// work, so beyond what the probes themselves cost their spans must agree.
+// A probed run far slower (or far faster) than its plain run was slowed
+// by something else, and so were the fragments it timed.
+
+package estimator
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/predict-tools/predict/trace"
+)
+
+// Disturbance thresholds, as the ratio of the longer of the two runs'
+// spans (the probed one less its probes' cost) to the shorter.
+const (
+	// RemeasureRatio makes the timing pass run both programs again (the
+	// fastest run of each is kept), up to remeasureRounds more times.
+	RemeasureRatio = 1.5
+	// RefuseRatio refuses the measurement: written as a warning into a
+	// fresh profile whose re-measurements did not get under it, an error
+	// when a profile file beyond it is read.
+	RefuseRatio = 2.0
+	// disturbanceFloor: differences below it are the noise of starting
+	// and ending a run, whatever the ratio.
+	disturbanceFloor = 2 * trace.Millisecond
+	remeasureRounds  = 2
+)
+
+// ProbeCostPS estimates by how much the probes lengthen the probed run's
+// span: each fragment execution costs a probe pair, each sampled
+// iteration a sampled-iteration probe, spread over the ranks that run at
+// the same time.
+func (p *ProfileFile) ProbeCostPS() int64 {
+	var cost float64
+	for _, f := range p.Fragments {
+		cost += float64(f.Executions) * float64(p.Overhead.SegPS)
+	}
+	for _, l := range p.Loops {
+		cost += float64(l.Samples) * float64(p.Overhead.IterPS)
+	}
+	return int64(cost / float64(max(p.NP, 1)))
+}
+
+// Disturbance returns the ratio of the longer of the plain run's span and
+// the probed run's span less the probes' cost to the shorter (1 for runs
+// that agree, or that differ by less than a run's start-up noise).
+func (p *ProfileFile) Disturbance() float64 {
+	plain, probed := p.PlainRunTime()
+	probed -= p.ProbeCostPS()
+	if plain <= 0 || probed <= 0 {
+		return 1
+	}
+	if d := plain - probed; max(d, -d) < int64(disturbanceFloor) {
+		return 1
+	}
+	return float64(max(plain, probed)) / float64(min(plain, probed))
+}
+
+// disturbanceNote describes the disturbance of the profile's runs.
+func (p *ProfileFile) disturbanceNote() string {
+	plain, probed := p.PlainRunTime()
+	which := "slower"
+	if probed-p.ProbeCostPS() < plain {
+		which = "faster"
+	}
+	return fmt.Sprintf("the run with probes took %v and the run without %v: beyond the probes' %v, it ran %.1f× %s, so the machine's other load disturbed the measurement",
+		time.Duration(probed/1000), time.Duration(plain/1000), time.Duration(p.ProbeCostPS()/1000), p.Disturbance(), which)
+}
+
+// CheckDisturbance refuses a profile whose runs disagree by more than
+// RefuseRatio.
+func (p *ProfileFile) CheckDisturbance() error {
+	if p.Disturbance() <= RefuseRatio {
+		return nil
+	}
+	return fmt.Errorf("run_ps and plain_run_ps: %s (more than %.1f×); measure again on a quieter machine (predict profile, or --no-cache)", p.disturbanceNote(), RefuseRatio)
+}

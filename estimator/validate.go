@@ -1,0 +1,181 @@
+// This file defines the checks of a profile's values: a profile is a file
+// a user may edit, copy from another machine or truncate, and its figures
+// become the model's times, so a value the interpreter cannot use is an
+// error that names its field, never a silently wrong prediction.
+
+package estimator
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/predict-tools/predict/model"
+	"github.com/predict-tools/predict/trace"
+)
+
+// MaxProfileTime is the largest time a profile may hold, in picoseconds
+// (about 11.6 days): times are multiplied by trip counts and summed over
+// ranks in int64 picoseconds, so a value near the type's limit would wrap.
+const MaxProfileTime = 1_000_000_000_000_000_000
+
+// Validate checks that every count, time and fraction of the profile is
+// one the model can use: np at least 1, no negative or non-finite value,
+// no time above MaxProfileTime, ranks within np. The error names the
+// field, as a path into the JSON file (fragments[3].mean_ps).
+func (p *ProfileFile) Validate() error {
+	var v profileCheck
+	if p.NP < 1 {
+		v.errorf("np", "%d: want at least 1 rank", p.NP)
+	}
+	if !(p.Alpha > 0 && p.Alpha < 1) {
+		v.errorf("alpha", "%v: want a fraction between 0 and 1", p.Alpha)
+	}
+	v.times("", map[string]int64{"wall_ps": p.WallPS, "plain_wall_ps": p.PlainWallPS, "plain_cpu_ps": p.PlainCPUPS,
+		"run_ps": p.RunPS, "plain_run_ps": p.PlainRunPS, "plain_run_cpu_ps": p.PlainRunCPUPS,
+		"measured_ps": p.MeasuredPS, "comm_ps": p.CommPS})
+	v.times("overhead.", map[string]int64{"seg_ps": p.Overhead.SegPS, "iter_ps": p.Overhead.IterPS,
+		"counter_ps": p.Overhead.CounterPS, "test_ps": p.Overhead.TestPS, "sampled_ps": p.Overhead.SampledPS})
+	v.fraction("error_rel", p.ErrorRel)
+	for i, f := range p.Fragments {
+		at := fmt.Sprintf("fragments[%d].", i)
+		v.node(at, f.Node)
+		switch f.Kind {
+		case FragSegment, FragLoop, FragBranch:
+		default:
+			v.errorf(at+"kind", "%q: want seg, loop or branch", f.Kind)
+		}
+		v.count(at+"executions", f.Executions)
+		v.times(at, map[string]int64{"mean_ps": f.MeanPS, "sd_ps": f.SDPS, "min_ps": f.MinPS, "max_ps": f.MaxPS, "error_ps": f.ErrorPS})
+		v.fraction(at+"error_rel", f.ErrorRel)
+	}
+	for i, l := range p.Loops {
+		at := fmt.Sprintf("loops[%d].", i)
+		v.node(at, l.Node)
+		for j, t := range l.Trips {
+			v.count(fmt.Sprintf("%strips[%d].trips", at, j), t.Trips)
+			v.count(fmt.Sprintf("%strips[%d].count", at, j), t.Count)
+		}
+		v.times(at, map[string]int64{"per_iter_ps": l.PerIterPS})
+		v.count(at+"samples", int64(l.Samples))
+		v.fraction(at+"d", l.D)
+		for j, r := range l.Ranks {
+			rat := fmt.Sprintf("%sranks[%d].", at, j)
+			v.rank(rat+"rank", r.Rank, p.NP)
+			for k, run := range r.Runs {
+				v.count(fmt.Sprintf("%sruns[%d][0] (trips)", rat, k), run[0])
+				v.count(fmt.Sprintf("%sruns[%d][1] (entries)", rat, k), run[1])
+			}
+		}
+	}
+	for i, d := range p.Decisions {
+		at := fmt.Sprintf("decisions[%d].", i)
+		v.node(at, d.Node)
+		for j, r := range d.Ranks {
+			rat := fmt.Sprintf("%sranks[%d].", at, j)
+			v.rank(rat+"rank", r.Rank, p.NP)
+			v.count(rat+"true", r.True)
+			v.count(rat+"false", r.False)
+			for k, n := range r.Runs {
+				v.count(fmt.Sprintf("%sruns[%d]", rat, k), n)
+			}
+		}
+	}
+	return v.err()
+}
+
+// CheckNodes reports the nodes the profile times that the model of the
+// program does not have: a profile of another version of the program
+// whose content hash was edited, or a hand-made one.
+func (p *ProfileFile) CheckNodes(prog *model.Program) error {
+	ids := map[string]bool{}
+	for _, f := range prog.Functions {
+		model.Walk(f.Tree, func(n *model.Node) bool {
+			ids[n.ID] = true
+			return true
+		})
+	}
+	var v profileCheck
+	check := func(at, node string) {
+		if node != "" && !ids[node] {
+			v.errorf(at, "%q: the model of %s has no such node (a profile of other sources?): run predict profile again", node, prog.Package)
+		}
+	}
+	for i, f := range p.Fragments {
+		check(fmt.Sprintf("fragments[%d].node", i), f.Node)
+		for j, c := range f.Covers {
+			check(fmt.Sprintf("fragments[%d].covers[%d]", i, j), c)
+		}
+	}
+	for i, l := range p.Loops {
+		check(fmt.Sprintf("loops[%d].node", i), l.Node)
+	}
+	for i, d := range p.Decisions {
+		check(fmt.Sprintf("decisions[%d].node", i), d.Node)
+	}
+	return v.err()
+}
+
+// profileCheck collects the problems of a profile, in field order.
+type profileCheck struct{ problems []string }
+
+func (v *profileCheck) errorf(field, format string, args ...any) {
+	v.problems = append(v.problems, field+": "+fmt.Sprintf(format, args...))
+}
+
+// err returns the problems as one error (the first ten of them).
+func (v *profileCheck) err() error {
+	switch n := len(v.problems); {
+	case n == 0:
+		return nil
+	case n > 10:
+		return fmt.Errorf("%s\n  … and %d more", strings.Join(v.problems[:10], "\n  "), n-10)
+	case n == 1:
+		return fmt.Errorf("%s", v.problems[0])
+	default:
+		return fmt.Errorf("%d problems:\n  %s", n, strings.Join(v.problems, "\n  "))
+	}
+}
+
+func (v *profileCheck) node(at, node string) {
+	if node == "" {
+		v.errorf(at+"node", "missing: want the model node the measurement belongs to")
+	}
+}
+
+func (v *profileCheck) count(field string, n int64) {
+	if n < 0 {
+		v.errorf(field, "%d: want a count of at least 0", n)
+	}
+}
+
+func (v *profileCheck) rank(field string, r, np int) {
+	if np >= 1 && (r < 0 || r >= np) { // an np under 1 is its own problem
+		v.errorf(field, "%d: want a rank of the profile's np=%d (0 to %d)", r, np, np-1)
+	}
+}
+
+// times checks the named times (JSON field names, after the prefix at),
+// in name order.
+func (v *profileCheck) times(at string, ts map[string]int64) {
+	for _, name := range sortedKeys(ts) {
+		switch t := ts[name]; {
+		case t < 0:
+			v.errorf(at+name, "%d: want a time of at least 0 ps", t)
+		case t > MaxProfileTime:
+			v.errorf(at+name, "%d ps (%v): more than the %v a profile may hold", t, trace.Time(t), trace.Time(MaxProfileTime))
+		}
+	}
+}
+
+func (v *profileCheck) fraction(field string, x float64) {
+	if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+		v.errorf(field, "%v: want a finite number of at least 0", x)
+	}
+}
+
+func sortedKeys(m map[string]int64) []string {
+	return slices.Sorted(maps.Keys(m))
+}

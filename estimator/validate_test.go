@@ -1,0 +1,160 @@
+package estimator
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/predict-tools/predict/modelgen"
+)
+
+// validProfile is a hand-made profile of two ranks that passes the checks:
+// a fragment, a loop with per-rank trips and a decision.
+func validProfile() *ProfileFile {
+	return &ProfileFile{Format: ProfileFormat, Version: ProfileVersion, Package: "example.com/app", NP: 2, Alpha: 0.1,
+		Host: "test", Created: "2026-01-01T00:00:00Z",
+		WallPS: 12e9, PlainWallPS: 11e9, RunPS: 10e9, PlainRunPS: 10e9, MeasuredPS: 18e9, CommPS: 1e9,
+		Overhead:  Overhead{SegPS: 30_000, IterPS: 40_000},
+		Fragments: []FragmentStats{{Node: "main$1/seq", Kind: FragSegment, Executions: 10, MeanPS: 1e9, MinPS: 9e8, MaxPS: 11e8}},
+		Loops: []LoopStats{{Node: "main$1/loop@+1:1", Trips: []TripCount{{Trips: 100, Count: 2}}, PerIterPS: 1e6, Samples: 8,
+			Ranks: []RankTrips{{Rank: 1, Runs: [][2]int64{{100, 1}}}}}},
+		Decisions: []DecisionStats{{Node: "main$1/if@+2:1", Ranks: []RankOutcomes{{Rank: 0, True: 1, False: 3, Runs: []int64{1, 3}}}}},
+	}
+}
+
+// TestValidate checks that each value the model cannot use is refused,
+// naming its field, and that a good profile passes.
+func TestValidate(t *testing.T) {
+	if err := validProfile().Validate(); err != nil {
+		t.Fatalf("valid profile: %v", err)
+	}
+	for _, c := range []struct {
+		edit func(p *ProfileFile)
+		want string
+	}{
+		{func(p *ProfileFile) { p.NP = 0 }, "np: 0: want at least 1 rank"},
+		{func(p *ProfileFile) { p.NP = -3 }, "np: -3: want at least 1 rank"},
+		{func(p *ProfileFile) { p.Alpha = 1.5 }, "alpha: 1.5: want a fraction between 0 and 1"},
+		{func(p *ProfileFile) { p.PlainRunPS = -1 }, "plain_run_ps: -1: want a time of at least 0 ps"},
+		{func(p *ProfileFile) { p.Overhead.SegPS = -5 }, "overhead.seg_ps: -5: want a time of at least 0 ps"},
+		{func(p *ProfileFile) { p.Fragments[0].MeanPS = -7 }, "fragments[0].mean_ps: -7: want a time of at least 0 ps"},
+		{func(p *ProfileFile) { p.Fragments[0].MeanPS = MaxProfileTime + 1 }, "fragments[0].mean_ps: 1000000000000000001 ps"},
+		{func(p *ProfileFile) { p.Fragments[0].Executions = -1 }, "fragments[0].executions: -1: want a count of at least 0"},
+		{func(p *ProfileFile) { p.Fragments[0].Kind = "blob" }, `fragments[0].kind: "blob": want seg, loop or branch`},
+		{func(p *ProfileFile) { p.Fragments[0].Node = "" }, "fragments[0].node: missing"},
+		{func(p *ProfileFile) { p.Fragments[0].ErrorRel = -0.5 }, "fragments[0].error_rel: -0.5: want a finite number"},
+		{func(p *ProfileFile) { p.ErrorRel = posInf() }, "error_rel: +Inf: want a finite number"},
+		{func(p *ProfileFile) { p.Loops[0].Trips[0].Trips = -100 }, "loops[0].trips[0].trips: -100: want a count"},
+		{func(p *ProfileFile) { p.Loops[0].D = nan() }, "loops[0].d: NaN: want a finite number"},
+		{func(p *ProfileFile) { p.Loops[0].Ranks[0].Rank = 2 }, "loops[0].ranks[0].rank: 2: want a rank of the profile's np=2 (0 to 1)"},
+		{func(p *ProfileFile) { p.Loops[0].Ranks[0].Runs[0][1] = -1 }, "loops[0].ranks[0].runs[0][1] (entries): -1"},
+		{func(p *ProfileFile) { p.Decisions[0].Ranks[0].False = -3 }, "decisions[0].ranks[0].false: -3"},
+		{func(p *ProfileFile) { p.Decisions[0].Ranks[0].Rank = -1 }, "decisions[0].ranks[0].rank: -1: want a rank"},
+	} {
+		p := validProfile()
+		c.edit(p)
+		err := p.Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want an error containing %q", err, c.want)
+		}
+	}
+	// Several problems are listed together, in field order.
+	p := validProfile()
+	p.NP, p.Fragments[0].MeanPS = 0, -1
+	if err := p.Validate(); err == nil || !strings.HasPrefix(err.Error(), "2 problems:\n  np: 0") {
+		t.Errorf("two problems: got %v", err)
+	}
+}
+
+// TestReadProfileRefuses checks that ReadProfile applies the checks, with
+// the file's path in the message.
+func TestReadProfileRefuses(t *testing.T) {
+	dir := t.TempDir()
+	write := func(p *ProfileFile) string {
+		var buf bytes.Buffer
+		if err := p.Write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "app.profile.json")
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	if _, err := ReadProfile(write(validProfile())); err != nil {
+		t.Fatalf("valid profile: %v", err)
+	}
+	p := validProfile()
+	p.Loops[0].PerIterPS = -10
+	path := write(p)
+	if _, err := ReadProfile(path); err == nil || err.Error() != "profile "+path+": loops[0].per_iter_ps: -10: want a time of at least 0 ps" {
+		t.Errorf("negative time: got %v", err)
+	}
+	// A probed run 3× its plain run beyond its probes' cost: measured under load.
+	p = validProfile()
+	p.RunPS = 30e9
+	if _, err := ReadProfile(write(p)); err == nil || !strings.Contains(err.Error(), "run_ps and plain_run_ps: the run with probes took 30ms and the run without 10ms") ||
+		!strings.Contains(err.Error(), "ran 3.0× slower") || !strings.Contains(err.Error(), "measure again") {
+		t.Errorf("disturbed profile: got %v", err)
+	}
+}
+
+// TestDisturbance checks the ratio of the two runs' spans beyond the
+// probes' cost, and the floor under which start-up noise is ignored.
+func TestDisturbance(t *testing.T) {
+	const ms = 1_000_000_000
+	cost := validProfile().ProbeCostPS() // (10 × 30 ns + 8 × 40 ns) / 2 ranks
+	if cost != 310_000 {
+		t.Fatalf("probe cost %d ps, want 310 ns", cost)
+	}
+	for _, c := range []struct {
+		plain, probed int64 // ps, the probed run less its probes' cost
+		want          float64
+	}{
+		{10 * ms, 10 * ms, 1},
+		{10 * ms, 15 * ms, 1.5},
+		{10 * ms, 5 * ms, 2}, // a plain run slowed down counts too
+		{1 * ms, 2 * ms, 1},  // 1 ms apart: under the floor of start-up noise
+		{1 * ms, 4 * ms, 4},  // 3 ms apart
+		{0, 10 * ms, 1},      // not measured
+		{10 * ms, 0, 1},      // nothing left after the probes' cost
+		{100 * ms, 101 * ms, 1},
+	} {
+		p := validProfile()
+		p.PlainRunPS, p.RunPS = c.plain, c.probed+cost
+		if got := p.Disturbance(); got < c.want-1e-3 || got > c.want+1e-3 {
+			t.Errorf("plain %d ps, probed %d ps + probes: disturbance %.4f, want %.4f", c.plain, c.probed, got, c.want)
+		}
+	}
+}
+
+// TestCheckNodes checks a profile's node IDs against the model of the
+// program it claims to be of: ./testprogs/amdahl.
+func TestCheckNodes(t *testing.T) {
+	l, err := modelgen.Load(modelgen.Config{Dir: "..", Pattern: "./testprogs/amdahl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := modelgen.Build(l, modelgen.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := validProfile()
+	p.Fragments, p.Loops, p.Decisions = nil, nil, nil
+	p.Fragments = append(p.Fragments, FragmentStats{Node: prog.Functions[0].Tree.ID, Kind: FragSegment})
+	if err := p.CheckNodes(prog); err != nil {
+		t.Fatalf("a node of the model: %v", err)
+	}
+	p.Loops = append(p.Loops, LoopStats{Node: "main$1/loop@+99:1"})
+	err = p.CheckNodes(prog)
+	if err == nil || !strings.Contains(err.Error(), `loops[0].node: "main$1/loop@+99:1": the model of github.com/predict-tools/predict/testprogs/amdahl has no such node`) {
+		t.Errorf("a node the model lacks: got %v", err)
+	}
+}
+
+func posInf() float64 { return 1 / zero }
+func nan() float64    { return zero / zero }
+
+var zero float64
