@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"go/ast"
 	"go/types"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -43,6 +45,26 @@ type Loaded struct {
 // TypesInfo returns the type information of a loaded package, or nil.
 func (l *Loaded) TypesInfo(pkg *types.Package) *types.Info { return l.info[pkg] }
 
+// loadFrom returns where to run the go command and the pattern to give
+// it: a pattern that names a directory (./app, ../other/app, /abs/app) is
+// loaded from inside that directory, so that it resolves in its own module
+// whatever the current directory's module (or none).
+func loadFrom(dir, pattern string) (string, string) {
+	local := pattern == "." || pattern == ".." || filepath.IsAbs(pattern) ||
+		strings.HasPrefix(pattern, "./") || strings.HasPrefix(pattern, "../")
+	if !local || strings.Contains(pattern, "...") {
+		return dir, pattern
+	}
+	path := pattern
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, pattern)
+	}
+	if st, err := os.Stat(path); err != nil || !st.IsDir() {
+		return dir, pattern
+	}
+	return path, "."
+}
+
 // Load loads the package named by cfg.Pattern and every package of its
 // module that it imports (directly or not), builds their SSA form (generic
 // instances included) and returns them. Errors in the sources are
@@ -55,10 +77,11 @@ func Load(cfg Config) (*Loaded, error) {
 	if len(cfg.Tags) > 0 {
 		flags = append(flags, "-tags="+strings.Join(cfg.Tags, ","))
 	}
+	dir, pattern := loadFrom(cfg.Dir, cfg.Pattern)
 	// First the import graph (cheap, no syntax), to find the module's packages.
-	graphCfg := &packages.Config{Dir: cfg.Dir, BuildFlags: flags,
+	graphCfg := &packages.Config{Dir: dir, BuildFlags: flags,
 		Mode: packages.NeedName | packages.NeedImports | packages.NeedDeps | packages.NeedModule}
-	roots, err := packages.Load(graphCfg, cfg.Pattern)
+	roots, err := packages.Load(graphCfg, pattern)
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: %v", cfg.Pattern, err)
 	}
@@ -99,7 +122,7 @@ func Load(cfg Config) (*Loaded, error) {
 	sort.Strings(paths)
 
 	// Then syntax and types for those packages; the rest comes from export data.
-	syntaxCfg := &packages.Config{Dir: cfg.Dir, BuildFlags: flags, Mode: packages.LoadSyntax | packages.NeedModule}
+	syntaxCfg := &packages.Config{Dir: dir, BuildFlags: flags, Mode: packages.LoadSyntax | packages.NeedModule}
 	pkgs, err := packages.Load(syntaxCfg, paths...)
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: %v", cfg.Pattern, err)
