@@ -1,0 +1,111 @@
+// This file defines the validate command: predicted against measured.
+
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/predict-tools/predict/scale"
+	"github.com/predict-tools/predict/validate"
+	"github.com/spf13/cobra"
+)
+
+func init() { commands = append(commands, newValidateCmd) }
+
+func newValidateCmd() *cobra.Command {
+	var (
+		pf       predictFlags
+		npList   string
+		runs     int
+		asJSON   bool
+		maxError float64
+		top      int
+		noTrace  bool
+		timeout  time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "validate PKG -np LIST [-- PROGRAM ARGS...]",
+		Short: "Run the program for real and compare with the prediction, per np",
+		Long: `Validate builds the program once, runs it for real --runs times at every np of
+LIST on this machine, predicts the same np with the same profile and machine
+(default: the cached or a fresh timing pass, and the local preset), and prints per
+np the measured time (the program's span, from its first rank's start to its last
+rank's end: median, min, max, spread; and the whole process), the predicted time
+and the error.
+
+Where the difference is: one more run per np writes commlib's trace, which is
+cut, like the modeled trace, into regions (per rank, the time inside the calls
+at each call site, and the compute between two consecutive calls); the regions
+whose measured and predicted times differ most are listed. The profile's quality
+is stated (coverage: the time no fragment measured; probed against plain run;
+error bound), and an error smaller than the real runs' own spread is marked as
+within noise. Exit status 0 whatever the error, unless --max-error is exceeded.`,
+		Example: `  predict validate ./testprogs/stencil -np 1,2
+  predict validate ./app -np 1,2,4 --runs 9 --max-error 10 -- -n 4096`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			pkg, progArgs, err := splitArgs(cmd, args)
+			if err != nil {
+				return err
+			}
+			if npList == "" {
+				return usagef(cmd, "missing -np LIST, e.g. -np 1,2")
+			}
+			nps, err := scale.ParseRange(npList)
+			if err != nil {
+				return usagef(cmd, "%v", err)
+			}
+			if runs < 1 {
+				return usagef(cmd, "--runs %d: want at least 1 real run per np", runs)
+			}
+			if maxError < 0 {
+				return usagef(cmd, "--max-error %g: want a percentage of at least 0", maxError)
+			}
+			pf.progArgs = progArgs
+			prog, prof, m, err := pf.setup(cmd, pkg, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			rep, err := validate.Run(validate.Config{Program: prog, Profile: prof, Machine: m, NPs: nps, Runs: runs,
+				Args: func(int) []string { return progArgs }, Threads: pf.threads, Timeout: timeout,
+				Attribute: !noTrace, Log: cmd.ErrOrStderr()})
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				err = rep.WriteJSON(out)
+			} else {
+				err = rep.WriteText(out, top)
+			}
+			if err != nil {
+				return err
+			}
+			failed := 0
+			for _, p := range rep.Points {
+				if p.Failed != "" && p.Predicted == 0 {
+					failed++
+					continue
+				}
+				if cmd.Flags().Changed("max-error") && 100*max(p.Error, -p.Error) > maxError {
+					return fmt.Errorf("np=%d: error %+.1f%% is beyond --max-error %g%%", p.NP, 100*p.Error, maxError)
+				}
+			}
+			if failed == len(rep.Points) {
+				return fmt.Errorf("no np could be validated")
+			}
+			return nil
+		},
+	}
+	pf.add(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&npList, "np", "", "process counts: a list or range as for scale (1,2,4 or 1..8)")
+	fl.IntVar(&runs, "runs", 5, "real runs per np (the median is compared)")
+	fl.BoolVar(&asJSON, "json", false, "print the report as JSON (times in ps)")
+	fl.Float64Var(&maxError, "max-error", 0, "fail (exit status 1) when an np's |error| is above `PERCENT`")
+	fl.IntVar(&top, "top", 8, "regions listed per np")
+	fl.BoolVar(&noTrace, "no-attribution", false, "skip the traced run and the regions")
+	fl.DurationVar(&timeout, "timeout", 10*time.Minute, "stop a real run that takes longer than `DURATION`")
+	return cmd
+}

@@ -1,0 +1,219 @@
+// This file defines a validation: real runs and predictions at each np,
+// and the attribution of their difference.
+
+package validate
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/predict-tools/predict/estimator"
+	"github.com/predict-tools/predict/interp"
+	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/trace"
+)
+
+// Config describes a validation.
+type Config struct {
+	Program *interp.Program
+	Profile *estimator.ProfileFile // the profile the predictions use
+	Machine *machine.Machine
+	NPs     []int
+	Runs    int                   // real runs per np (default 5)
+	Args    func(np int) []string // the program's arguments at np
+	Threads int                   // --threads, as for predictions (0: the program's choice)
+	Timeout time.Duration         // per real run (default 10 minutes)
+	// Attribute runs the program once more per np with its trace and sets
+	// it against the modeled trace.
+	Attribute bool
+	Log       io.Writer // progress, or nil
+}
+
+// Report is the result of a validation.
+type Report struct {
+	Package string  `json:"package"`
+	Runs    int     `json:"runs"`
+	Points  []Point `json:"points"`
+	Profile Quality `json:"profile"`
+}
+
+// Point is the validation at one np.
+type Point struct {
+	NP   int      `json:"np"`
+	Args []string `json:"args"`
+	// Measured is the program's span (first rank's start to last rank's
+	// end) over the real runs; Process the whole process's time.
+	Measured Spread `json:"measured"`
+	Process  Spread `json:"process"`
+	// Predicted is the model's time; Error (Predicted − median) / median.
+	Predicted trace.Time `json:"predicted_ps"`
+	Error     float64    `json:"error"`
+	// WithinNoise: the real runs' spread is larger than |Error|.
+	WithinNoise bool `json:"within_noise"`
+	// Regions are where the difference is, largest first (with
+	// Config.Attribute): the traced run against the modeled trace.
+	Regions []RegionTime `json:"regions"`
+	// TracedSpan is the traced run's span, the measured side of Regions.
+	TracedSpan trace.Time `json:"traced_span_ps,omitempty"`
+	// Failed is the error of a real run or prediction at this np.
+	Failed string `json:"failed,omitempty"`
+}
+
+// Spread is the min, median and max of a set of times.
+type Spread struct {
+	Min    trace.Time `json:"min_ps"`
+	Median trace.Time `json:"median_ps"`
+	Max    trace.Time `json:"max_ps"`
+}
+
+// Relative is (max − min) / median: how much the runs vary.
+func (s Spread) Relative() float64 {
+	if s.Median <= 0 {
+		return 0
+	}
+	return float64(s.Max-s.Min) / float64(s.Median)
+}
+
+func spreadOf(ts []trace.Time) Spread {
+	s := slices.Clone(ts)
+	slices.Sort(s)
+	n := len(s)
+	med := s[n/2]
+	if n%2 == 0 {
+		med = (s[n/2-1] + s[n/2]) / 2
+	}
+	return Spread{Min: s[0], Median: med, Max: s[n-1]}
+}
+
+// Quality is what limits the profile's reading: the share of the plain
+// run no fragment measured, the disagreement of its probed and plain
+// runs, its error bound.
+type Quality struct {
+	NP          int      `json:"np"`
+	Coverage    float64  `json:"coverage"`    // measured fragments + commlib time, against the plain run
+	Uncovered   float64  `json:"uncovered"`   // max(0, 1 − coverage)
+	Disturbance float64  `json:"disturbance"` // probed run (less its probes) against plain run, ≥ 1
+	ErrorBound  float64  `json:"error_bound"` // the program-level bound of the fragments' means
+	Warnings    []string `json:"warnings"`
+}
+
+// Run validates cfg.Program: real runs and predictions at each np.
+func Run(cfg Config) (*Report, error) {
+	if cfg.Program == nil || cfg.Machine == nil || cfg.Profile == nil {
+		return nil, fmt.Errorf("validate: want a program, a machine and a profile")
+	}
+	if len(cfg.NPs) == 0 {
+		return nil, fmt.Errorf("validate: no process count")
+	}
+	if cfg.Runs == 0 {
+		cfg.Runs = 5
+	}
+	if cfg.Runs < 1 {
+		return nil, fmt.Errorf("--runs %d: want at least 1 run per np", cfg.Runs)
+	}
+	if cfg.Args == nil {
+		cfg.Args = func(int) []string { return nil }
+	}
+	logf := func(format string, args ...any) {
+		if cfg.Log != nil {
+			fmt.Fprintf(cfg.Log, format+"\n", args...)
+		}
+	}
+	work, err := os.MkdirTemp("", "predict-validate-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	bin, err := estimator.BuildPlain(cfg.Program.Loaded, work, cfg.Log)
+	if err != nil {
+		return nil, err
+	}
+	p := cfg.Profile
+	rep := &Report{Package: cfg.Program.Model.Package, Runs: cfg.Runs, Profile: Quality{
+		NP: p.NP, Coverage: p.Coverage(), Uncovered: max(0, 1-p.Coverage()), Disturbance: p.Disturbance(),
+		ErrorBound: p.ErrorRel, Warnings: append([]string{}, p.Warnings...)}}
+	sites := Sites{Root: cfg.Program.Loaded.ModuleDir}
+	for _, np := range cfg.NPs {
+		pt := Point{NP: np, Args: append([]string{}, cfg.Args(np)...), Regions: []RegionTime{}}
+		if err := measure(cfg, bin, &pt, logf); err != nil {
+			pt.Failed = err.Error()
+			rep.Points = append(rep.Points, pt)
+			continue
+		}
+		var modeled []trace.Event
+		pcfg := interp.Config{NP: np, Machine: cfg.Machine, Profile: p, Args: pt.Args, Threads: cfg.Threads}
+		if cfg.Attribute {
+			pcfg.Trace = func(e trace.Event) { modeled = append(modeled, e) }
+		}
+		res, err := cfg.Program.Run(pcfg)
+		if err != nil {
+			pt.Failed = "prediction: " + err.Error()
+			rep.Points = append(rep.Points, pt)
+			continue
+		}
+		pt.Predicted = res.Time
+		pt.Error = float64(res.Time-pt.Measured.Median) / float64(pt.Measured.Median)
+		pt.WithinNoise = pt.Measured.Relative() > abs(pt.Error)
+		if cfg.Attribute {
+			if err := attribute(cfg, bin, &pt, work, modeled, res.Time, sites, logf); err != nil {
+				pt.Failed = "traced run: " + err.Error()
+			}
+		}
+		rep.Points = append(rep.Points, pt)
+	}
+	return rep, nil
+}
+
+// measure runs the program cfg.Runs times at pt.NP.
+func measure(cfg Config, bin *estimator.PlainProgram, pt *Point, logf func(string, ...any)) error {
+	var spans, procs []trace.Time
+	start := time.Now()
+	for i := range cfg.Runs {
+		logf("running at np=%d (%d of %d)…", pt.NP, i+1, cfg.Runs)
+		r, err := bin.Run(pt.NP, pt.Args, "", cfg.Timeout)
+		if err != nil {
+			return err
+		}
+		spans = append(spans, trace.Time(r.Span.Nanoseconds())*trace.Nanosecond)
+		procs = append(procs, trace.Time(r.Process.Nanoseconds())*trace.Nanosecond)
+	}
+	pt.Measured, pt.Process = spreadOf(spans), spreadOf(procs)
+	if took := time.Since(start); took >= time.Second {
+		logf("np=%d: %d runs in %v", pt.NP, cfg.Runs, took.Round(10*time.Millisecond))
+	}
+	return nil
+}
+
+// attribute runs the program once more with its trace and cuts it and the
+// modeled trace into regions.
+func attribute(cfg Config, bin *estimator.PlainProgram, pt *Point, work string, modeled []trace.Event, modeledEnd trace.Time, sites Sites, logf func(string, ...any)) error {
+	path := filepath.Join(work, fmt.Sprintf("trace-np%d.jsonl", pt.NP))
+	logf("running at np=%d with its trace…", pt.NP)
+	r, err := bin.Run(pt.NP, pt.Args, path, cfg.Timeout)
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	_, events, err := trace.ReadJSONL(bytes.NewReader(data), path)
+	if err != nil {
+		return err
+	}
+	pt.TracedSpan = trace.Time(r.Span.Nanoseconds()) * trace.Nanosecond
+	pt.Regions = Attribute(pt.NP, events, modeled, pt.TracedSpan, modeledEnd, sites)
+	return nil
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
