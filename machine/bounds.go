@@ -111,9 +111,13 @@ func (v *validator) lastSegmentBound(field string, t Table) {
 	// Compare exactly: dt/db > MaxPerByte ⇔ dt > db·MaxPerByte (in ps).
 	db, dt := b.Bytes-a.Bytes, int64(b.Time-a.Time)
 	if dt > mulSat(db, int64(MaxPerByte/PicosecondPerByte)) {
-		slope := mulDiv(dt, 1000, db) // fs/B, for the message
+		slope := PerByte(mulDiv(dt, 1000, db)) // to the nearest fs/B
+		cost := slope.String()
+		if slope <= MaxPerByte { // over by less than the rounding
+			cost = "more than " + MaxPerByte.String()
+		}
 		v.errorf(fmt.Sprintf("%s[%d]", field, n-1), "the last segment, which extrapolates larger messages, costs %s (%s over %d B): want at most %s (1 KB/s)",
-			PerByte(slope), FormatDuration(b.Time-a.Time), db, MaxPerByte)
+			cost, FormatDuration(b.Time-a.Time), db, MaxPerByte)
 	}
 }
 
