@@ -215,6 +215,15 @@ func TestScaleTimeExact(t *testing.T) {
 		{MulTime(1<<32, 1<<31), Overflow},
 		{MulTime(Overflow, 1), Overflow},
 		{MulTime(3, 5), 15},
+		{RoundTime(2.5), 3},
+		{RoundTime(-2.5), -3},
+		{RoundTime(1 << 62), 1 << 62},
+		{RoundTime(math.Nextafter(1<<63, 0)), 1<<63 - 1024},
+		{RoundTime(1 << 63), Overflow},
+		{RoundTime(math.Inf(1)), Overflow},
+		{RoundTime(math.NaN()), Overflow},
+		{RoundTime(-(1 << 63)), math.MinInt64},
+		{RoundTime(math.Inf(-1)), math.MinInt64},
 	} {
 		if c.got != c.want {
 			t.Errorf("saturating arithmetic: got %d, want %d", c.got, c.want)

@@ -147,3 +147,19 @@ func floorMulDiv(a, b, c int64) int64 {
 	q, _ := bits.Div64(hi, lo, uint64(c))
 	return int64(q)
 }
+
+// RoundTime converts x picoseconds to a time, rounded to the nearest
+// picosecond (halves away from zero), or [Overflow] (math.MinInt64 below
+// the range) when it does not fit; NaN gives Overflow. Use it for every
+// float64 that becomes a time: Go leaves the conversion of an
+// out-of-range float to an integer to the implementation.
+func RoundTime(x float64) trace.Time {
+	r := math.Round(x)
+	switch {
+	case math.IsNaN(r) || r >= 1<<63:
+		return Overflow
+	case r < -(1 << 63):
+		return math.MinInt64
+	}
+	return trace.Time(r)
+}
