@@ -182,7 +182,7 @@ func autoAlgorithm(name string, bytes int64, np int) Algorithm {
 	case "gather", "scatter":
 		return Binomial
 	case "allgather", "allgatherv":
-		total := bytes * int64(np)
+		total := mulSat(bytes, int64(np)) // saturated: a wrapped total chose the small-message algorithm
 		switch {
 		case total < allgatherLong && isPof2:
 			return RecursiveDoubling

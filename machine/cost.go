@@ -1,10 +1,10 @@
 // This file defines the cost functions: LogGOPS message costs, ping-pong
-// table interpolation, thread primitive costs and compute scaling.
+// table interpolation, thread primitive costs and compute scaling. Each is
+// exact or returns the Overflow sentinel (overflow.go); none wraps round.
 
 package machine
 
 import (
-	"math"
 	"sort"
 
 	"github.com/predict-tools/predict/trace"
@@ -14,29 +14,31 @@ import (
 // terms of LogGOPS multiply; an empty message costs what a 1-byte one does.
 func extra(s int64) int64 { return max(s-1, 0) }
 
-// SendOverhead is the sender's CPU time for a message of s bytes: o + (s−1)·O.
+// SendOverhead is the sender's CPU time for a message of s bytes: o + (s−1)·O,
+// or [Overflow].
 func (p *LogGOPS) SendOverhead(s int64) trace.Time {
-	return p.Overhead + p.OverheadPerByte.Times(extra(s))
+	return AddTime(p.Overhead, p.OverheadPerByte.Times(extra(s)))
 }
 
 // RecvOverhead is the receiver's CPU time for a message of s bytes once it
-// has arrived: o + (s−1)·O.
+// has arrived: o + (s−1)·O, or [Overflow].
 func (p *LogGOPS) RecvOverhead(s int64) trace.Time {
-	return p.Overhead + p.OverheadPerByte.Times(extra(s))
+	return p.SendOverhead(s)
 }
 
 // Gap is how long a message of s bytes keeps the sender's NIC busy: the
 // next message from the same rank is injected no earlier than Gap(s) after
-// this one was: g + (s−1)·G.
+// this one was: g + (s−1)·G, or [Overflow].
 func (p *LogGOPS) Gap(s int64) trace.Time {
-	return p.GapPerMessage + p.GapPerByte.Times(extra(s))
+	return AddTime(p.GapPerMessage, p.GapPerByte.Times(extra(s)))
 }
 
 // Transfer is the time from the start of a send of s bytes to the arrival
 // of its last byte at the receiver: o + L + (s−1)·G. The per-byte CPU
-// overhead O overlaps the wire time and is not part of it.
+// overhead O overlaps the wire time and is not part of it. [Overflow] when
+// it does not fit the clock.
 func (p *LogGOPS) Transfer(s int64) trace.Time {
-	return p.Overhead + p.Latency + p.GapPerByte.Times(extra(s))
+	return AddTime(AddTime(p.Overhead, p.Latency), p.GapPerByte.Times(extra(s)))
 }
 
 // Eager reports whether a standard send of s bytes is eager (s ≤ S): it
@@ -48,7 +50,8 @@ func (p *LogGOPS) Eager(s int64) bool { return s <= p.EagerLimit }
 // interpolation between the two points around s, the last segment's slope
 // beyond the last point, and the first point's time below the first point
 // (a message never costs less than the smallest one measured). t must be
-// valid (see [Machine.Validate]); an empty table gives 0.
+// valid (see [Machine.Validate]); an empty table gives 0. Extrapolation
+// beyond the clock gives [Overflow].
 func (t Table) At(s int64) trace.Time {
 	n := len(t)
 	switch {
@@ -63,8 +66,11 @@ func (t Table) At(s int64) trace.Time {
 		i = n - 1 // extrapolate with the last segment
 	}
 	a, b := t[i-1], t[i]
-	dt := int64(b.Time - a.Time)
-	return a.Time + trace.Time(mulDiv(dt, s-a.Bytes, b.Bytes-a.Bytes))
+	// s > a.Bytes ≥ 0 and b.Bytes > a.Bytes, so neither difference wraps;
+	// mulDiv saturates, and a decreasing interior segment stays between
+	// its two points.
+	dt := int64(subTime(b.Time, a.Time))
+	return AddTime(a.Time, trace.Time(mulDiv(dt, s-a.Bytes, b.Bytes-a.Bytes)))
 }
 
 // A Link is the cost model between two ranks: the LogGOPS parameters of
@@ -97,42 +103,50 @@ func (m *Machine) Level(inter bool) Link {
 // one, it is the table's one-way time less the receive overhead, so that a
 // ping-pong costs exactly what the table says (the receive completes
 // Table.At(s) after the send started), and never less than the send
-// overhead.
+// overhead. [Overflow] when the table's time or the overheads do not fit.
 func (l Link) Transfer(s int64) trace.Time {
 	if len(l.Table) == 0 {
 		return l.LogGOPS.Transfer(s)
 	}
-	return max(l.Table.At(s)-l.RecvOverhead(s), l.SendOverhead(s))
+	oneWay, recv := l.Table.At(s), l.RecvOverhead(s)
+	if Overflowed(oneWay) || Overflowed(recv) {
+		return Overflow
+	}
+	return max(oneWay-recv, l.SendOverhead(s))
 }
 
 // OneWay is the time from the start of a send of s bytes to the end of a
 // receive that was already waiting for it: Transfer(s) + RecvOverhead(s),
-// half the round trip of a ping-pong.
+// half the round trip of a ping-pong; [Overflow] when it does not fit.
 func (l Link) OneWay(s int64) trace.Time {
-	return l.Transfer(s) + l.RecvOverhead(s)
+	return AddTime(l.Transfer(s), l.RecvOverhead(s))
 }
 
 // Compute scales a compute time measured by the timing pass to the target:
-// t·CPUFactor, rounded to the nearest picosecond.
+// t·CPUFactor, rounded to the nearest picosecond (exactly, from the binary
+// value of CPUFactor), or [Overflow] when the product does not fit the
+// clock. Validation bounds CPUFactor by [MaxCPUFactor], so a fragment of
+// up to 2⁶³ ps / MaxCPUFactor ≈ 9.2 s always fits; a longer one may not.
 func (m *Machine) Compute(t trace.Time) trace.Time {
 	if m.CPUFactor == 1 {
 		return t
 	}
-	return trace.Time(math.Round(float64(t) * m.CPUFactor))
+	return scaleTime(t, m.CPUFactor)
 }
 
 // PoolCreate is the cost of creating a pool of n threads: n × Create
-// (pr_CreateThreadPool).
-func (c *ThreadCosts) PoolCreate(n int) trace.Time { return trace.Time(n) * c.Create }
+// (pr_CreateThreadPool), or [Overflow]. A pool of n ≤ 0 threads costs 0.
+func (c *ThreadCosts) PoolCreate(n int) trace.Time { return MulTime(c.Create, int64(max(n, 0))) }
 
 // CopyCost is the cost of copying n bytes between threads: n × Copy
-// (pr_Copy).
-func (c *ThreadCosts) CopyCost(n int64) trace.Time { return c.Copy.Times(n) }
+// (pr_Copy), or [Overflow]. Copying n ≤ 0 bytes costs 0.
+func (c *ThreadCosts) CopyCost(n int64) trace.Time { return c.Copy.Times(max(n, 0)) }
 
 // LockAcquired is when a thread whose clock reads t and which asks for a
 // lock (or semaphore slots) last released at released gets it: it pays one
 // attempt, TryLock, and waits until the release if that is later:
-// t + TryLock + max(0, released − t) (pr_Lock, with sem_ts = released).
+// t + TryLock + max(0, released − t) = max(t, released) + TryLock (pr_Lock,
+// with sem_ts = released), or [Overflow].
 func (c *ThreadCosts) LockAcquired(t, released trace.Time) trace.Time {
-	return t + c.TryLock + max(0, released-t)
+	return AddTime(max(t, released), c.TryLock)
 }

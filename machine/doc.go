@@ -21,7 +21,8 @@
 // [PerByte.Times] turns n bytes into picoseconds exactly (128-bit
 // intermediate, rounded to the nearest picosecond). Sizes are int64 bytes.
 // All arithmetic is integer, so costs are bit-identical across runs and
-// platforms; the CPU factor (a float64) is applied by one rounded multiply.
+// platforms; the CPU factor (a float64) is applied exactly to its binary
+// value (a 128-bit product, rounded once to the nearest picosecond).
 //
 // In a machine file, durations are strings with a unit, "2.5us", "1500ns",
 // "41ps" (ps, ns, us or µs, ms, s), or JSON numbers of nanoseconds (the
@@ -89,7 +90,7 @@
 // (no cost of its own); a copy of n bytes costs
 // n·Copy; atomics cost CAS, creating one CreateAtomic; semaphores and locks
 // cost CreateSemaphore to create, TryLock per attempt and Release to
-// release, and a lock is held at t + TryLock + max(0, released − t)
+// release, and a lock is held at max(t, released) + TryLock
 // ([ThreadCosts.LockAcquired]).
 //
 // # Collectives
@@ -123,8 +124,13 @@
 // A Machine that passes [Machine.Validate] has no negative duration, cost
 // or size, a known origin, mapping and algorithm for every collective, and
 // tables of at least two points with strictly increasing sizes and a
-// non-decreasing last segment. The cost functions are pure and
-// deterministic, never change the Machine, and never panic on a valid one;
-// they are safe for concurrent use. [Parse] and [Load] return only valid
+// non-decreasing last segment, and every value within the bounds of
+// bounds.go ([MaxDuration], [MaxPerByte], [MaxTableTime], [MaxTableBytes],
+// [MinCPUFactor]..[MaxCPUFactor]). Every cost function is exact or returns
+// [Overflow] when the exact cost does not fit the int64 picosecond clock
+// (≈ 106 days); none wraps round or converts an out-of-range float. The
+// caller reports an Overflow (see [Overflowed], [AddTime]). The cost
+// functions are pure and deterministic, never change the Machine, and
+// never panic on a valid one; they are safe for concurrent use. [Parse] and [Load] return only valid
 // machines; [Machine.Write] and [Parse] round-trip exactly.
 package machine

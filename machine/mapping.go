@@ -20,7 +20,7 @@ func (m *Machine) NodesUsed(np int) int {
 		}
 		return n
 	case m.RanksPerNode > 0:
-		return (np + m.RanksPerNode - 1) / m.RanksPerNode
+		return (np-1)/m.RanksPerNode + 1 // ⌈np/k⌉ without overflow at large np
 	default:
 		return max(m.Nodes, 1)
 	}
@@ -52,7 +52,9 @@ func (m *Machine) NodeOf(rank, np int) int {
 			return rank / m.RanksPerNode
 		}
 		n := max(m.Nodes, 1)
-		return int(int64(rank) * int64(n) / int64(max(np, 1)))
+		// rank·n needs up to 94 bits at the edges of int: divide exactly
+		// through a 128-bit product, rounding down.
+		return int(floorMulDiv(int64(rank), int64(n), int64(max(np, 1))))
 	}
 }
 

@@ -51,14 +51,17 @@ func (m *Machine) NewNICQueues(nodes int) *NICQueues {
 //     max(arrival', port free + s·Ejection), when the port becomes free.
 //
 // Messages within a node never pass through a NIC; do not deliver them.
+// Port times that do not fit the clock saturate at [Overflow], and so does
+// every message queued behind them.
 func (q *NICQueues) Deliver(src, dst int, start trace.Time, s int64, arrival trace.Time) trace.Time {
 	if q == nil {
 		return arrival
 	}
+	s = max(s, 0)
 	inject := max(start, q.injectFree[src])
-	q.injectFree[src] = inject + q.injection.Times(s)
-	arrival += inject - start
-	arrival = max(arrival, q.ejectFree[dst]+q.ejection.Times(s))
+	q.injectFree[src] = AddTime(inject, q.injection.Times(s))
+	arrival = AddTime(arrival, subTime(inject, start))
+	arrival = max(arrival, AddTime(q.ejectFree[dst], q.ejection.Times(s)))
 	q.ejectFree[dst] = arrival
 	return arrival
 }

@@ -68,8 +68,10 @@ func (p PerByte) String() string {
 	switch {
 	case a == 0:
 		return "0ns/B"
-	case a >= 1e12:
+	case a >= 1e15:
 		return decimal(int64(p), 1e15) + "s/B"
+	case a >= 1e12:
+		return decimal(int64(p), 1e12) + "ms/B"
 	case a >= 1e9:
 		return decimal(int64(p), 1e9) + "us/B"
 	case a >= 1e6:

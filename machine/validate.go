@@ -88,6 +88,8 @@ func (m *Machine) Validate() error {
 	v.mapping(m)
 	if math.IsNaN(m.CPUFactor) || math.IsInf(m.CPUFactor, 0) || m.CPUFactor <= 0 {
 		v.errorf("cpu_factor", "%v: want a number greater than 0 (1 for a target as fast as the profiling machine)", m.CPUFactor)
+	} else {
+		v.cpuFactor(m.CPUFactor)
 	}
 	v.level("intra", &m.Intra)
 	v.level("inter", &m.Inter)
@@ -136,12 +138,14 @@ func (v *validator) duration(field string, t trace.Time) {
 	if t < 0 {
 		v.errorf(field, "negative duration %s", FormatDuration(t))
 	}
+	v.maxDuration(field, t)
 }
 
 func (v *validator) perByte(field string, p PerByte) {
 	if p < 0 {
 		v.errorf(field, "negative cost per byte %s", p)
 	}
+	v.maxPerByte(field, p)
 }
 
 func (v *validator) level(field string, p *LogGOPS) {
@@ -205,10 +209,13 @@ func (v *validator) table(field string, t Table) {
 		if p.Time < 0 {
 			v.errorf(f, "negative time %s", FormatDuration(p.Time))
 		}
+		v.tablePointBounds(f, p)
 	}
 	if n := len(t); t[n-1].Time < t[n-2].Time {
 		v.errorf(fmt.Sprintf("%s[%d]", field, n-1), "time %s is below the previous point's %s: the last segment extrapolates larger messages and must not decrease",
 			FormatDuration(t[n-1].Time), FormatDuration(t[n-2].Time))
+	} else {
+		v.lastSegmentBound(field, t)
 	}
 }
 
