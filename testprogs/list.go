@@ -9,17 +9,26 @@ import (
 	"slices"
 )
 
+// CorpusDir is the directory, below testprogs, of the accuracy corpus:
+// programs written to judge the predictor's accuracy on code it was not
+// tuned on.
+const CorpusDir = "corpus"
+
 // Dirs returns the directories of the test programs below root (the
 // testprogs directory), relative to it with slashes: "stencil",
 // "patterns/latesender", ... A test program is a directory holding a
-// main.go; internal holds shared code, not programs.
+// main.go; internal holds shared code, not programs. The accuracy corpus
+// (root/corpus, [CorpusDir]) is not part of them: its programs judge the
+// predictor (predict validate) rather than test its stages; list them with
+// Dirs(filepath.Join(root, CorpusDir)).
 func Dirs(root string) ([]string, error) {
 	var dirs []string
+	corpus := filepath.Join(root, CorpusDir)
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && d.Name() == "internal" {
+		if d.IsDir() && (d.Name() == "internal" || path == corpus) {
 			return fs.SkipDir
 		}
 		if !d.IsDir() && d.Name() == "main.go" {

@@ -1,0 +1,191 @@
+// Command accuracy prints the accuracy table of the predictor: every
+// program of testprogs (the nine it was tuned on) and of the corpus
+// (testprogs/corpus, programs written to judge it) validated at a few np,
+// with a fresh timing pass each, and the median and worst |error| of each
+// set apart.
+//
+//	go run ./validate/internal/accuracy [-np 1,2] [-runs 5] [-class W] [-profile-np 2] [-only cg,mg] [-json]
+//
+// It runs from the module root. Each program is profiled, run for real
+// -runs times at each np and once more with its trace, and predicted on
+// the local preset; the three largest errors are listed with the regions
+// that hold their difference.
+package main
+
+import (
+	"cmp"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/predict-tools/predict/estimator"
+	"github.com/predict-tools/predict/interp"
+	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/scale"
+	"github.com/predict-tools/predict/testprogs"
+	"github.com/predict-tools/predict/validate"
+)
+
+// row is one program at one np.
+type row struct {
+	Program string          `json:"program"`
+	Set     string          `json:"set"` // "tuned" (testprogs) or "corpus"
+	Point   *validate.Point `json:"point,omitempty"`
+	Failed  string          `json:"failed,omitempty"`
+}
+
+func main() {
+	npList := flag.String("np", "1,2", "process counts")
+	runs := flag.Int("runs", 5, "real runs per np")
+	class := flag.String("class", "W", "problem class of every program")
+	profNP := flag.Int("profile-np", 2, "ranks of each timing pass")
+	only := flag.String("only", "", "comma-separated program names (default: all)")
+	asJSON := flag.Bool("json", false, "print the rows as JSON")
+	flag.Parse()
+	nps, err := scale.ParseRange(*npList)
+	if err != nil {
+		fail("-np: %v", err)
+	}
+	m, err := machine.Preset("local")
+	if err != nil {
+		fail("%v", err)
+	}
+	progs, err := programs(*only)
+	if err != nil {
+		fail("%v", err)
+	}
+	start := time.Now()
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Fprintf(os.Stderr, "accuracy: %d programs at np %v, class %s, %d runs each; load %s", len(progs), nps, *class, *runs, load)
+	var rows []row
+	for _, p := range progs {
+		fmt.Fprintf(os.Stderr, "== %s (%s)\n", p.name, p.set)
+		rows = append(rows, validateOne(p, nps, *runs, *profNP, []string{"-class", *class}, m)...)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rows); err != nil {
+			fail("%v", err)
+		}
+		return
+	}
+	load, _ = os.ReadFile("/proc/loadavg")
+	fmt.Printf("Accuracy on %s/%s, %d CPUs, %s; class %s, %d real runs per np, machine local, profile at np=%d; took %v; load at the end %s\n",
+		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), time.Now().UTC().Format("2006-01-02 15:04 UTC"), *class, *runs, *profNP,
+		time.Since(start).Round(time.Second), strings.TrimSpace(string(load)))
+	writeTable(os.Stdout, rows)
+}
+
+type program struct{ name, dir, set string }
+
+// programs lists the nine tuned programs and the corpus.
+func programs(only string) ([]program, error) {
+	var out []program
+	for _, set := range []struct{ root, name string }{{"testprogs", "tuned"}, {"testprogs/" + testprogs.CorpusDir, "corpus"}} {
+		dirs, err := testprogs.Dirs(set.root)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range dirs {
+			if strings.Contains(d, "/") { // patterns/..., corpus/... from the top
+				continue
+			}
+			out = append(out, program{name: d, dir: "./" + filepath.ToSlash(filepath.Join(set.root, d)), set: set.name})
+		}
+	}
+	if only != "" {
+		want := strings.Split(only, ",")
+		out = slices.DeleteFunc(out, func(p program) bool { return !slices.Contains(want, p.name) })
+	}
+	return out, nil
+}
+
+func validateOne(p program, nps []int, runs, profNP int, args []string, m *machine.Machine) []row {
+	failed := func(err error) []row { return []row{{Program: p.name, Set: p.set, Failed: err.Error()}} }
+	prog, err := interp.Prepare(".", p.dir)
+	if err != nil {
+		return failed(err)
+	}
+	prof, err := estimator.Run(estimator.Config{Pattern: p.dir, NP: profNP, Args: args})
+	if err != nil {
+		return failed(fmt.Errorf("timing pass: %v", err))
+	}
+	rep, err := validate.Run(validate.Config{Program: prog, Profile: prof, Machine: m, NPs: nps, Runs: runs,
+		Args: func(int) []string { return args }, Attribute: true, Log: os.Stderr})
+	if err != nil {
+		return failed(err)
+	}
+	var rows []row
+	for i := range rep.Points {
+		pt := &rep.Points[i]
+		rows = append(rows, row{Program: p.name, Set: p.set, Point: pt, Failed: pt.Failed})
+	}
+	return rows
+}
+
+func writeTable(w io.Writer, rows []row) {
+	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "\nPROGRAM\tSET\tNP\tMEASURED\tSPREAD\tPREDICTED\tERROR\t\n")
+	errs := map[string][]float64{}
+	var ranked []row
+	for _, r := range rows {
+		if r.Point == nil || r.Point.Predicted == 0 {
+			np := "—"
+			if r.Point != nil {
+				np = fmt.Sprint(r.Point.NP)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\tfailed: %s\t\t\t\t\n", r.Program, r.Set, np, firstLine(r.Failed))
+			continue
+		}
+		p := r.Point
+		noise := ""
+		if p.WithinNoise {
+			noise = " (noise)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%v\t±%.1f%%\t%v\t%+.1f%%%s\t\n", r.Program, r.Set, p.NP, p.Measured.Median, 50*p.Measured.Relative(), p.Predicted, 100*p.Error, noise)
+		errs[r.Set] = append(errs[r.Set], max(p.Error, -p.Error))
+		ranked = append(ranked, r)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	for _, set := range []string{"tuned", "corpus"} {
+		e := errs[set]
+		if len(e) == 0 {
+			continue
+		}
+		slices.Sort(e)
+		med := e[len(e)/2]
+		if len(e)%2 == 0 {
+			med = (e[len(e)/2-1] + e[len(e)/2]) / 2
+		}
+		fmt.Fprintf(w, "%-7s median |error| %.1f%%, worst %.1f%% (%d points)\n", set, 100*med, 100*e[len(e)-1], len(e))
+	}
+	slices.SortFunc(ranked, func(a, b row) int {
+		return cmp.Compare(max(b.Point.Error, -b.Point.Error), max(a.Point.Error, -a.Point.Error))
+	})
+	for _, r := range ranked[:min(3, len(ranked))] {
+		fmt.Fprintf(w, "\n%s at np=%d: %+.1f%%; the regions that differ most (traced run against the model, summed over ranks):\n", r.Program, r.Point.NP, 100*r.Point.Error)
+		for _, rt := range r.Point.Regions[:min(4, len(r.Point.Regions))] {
+			fmt.Fprintf(w, "  %12v measured  %12v predicted  %s\n", rt.Measured, rt.Predicted, rt.Region)
+		}
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+func fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "accuracy: "+format+"\n", args...)
+	os.Exit(1)
+}
