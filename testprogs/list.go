@@ -3,6 +3,7 @@
 package testprogs
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -26,6 +27,9 @@ func Dirs(root string) ([]string, error) {
 	corpus := filepath.Join(root, CorpusDir)
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
+			if path == root && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll // no programs there
+			}
 			return err
 		}
 		if d.IsDir() && (d.Name() == "internal" || path == corpus) {
