@@ -125,6 +125,9 @@ type runResult struct {
 	wall   time.Duration
 	cpu    time.Duration // user + system time of the process
 	output string
+	// others is the mean number of cores other processes kept busy
+	// during the run (load.go; -1 where the system does not say).
+	others float64
 }
 
 // run runs bin with np ranks and the program's arguments, with env added.
@@ -135,11 +138,15 @@ func run(bin string, np int, args []string, env []string, timeout time.Duration)
 	cmd.Env = append(os.Environ(), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	busy0, haveBusy := cpuBusy()
 	start := time.Now()
 	err := cmd.Run()
-	res := runResult{wall: time.Since(start), output: out.String()}
+	res := runResult{wall: time.Since(start), output: out.String(), others: -1}
 	if ps := cmd.ProcessState; ps != nil {
 		res.cpu = ps.UserTime() + ps.SystemTime()
+		if busy1, ok := cpuBusy(); ok && haveBusy {
+			res.others = otherCores(busy0, busy1, res.cpu, res.wall)
+		}
 	}
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):

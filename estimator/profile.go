@@ -56,6 +56,9 @@ type ProfileFile struct {
 	// fragments' relative error bounds.
 	ErrorRel float64 `json:"error_rel"`
 
+	// OtherCores is the mean number of cores that other processes kept
+	// busy during the kept runs (the larger of the two; load.go).
+	OtherCores float64 `json:"other_cores,omitempty"`
 	// Warnings are what the timing pass found doubtful in its own
 	// measurement (a run disturbed by the machine's other load).
 	Warnings []string `json:"warnings,omitempty"`

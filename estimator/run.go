@@ -132,6 +132,7 @@ func Run(cfg Config) (*ProfileFile, error) {
 		if baseRun.CPUNS > 0 {
 			p.PlainRunCPUPS = baseRun.CPUNS * 1000
 		}
+		p.OtherCores = max(base.others, probed.others, 0)
 		p.fill(plan, raw)
 		return p
 	}
@@ -175,16 +176,28 @@ func Run(cfg Config) (*ProfileFile, error) {
 		}
 		p := assemble()
 		d := p.Disturbance()
+		load, loaded := loadNote(p.OtherCores, cfg.NP, runtime.NumCPU())
 		switch {
-		case d <= RemeasureRatio:
+		case d <= RemeasureRatio && !loaded:
 			return p, nil
 		case i+1 < cfg.Repeat+remeasureRounds:
-			logf("%s: measuring again (%d of %d more)", p.disturbanceNote(), i+2-cfg.Repeat, remeasureRounds)
+			why := load
+			if d > RemeasureRatio {
+				why = p.disturbanceNote()
+			}
+			logf("%s: measuring again (%d of %d more)", why, i+2-cfg.Repeat, remeasureRounds)
 		case d > RefuseRatio:
 			return nil, fmt.Errorf("%s, after %d runs of each (more than %.1f×): measure again on a quieter machine", p.disturbanceNote(), i+1, RefuseRatio)
 		default:
-			p.Warnings = append(p.Warnings, fmt.Sprintf("%s, after %d runs of each; fragment times may read up to %.0f%% slow", p.disturbanceNote(), i+1, 100*(d-1)))
-			logf("profile: WARNING: %s", p.Warnings[len(p.Warnings)-1])
+			if d > RemeasureRatio {
+				p.Warnings = append(p.Warnings, fmt.Sprintf("%s, after %d runs of each; fragment times may read up to %.0f%% slow", p.disturbanceNote(), i+1, 100*(d-1)))
+			}
+			if loaded {
+				p.Warnings = append(p.Warnings, fmt.Sprintf("%s, after %d runs of each (profile again when the machine is quiet)", load, i+1))
+			}
+			for _, w := range p.Warnings {
+				logf("profile: WARNING: %s", w)
+			}
 			return p, nil
 		}
 	}

@@ -39,6 +39,7 @@ func (p *ProfileFile) Validate() error {
 	v.times("overhead.", map[string]int64{"seg_ps": p.Overhead.SegPS, "iter_ps": p.Overhead.IterPS,
 		"counter_ps": p.Overhead.CounterPS, "test_ps": p.Overhead.TestPS, "sampled_ps": p.Overhead.SampledPS})
 	v.fraction("error_rel", p.ErrorRel)
+	v.fraction("other_cores", p.OtherCores)
 	for i, f := range p.Fragments {
 		at := fmt.Sprintf("fragments[%d].", i)
 		v.node(at, f.Node)

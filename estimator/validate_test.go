@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/predict-tools/predict/modelgen"
 )
@@ -158,3 +159,37 @@ func posInf() float64 { return 1 / zero }
 func nan() float64    { return zero / zero }
 
 var zero float64
+
+// TestOtherLoad checks the reading of /proc/stat and the judgement of the
+// machine's other load during a run.
+func TestOtherLoad(t *testing.T) {
+	busy, ok := parseCPUBusy([]byte("cpu  156768 10 50012 45057 169 5 147 256 7 9\ncpu0 1 2 3 4 5 6 7 8 9 10\n"))
+	// user+nice+system+irq+softirq+steal, in ticks of 10 ms; idle, iowait and guest left out.
+	if want := time.Duration(156768+10+50012+5+147+256) * 10 * time.Millisecond; !ok || busy != want {
+		t.Errorf("busy %v (%v), want %v", busy, ok, want)
+	}
+	if _, ok := parseCPUBusy([]byte("intr 1 2 3\n")); ok {
+		t.Errorf("no cpu line: read as busy time")
+	}
+	// 4 s of busy time over a 2 s run whose process used 1 s: 1.5 cores of others.
+	if got := otherCores(10*time.Second, 14*time.Second, time.Second, 2*time.Second); got != 1.5 {
+		t.Errorf("other cores %v, want 1.5", got)
+	}
+	for _, c := range []struct {
+		other    float64
+		np, cpus int
+		loaded   bool
+	}{
+		{0.3, 2, 2, false}, // noise
+		{1.2, 2, 2, true},  // a core taken from 2 ranks on 2 cores
+		{1.2, 1, 2, false}, // the spare core
+		{2.0, 1, 2, true},
+		{5.5, 4, 16, false},
+		{12.6, 4, 16, true},
+	} {
+		note, loaded := loadNote(c.other, c.np, c.cpus)
+		if loaded != c.loaded || loaded != (note != "") {
+			t.Errorf("%.1f other cores, np=%d on %d: loaded %v (%q), want %v", c.other, c.np, c.cpus, loaded, note, c.loaded)
+		}
+	}
+}

@@ -43,13 +43,16 @@ type row struct {
 }
 
 func main() {
+	// Its own flag set: commlib, which it links, registers -np on the
+	// command line's.
+	flag := flag.NewFlagSet("accuracy", flag.ExitOnError)
 	npList := flag.String("np", "1,2", "process counts")
 	runs := flag.Int("runs", 5, "real runs per np")
 	class := flag.String("class", "W", "problem class of every program")
 	profNP := flag.Int("profile-np", 2, "ranks of each timing pass")
 	only := flag.String("only", "", "comma-separated program names (default: all)")
 	asJSON := flag.Bool("json", false, "print the rows as JSON")
-	flag.Parse()
+	flag.Parse(os.Args[1:])
 	nps, err := scale.ParseRange(*npList)
 	if err != nil {
 		fail("-np: %v", err)
