@@ -293,7 +293,7 @@ func breakdownPlot(a Analysis) (*plot.Plot, error) {
 		bars.layers[3][i] = 100 * r.IdleShare
 	}
 	p.Add(bars)
-	p.Y.Min, p.Y.Max = 0, 135 // headroom for the legend above the bars
+	p.Y.Min, p.Y.Max = 0, 150 // headroom for the legend above the bars
 	p.Y.Tick.Marker = plot.ConstantTicks{
 		{Value: 0, Label: "0"}, {Value: 25, Label: "25"}, {Value: 50, Label: "50"},
 		{Value: 75, Label: "75"}, {Value: 100, Label: "100"},

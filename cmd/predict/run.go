@@ -50,7 +50,11 @@ parameters used; --trace writes the modeled event trace.`,
 			if err != nil {
 				return err
 			}
-			cfg := interp.Config{NP: np, Machine: m, Profile: prof, Args: progArgs, Threads: pf.threads}
+			runArgs, err := pf.argsAt(np)
+			if err != nil {
+				return err
+			}
+			cfg := interp.Config{NP: np, Machine: m, Profile: prof, Args: runArgs, Threads: pf.threads}
 			var events []trace.Event
 			if traceFile != "" {
 				cfg.Trace = func(e trace.Event) { events = append(events, e) }
@@ -60,16 +64,16 @@ parameters used; --trace writes the modeled event trace.`,
 				return err
 			}
 			if traceFile != "" {
-				if err := writeTrace(traceFile, pkg, np, progArgs, m.Inter.EagerLimit, events); err != nil {
+				if err := writeTrace(traceFile, pkg, np, runArgs, m.Inter.EagerLimit, events); err != nil {
 					return err
 				}
 			}
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
-				return enc.Encode(jsonResult(r, top))
+				return enc.Encode(newRunJSON(prog.Model.Package, runArgs, pf.profileUsed, pf.machineInfo(m), r, top))
 			}
-			return writeResult(cmd.OutOrStdout(), pkg, r, top)
+			return writeResult(cmd.OutOrStdout(), prog.Model.Package, r, top)
 		},
 	}
 	pf.add(cmd)
@@ -134,17 +138,4 @@ func writeResult(w io.Writer, pkg string, r *interp.Result, top int) error {
 		m.Name, m.Origin, m.Inter.Latency, m.Inter.Overhead, m.Inter.GapPerMessage, m.Inter.EagerLimit, m.Intra.Latency, m.Intra.Overhead)
 	fmt.Fprintf(bw, "%d messages, %d communication events\n", r.Messages, r.Events)
 	return bw.Flush()
-}
-
-func jsonResult(r *interp.Result, top int) any {
-	hot := r.Hot
-	if len(hot) > top {
-		hot = hot[:top]
-	}
-	return map[string]any{
-		"np": r.NP, "time_ps": r.Time, "machine": r.Machine.Name,
-		"compute_ps": r.Compute, "comm_ps": r.Comm, "wait_ps": r.Wait,
-		"ranks": r.Ranks, "hot": hot, "decisions": r.Decisions, "assumptions": r.Assumptions,
-		"messages": r.Messages, "events": r.Events,
-	}
 }
