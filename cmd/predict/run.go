@@ -107,11 +107,21 @@ func writeResult(w io.Writer, pkg string, r *interp.Result, top int) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "%s at np=%d on %s: predicted time %v\n", pkg, r.NP, r.Machine.Name, r.Time)
 	fmt.Fprintf(bw, "\nper rank          min          mean         max\n")
-	for _, row := range []struct {
+	rows := []struct {
 		name string
 		s    interp.Stat
-	}{{"compute", r.Compute}, {"communication", r.Comm}, {"waiting", r.Wait}} {
+	}{{"compute", r.Compute}, {"communication", r.Comm}, {"waiting", r.Wait}}
+	if idle, ok := idleStat(r); ok {
+		rows = append(rows, struct {
+			name string
+			s    interp.Stat
+		}{"idle at end", idle})
+	}
+	for _, row := range rows {
 		fmt.Fprintf(bw, "  %-13s %-12v %-12v %v\n", row.name, row.s.Min, row.s.Mean, row.s.Max)
+	}
+	if _, ok := idleStat(r); ok {
+		fmt.Fprintf(bw, "  (idle at end: the time a rank waits for the slowest one after it finishes)\n")
 	}
 	fmt.Fprintf(bw, "\nhot spots (time summed over ranks)\n")
 	for i, h := range r.Hot {
@@ -138,4 +148,25 @@ func writeResult(w io.Writer, pkg string, r *interp.Result, top int) error {
 		m.Name, m.Origin, m.Inter.Latency, m.Inter.Overhead, m.Inter.GapPerMessage, m.Inter.EagerLimit, m.Intra.Latency, m.Intra.Overhead)
 	fmt.Fprintf(bw, "%d messages, %d communication events\n", r.Messages, r.Events)
 	return bw.Flush()
+}
+
+// idleStat is the min/mean/max over ranks of the time a rank is idle after
+// it finishes, until the slowest rank does; ok is false when the result
+// has no per-rank times.
+func idleStat(r *interp.Result) (interp.Stat, bool) {
+	if len(r.Ranks) == 0 {
+		return interp.Stat{}, false
+	}
+	var s interp.Stat
+	var sum trace.Time
+	for i, rt := range r.Ranks {
+		idle := r.Time - rt.Total
+		if i == 0 || idle < s.Min {
+			s.Min = idle
+		}
+		s.Max = max(s.Max, idle)
+		sum += idle
+	}
+	s.Mean = (sum + trace.Time(len(r.Ranks))/2) / trace.Time(len(r.Ranks))
+	return s, true
 }

@@ -20,6 +20,7 @@ type runJSON struct {
 	Compute     statJSON       `json:"compute"`
 	Comm        statJSON       `json:"comm"`
 	Wait        statJSON       `json:"wait"`
+	Idle        *statJSON      `json:"idle,omitempty"` // after a rank finishes; absent without per-rank times
 	Ranks       []rankJSON     `json:"ranks"`
 	Hot         []hotJSON      `json:"hot"`
 	Decisions   []decisionJSON `json:"decisions"`
@@ -66,6 +67,10 @@ func newRunJSON(pkg string, args []string, profile string, m *scale.Machine, r *
 		Ranks: []rankJSON{}, Hot: []hotJSON{}, Decisions: []decisionJSON{},
 		Assumptions: append([]string{}, r.Assumptions...),
 		Messages:    r.Messages, Events: r.Events,
+	}
+	if idle, ok := idleStat(r); ok {
+		s := stat(idle)
+		out.Idle = &s
 	}
 	for _, rt := range r.Ranks {
 		out.Ranks = append(out.Ranks, rankJSON{Rank: rt.Rank, Total: rt.Total, Compute: rt.Compute, Comm: rt.Comm, Wait: rt.Wait})
