@@ -108,7 +108,8 @@ func newPlot(a Analysis, title, yLabel string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	if a.Name != "" {
-		p.Title.Text += " — " + a.Name
+		// On a line of its own: an import path is long.
+		p.Title.Text += "\n" + a.Name
 	}
 	p.X.Label.Text = "processes (np)"
 	p.Y.Label.Text = yLabel
@@ -169,7 +170,7 @@ func speedupPlot(a Analysis) (*plot.Plot, error) {
 	title, yLabel, fitName := "Predicted speedup", fmt.Sprintf("speedup over np=%d", a.BaselineNP), "Amdahl"
 	if a.Weak() {
 		title = "Predicted scaled speedup (weak scaling)"
-		yLabel = fmt.Sprintf("np/%d × T(%d)/T(np)", a.BaselineNP, a.BaselineNP)
+		yLabel = fmt.Sprintf("%s × T(%d)/T(np)", a.ratio(), a.BaselineNP)
 		fitName = "serial fraction"
 	}
 	p := newPlot(a, title, yLabel)

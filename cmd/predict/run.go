@@ -33,7 +33,9 @@ the timing pass, cached when not given), communication from the machine's
 LogGOPS parameters. It prints the predicted time, per rank compute /
 communication overhead / waiting (min, mean, max), the hot spots with
 file:line, the opaque decisions replayed from the profile and the machine
-parameters used; --trace writes the modeled event trace.`,
+parameters used; --trace writes the modeled event trace. "{expr}" in a
+program argument is replaced by the value of an integer expression in np
+(see predict scale --help), at N and for the timing pass at --profile-np.`,
 		Example: `  predict run ./testprogs/stencil -np 64 --machine infiniband-hdr
   predict run ./testprogs/cg -np 16 --trace cg16.jsonl -- -class W`,
 		Args: cobra.ArbitraryArgs,
