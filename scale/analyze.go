@@ -17,7 +17,7 @@ import (
 type Analysis struct {
 	// Name says what was predicted (a package import path); it heads the
 	// text report and the plots. Analyze leaves it empty.
-	Name string `json:"name,omitempty"`
+	Name string `json:"package,omitempty"`
 	// What the prediction used, for the record; Analyze leaves them
 	// empty. Args are the program's arguments as given, "{expr}"
 	// included (see [Args]); Profile says where the fragments' times
