@@ -15,31 +15,49 @@ import (
 // plain data: Analyze fills it, the writers and Plot print it, and its JSON
 // form reads back into an equal Analysis.
 type Analysis struct {
-	// Name says what was predicted (a package path); it heads the text
-	// report and the plots. Analyze leaves it empty.
-	Name string `json:"name,omitempty"`
+	// Name says what was predicted (a package import path); it heads the
+	// text report and the plots. Analyze leaves it empty.
+	Name string `json:"package,omitempty"`
+	// What the prediction used, for the record; Analyze leaves them
+	// empty. Args are the program's arguments as given, "{expr}"
+	// included (see [Args]); Profile says where the fragments' times
+	// came from (a file, or the cached timing pass).
+	Machine *Machine `json:"machine,omitempty"`
+	Args    []string `json:"args"`
+	Profile string   `json:"profile,omitempty"`
+
+	// Scaling is "strong" (the same problem at every np) or "weak" (the
+	// arguments, hence the problem, grow with np: Options.Weak).
+	Scaling string `json:"scaling"`
 
 	// Speedups and efficiencies are relative to the run at BaselineNP,
 	// which took Baseline.
 	BaselineNP int        `json:"baseline_np"`
 	Baseline   trace.Time `json:"baseline_ps"`
 
-	Rows []Row `json:"rows"` // one per process count, by increasing np
+	Rows []Row `json:"rows"` // one per process count predicted, by increasing np
+	// Failed are the process counts whose prediction failed, by
+	// increasing np: they have no row.
+	Failed []Failure `json:"failed"`
 
-	// SerialFraction is Amdahl's f, fitted to the rows: the fraction of
-	// the baseline run that does not shrink with np,
-	// T(np) = Baseline·(f + (1−f)·BaselineNP/np). The fit is a closed-form
-	// least-squares fit of the relative errors of the times (a line
-	// through the origin, gonum's stat.LinearRegression), clamped to
-	// [0, 1]; exact Amdahl data give f back. It is 0 when no row is at
-	// another np than the baseline's.
+	// SerialFraction is the fraction f of the baseline's work that is
+	// done serially, fitted to the rows. In strong scaling it is
+	// Amdahl's: T(np) = Baseline·(f + (1−f)/r) with r = np/BaselineNP.
+	// In weak scaling the serial work grows with the problem, as the
+	// parallel work does: T(np) = Baseline·(1 + f·(r−1)) (fitSerialFraction
+	// says why). The fit is a closed-form least-squares fit of the
+	// relative errors of the times (a line through the origin, gonum's
+	// stat.LinearRegression), clamped to [0, 1] (strong) or [0, ∞)
+	// (weak); exact data give f back. It is 0 when no row is at another
+	// np than the baseline's.
 	SerialFraction float64 `json:"serial_fraction"`
 	// FitError is the root mean square of the relative error of the
-	// fitted Amdahl times over the rows: large when the time does not
-	// follow Amdahl's law (communication that grows with np, for one).
+	// fitted times over the rows: large when the time does not follow
+	// the law (communication that grows with np, for one).
 	FitError float64 `json:"fit_error"`
-	// SMax is Amdahl's bound on the speedup, 1/SerialFraction; 0 when
-	// SerialFraction is 0 (no bound).
+	// SMax is the bound on the speedup (scaled speedup in weak scaling)
+	// that f implies, 1/SerialFraction; 0 when SerialFraction is 0 (no
+	// bound).
 	SMax float64 `json:"s_max"`
 
 	// PeakNP is the process count of the largest speedup, PeakSpeedup
@@ -59,61 +77,117 @@ type Analysis struct {
 	Verdict string `json:"verdict"`
 }
 
+// Machine names the machine a sweep was predicted for.
+type Machine struct {
+	Name        string `json:"name"`
+	Origin      string `json:"origin"` // preset, measured, calibrated, user
+	Description string `json:"description"`
+	File        string `json:"file,omitempty"` // the machine file, when not a preset
+}
+
+// A Failure is a process count whose prediction failed, with why: the
+// program aborts at that np, a limit of the model, not enough memory.
+type Failure struct {
+	NP    int    `json:"np"`
+	Error string `json:"error"`
+}
+
+// The values of Analysis.Scaling.
+const (
+	Strong = "strong"
+	Weak   = "weak"
+)
+
 // A Row is the analysis at one process count.
 type Row struct {
 	NP   int        `json:"np"`
 	Time trace.Time `json:"time_ps"`
-	// Speedup is Baseline/Time; Efficiency is Speedup/(NP/BaselineNP),
-	// 1 for perfect scaling.
+	// Args are the program's arguments at this np, in weak scaling (they
+	// differ from np to np); nil otherwise.
+	Args []string `json:"args,omitempty"`
+	// Speedup is Baseline/Time, or in weak scaling the scaled speedup
+	// r·Baseline/Time with r = NP/BaselineNP (the baseline's work per
+	// rank done at NP ranks, relative to the baseline's time);
+	// Efficiency is Speedup/r, 1 for perfect scaling: in weak scaling
+	// Baseline/Time.
 	Speedup    float64 `json:"speedup"`
 	Efficiency float64 `json:"efficiency"`
-	// The mean per-rank breakdown, as in Point, and the share of each in
-	// the mean total time of a rank (the shares sum to 1, or are all 0
-	// when that total is 0).
+	// The mean per-rank breakdown, as in Point; Idle is the mean time a
+	// rank waits for the run to end after it finishes (Time minus the
+	// rank's own total). The shares are of the machine's time np × Time:
+	// they sum to 1 (or are all 0 when Time is 0).
 	Compute      trace.Time `json:"compute_ps"`
 	Comm         trace.Time `json:"comm_ps"`
 	Wait         trace.Time `json:"wait_ps"`
+	Idle         trace.Time `json:"idle_ps"`
 	ComputeShare float64    `json:"compute_share"`
 	CommShare    float64    `json:"comm_share"`
 	WaitShare    float64    `json:"wait_share"`
+	IdleShare    float64    `json:"idle_share"`
 }
 
 // HalfEfficiency is the efficiency below which a process count no longer
 // counts as scaling.
 const HalfEfficiency = 0.5
 
-// Analyze analyses the points of a sweep (in any order).
-//
-// The baseline is the run speedups are relative to. When baselineTime is
-// positive, it is the time of a run at baselineNP processes, measured or
-// predicted elsewhere. Otherwise the baseline is the point at baselineNP
-// when baselineNP is positive, else the point at np=1 if there is one,
-// else the point of the smallest np.
+// Options say how to analyse a sweep.
+type Options struct {
+	// The baseline is the run speedups are relative to. When
+	// BaselineTime is positive, it is the time of a run at BaselineNP
+	// processes, measured or predicted elsewhere. Otherwise the baseline
+	// is the point at BaselineNP when BaselineNP is positive, else the
+	// point at np=1 if there is one, else the point of the smallest np.
+	BaselineNP   int
+	BaselineTime trace.Time
+	// Weak says that the problem grows with np (the program's arguments
+	// depend on it): efficiency is then Baseline/Time, speedups are
+	// scaled speedups, and the serial fraction follows the weak law.
+	Weak bool
+}
+
+// Analyze analyses the points of a sweep (in any order) and the process
+// counts whose prediction failed.
 //
 // Errors are for points or baselines that cannot be analysed: no points,
 // a process count below 1 or given twice, a time that is not positive, a
 // negative breakdown, a baseline np without a point.
-func Analyze(points []Point, baselineNP int, baselineTime trace.Time) (Analysis, error) {
+func Analyze(points []Point, failed []Failure, o Options) (Analysis, error) {
 	points = slices.Clone(points)
 	slices.SortFunc(points, func(a, b Point) int { return cmp.Compare(a.NP, b.NP) })
 	if err := checkPoints(points); err != nil {
 		return Analysis{}, err
 	}
-	base, err := findBaseline(points, baselineNP, baselineTime)
+	base, err := findBaseline(points, o.BaselineNP, o.BaselineTime)
 	if err != nil {
 		return Analysis{}, err
 	}
 
-	a := Analysis{BaselineNP: base.NP, Baseline: base.Time}
+	a := Analysis{Scaling: Strong, BaselineNP: base.NP, Baseline: base.Time, Args: []string{}}
+	if o.Weak {
+		a.Scaling = Weak
+	}
+	a.Failed = slices.Clone(failed)
+	if a.Failed == nil {
+		a.Failed = []Failure{}
+	}
+	slices.SortFunc(a.Failed, func(x, y Failure) int { return cmp.Compare(x.NP, y.NP) })
 	a.Rows = make([]Row, len(points))
 	for i, p := range points {
-		r := Row{NP: p.NP, Time: p.Time, Compute: p.Compute, Comm: p.Comm, Wait: p.Wait}
+		r := Row{NP: p.NP, Time: p.Time, Compute: p.Compute, Comm: p.Comm, Wait: p.Wait, Idle: p.idle()}
+		if o.Weak {
+			r.Args = slices.Clone(p.Args)
+		}
+		scale := float64(p.NP) / float64(base.NP)
 		r.Speedup = float64(base.Time) / float64(p.Time)
-		r.Efficiency = r.Speedup * float64(base.NP) / float64(p.NP)
-		if total := p.rankTime(); total > 0 {
+		if o.Weak {
+			r.Speedup *= scale
+		}
+		r.Efficiency = r.Speedup / scale
+		if total := p.machineTime(); total > 0 {
 			r.ComputeShare = float64(p.Compute) / float64(total)
 			r.CommShare = float64(p.Comm) / float64(total)
 			r.WaitShare = float64(p.Wait) / float64(total)
+			r.IdleShare = float64(r.Idle) / float64(total)
 		}
 		a.Rows[i] = r
 		if r.Speedup > a.PeakSpeedup {
@@ -123,7 +197,7 @@ func Analyze(points []Point, baselineNP int, baselineTime trace.Time) (Analysis,
 			a.HalfEfficiencyNP = r.NP
 		}
 	}
-	a.SerialFraction, a.FitError = fitAmdahl(a.Rows, base.NP, base.Time)
+	a.SerialFraction, a.FitError = fitSerialFraction(a.Rows, base.NP, base.Time, o.Weak)
 	if a.SerialFraction > 0 {
 		a.SMax = 1 / a.SerialFraction
 	}
@@ -131,6 +205,9 @@ func Analyze(points []Point, baselineNP int, baselineTime trace.Time) (Analysis,
 	a.Verdict = verdict(&a, base)
 	return a, nil
 }
+
+// Weak reports whether the analysis is of weak scaling.
+func (a Analysis) Weak() bool { return a.Scaling == Weak }
 
 // checkPoints checks points sorted by np.
 func checkPoints(points []Point) error {

@@ -2,6 +2,8 @@ package scale
 
 import (
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -52,11 +54,34 @@ func peakPoints(t1 trace.Time, nps []int) []Point {
 	return points
 }
 
+// weakPoints returns the points of a weak-scaling program whose work per
+// rank is t1, and whose serial part, a fraction f of the one-process work,
+// grows with the problem: rank 0 does it at the end, f·t1·np, while the
+// other ranks have finished: T(np) = t1·(1 + f·(np−1)).
+func weakPoints(t1 trace.Time, f float64, nps []int) []Point {
+	var points []Point
+	for _, np := range nps {
+		serial := trace.Time(math.Round(float64(t1) * f * float64(np)))
+		parallel := t1 - trace.Time(math.Round(float64(t1)*f))
+		points = append(points, Point{
+			NP:      np,
+			Args:    []string{"-n", strconv.Itoa(np * 65536)},
+			Time:    parallel + serial,
+			Compute: parallel + serial/trace.Time(np),
+			Nodes: []NodeTime{
+				{ID: "main.main#1", Pos: "app/main.go:10", Time: serial, Freq: 1},
+				{ID: "main.main#3", Pos: "app/main.go:20", Time: parallel * trace.Time(np), Freq: int64(np)},
+			},
+		})
+	}
+	return points
+}
+
 var doubling = []int{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}
 
 func TestAnalyzeAmdahl(t *testing.T) {
 	for _, f := range []float64{0, 1e-4, 0.05, 0.3, 1} {
-		a, err := Analyze(amdahlPoints(trace.Second, f, doubling), 0, 0)
+		a, err := Analyze(amdahlPoints(trace.Second, f, doubling), nil, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +123,7 @@ func TestAnalyzeAmdahl(t *testing.T) {
 }
 
 func TestAnalyzeAmdahlDetails(t *testing.T) {
-	a, err := Analyze(amdahlPoints(trace.Second, 0.05, doubling), 0, 0)
+	a, err := Analyze(amdahlPoints(trace.Second, 0.05, doubling), nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +149,7 @@ func TestAnalyzeAmdahlDetails(t *testing.T) {
 }
 
 func TestAnalyzePeak(t *testing.T) {
-	a, err := Analyze(peakPoints(trace.Second, doubling), 0, 0)
+	a, err := Analyze(peakPoints(trace.Second, doubling), nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,15 +192,15 @@ func TestAnalyzeBaseline(t *testing.T) {
 			}
 		}
 	}
-	a, err := Analyze(points, 0, 0) // no np=1: the smallest
+	a, err := Analyze(points, nil, Options{BaselineNP: 0, BaselineTime: 0}) // no np=1: the smallest
 	check("default", a, err, 4, points[3].Time)
-	a, err = Analyze(points, 8, 0)
+	a, err = Analyze(points, nil, Options{BaselineNP: 8, BaselineTime: 0})
 	check("np=8", a, err, 8, t8)
 	// Amdahl relative to np=8: f' = f/(f + (1−f)/8).
 	if want := 0.1 / (0.1 + 0.9/8); math.Abs(a.SerialFraction-want) > 1e-6 {
 		t.Errorf("f relative to np=8: %g, want %g", a.SerialFraction, want)
 	}
-	a, err = Analyze(points, 1, trace.Second) // a measured one-process time
+	a, err = Analyze(points, nil, Options{BaselineNP: 1, BaselineTime: trace.Second}) // a measured one-process time
 	check("np=1 given", a, err, 1, trace.Second)
 	if math.Abs(a.SerialFraction-0.1) > 1e-6 {
 		t.Errorf("f with an external baseline: %g", a.SerialFraction)
@@ -203,9 +228,9 @@ func TestAnalyzeErrors(t *testing.T) {
 		{good, 0, 5, "baseline time 0.005ns given without its process count"},
 		{good, 4, 0, "baseline np=4: no prediction at that process count"},
 	} {
-		_, err := Analyze(test.points, test.np, test.time)
+		_, err := Analyze(test.points, nil, Options{BaselineNP: test.np, BaselineTime: test.time})
 		if err == nil || err.Error() != test.want {
-			t.Errorf("Analyze(%d points, %d, %d) error = %v, want %s", len(test.points), test.np, test.time, err, test.want)
+			t.Errorf("Analyze(%d points, nil, Options{BaselineNP: %d, BaselineTime: %d}) error = %v, want %s", len(test.points), test.np, test.time, err, test.want)
 		}
 	}
 }
@@ -227,14 +252,109 @@ func TestVerdicts(t *testing.T) {
 		{"imbalance", []Point{
 			{NP: 1, Time: 100, Compute: 100},
 			{NP: 4, Time: 100, Compute: 25}, // one rank does everything, the others end at once
-		}, "does not scale: efficiency 0.25 already at np=4; imbalance (ranks that finish early) dominates the time lost"},
+		}, "does not scale: efficiency 0.25 already at np=4; imbalance (ranks idle after they finish) dominates the time lost"},
 	} {
-		a, err := Analyze(test.points, 0, 0)
+		a, err := Analyze(test.points, nil, Options{BaselineNP: 0, BaselineTime: 0})
 		if err != nil {
 			t.Fatalf("%s: %v", test.name, err)
 		}
 		if !strings.HasPrefix(a.Verdict, test.want) {
 			t.Errorf("%s: verdict\n got  %s\n want %s…", test.name, a.Verdict, test.want)
 		}
+	}
+}
+
+// TestAnalyzeWeak checks the weak-scaling analysis on exact data: the
+// serial fraction comes back, efficiency is T(1)/T(np), speedups are
+// scaled speedups, and the lost time is read as what grows with np, not
+// as a failure to scale.
+func TestAnalyzeWeak(t *testing.T) {
+	for _, f := range []float64{0, 1e-3, 0.01, 0.2} {
+		a, err := Analyze(weakPoints(trace.Second, f, doubling), nil, Options{Weak: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(a.SerialFraction-f) > 1e-9 || a.FitError > 1e-9 || a.Scaling != Weak {
+			t.Errorf("f=%g: fitted %g (rms %g), scaling %q", f, a.SerialFraction, a.FitError, a.Scaling)
+		}
+		for _, r := range a.Rows {
+			want := float64(trace.Second) / float64(r.Time)
+			if math.Abs(r.Efficiency-want) > 1e-12 || math.Abs(r.Speedup-want*float64(r.NP)) > 1e-9 {
+				t.Errorf("f=%g np=%d: efficiency %g, speedup %g, want %g, %g", f, r.NP, r.Efficiency, r.Speedup, want, want*float64(r.NP))
+			}
+			if got := a.FittedSpeedup(float64(r.NP)); math.Abs(got-r.Speedup) > 1e-6*r.Speedup {
+				t.Errorf("f=%g np=%d: fitted speedup %g, predicted %g", f, r.NP, got, r.Speedup)
+			}
+			if len(r.Args) != 2 {
+				t.Errorf("f=%g np=%d: args %q", f, r.NP, r.Args)
+			}
+		}
+		if strings.Contains(a.Verdict, "does not scale") {
+			t.Errorf("f=%g: verdict %q", f, a.Verdict)
+		}
+	}
+	// Perfect weak scaling: constant time.
+	a, err := Analyze(weakPoints(trace.Second, 0, []int{1, 2, 4}), nil, Options{Weak: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "weak-scales to np=4 (efficiency T(1)/T(np) 1.00) across the whole sweep"; a.Verdict != want {
+		t.Errorf("verdict %q, want %q", a.Verdict, want)
+	}
+	// The same times read as strong scaling do not scale.
+	a, err = Analyze(weakPoints(trace.Second, 0, []int{1, 4, 8}), nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(a.Verdict, "does not scale") || a.Rows[0].Args != nil {
+		t.Errorf("strong reading: verdict %q, args %q", a.Verdict, a.Rows[0].Args)
+	}
+}
+
+// TestShares checks that the breakdown's shares are of np × time, that the
+// time ranks are idle after they finish is one of them, and that they sum
+// to 1 and their printed percentages to 100.0.
+func TestShares(t *testing.T) {
+	// Rank 0 computes 10 s, the three others 2 s: idle 8 s each.
+	p := Point{NP: 4, Time: 10 * trace.Second, Compute: 4 * trace.Second}
+	a, err := Analyze([]Point{p}, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := a.Rows[0]
+	if r.Idle != 6*trace.Second || r.ComputeShare != 0.4 || r.IdleShare != 0.6 {
+		t.Errorf("idle %v, shares compute %g idle %g; want 6s, 0.4, 0.6", r.Idle, r.ComputeShare, r.IdleShare)
+	}
+	for _, rows := range [][]Row{a.Rows, analyses(t)["weak"].Rows, analyses(t)["peak"].Rows} {
+		for _, r := range rows {
+			sum := r.ComputeShare + r.CommShare + r.WaitShare + r.IdleShare
+			if math.Abs(sum-1) > 1e-12 {
+				t.Errorf("np=%d: shares sum to %g", r.NP, sum)
+			}
+		}
+	}
+	for _, shares := range [][]float64{{1 / 3.0, 1 / 3.0, 1 / 3.0, 0}, {0.0004, 0.0004, 0.0004, 0.9988}, {0.12345, 0.5, 0.37655, 0}} {
+		var total float64
+		for _, s := range percents(shares...) {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total += v
+		}
+		if math.Abs(total-100) > 1e-9 {
+			t.Errorf("percents(%v) = %q, sum %g", shares, percents(shares...), total)
+		}
+	}
+	if got := percents(0, 0, 0, 0); !slices.Equal(got, []string{"0.0", "0.0", "0.0", "0.0"}) {
+		t.Errorf("percents of nothing: %q", got)
+	}
+	// Means rounded above the time: no negative idle time.
+	a, err = Analyze([]Point{{NP: 3, Time: 10, Compute: 6, Comm: 3, Wait: 2}}, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := a.Rows[0]; r.Idle != 0 || math.Abs(r.ComputeShare+r.CommShare+r.WaitShare-1) > 1e-12 {
+		t.Errorf("rounded means: %+v", r)
 	}
 }

@@ -14,8 +14,8 @@ import (
 // A Growth is a model node whose share of the time changes across a sweep.
 //
 // The share of a node at one process count is its time summed over ranks
-// divided by the time of all ranks together, np·(Compute+Comm+Wait): the
-// fraction of the machine's time that goes to the node. Perfectly parallel
+// divided by the machine's time np × Time (the whole the breakdown's
+// shares are of): the fraction of the machine's time that goes to the node. Perfectly parallel
 // work keeps its share; serial work, communication and waiting that grow
 // with np gain share.
 type Growth struct {
@@ -41,7 +41,7 @@ func fastestGrowing(points []Point) *Growth {
 	}
 	byID := make(map[string]*series)
 	for i, p := range points {
-		total := float64(p.NP) * float64(p.rankTime())
+		total := float64(p.NP) * float64(p.machineTime())
 		for _, n := range p.Nodes {
 			s := byID[n.ID]
 			if s == nil {

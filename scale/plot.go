@@ -38,12 +38,13 @@ var (
 
 // Plot writes three plots of the analysis into dir (created if need be),
 // each as PNG and SVG: speedup.{png,svg} (predicted, ideal and fitted
-// Amdahl speedup, log-log), efficiency.{png,svg}, and breakdown.{png,svg}
-// (compute, communication and waiting as shares of the mean time of a
-// rank, stacked, one bar per np). The np axis is logarithmic in base 2,
-// with a tick at every process count of the sweep. It returns the paths
-// of the files written, in that order. Equal analyses give identical
-// files.
+// speedup, log-log; scaled speedup in weak scaling), efficiency.{png,svg},
+// and breakdown.{png,svg} (compute, communication, waiting and idle after
+// finishing as shares of np × time, stacked, one bar per np). The np axis
+// is logarithmic in base 2, with a tick at every process count of the
+// sweep; a process count whose prediction failed is marked with a red
+// cross on the axis. It returns the paths of the files written, in that
+// order. Equal analyses give identical files.
 func Plot(a Analysis, dir string) ([]string, error) {
 	if len(a.Rows) == 0 {
 		return nil, fmt.Errorf("plot: no predictions to plot")
@@ -107,14 +108,19 @@ func newPlot(a Analysis, title, yLabel string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	if a.Name != "" {
-		p.Title.Text += " — " + a.Name
+		// On a line of its own: an import path is long.
+		p.Title.Text += "\n" + a.Name
 	}
 	p.X.Label.Text = "processes (np)"
 	p.Y.Label.Text = yLabel
 	p.X.Scale = plot.LogScale{}
-	nps := make([]int, len(a.Rows))
-	for i, r := range a.Rows {
-		nps[i] = r.NP
+	var nps []int
+	for _, l := range a.lines() {
+		if l.row != nil {
+			nps = append(nps, l.row.NP)
+		} else {
+			nps = append(nps, l.failure.NP)
+		}
 	}
 	p.X.Tick.Marker = npTicks(nps)
 	// Half a step of margin on each side, so that the first and last
@@ -140,8 +146,34 @@ func npMargins(nps []int) (left, right float64) {
 	return left, right
 }
 
+// addFailed marks the process counts whose prediction failed with a red
+// cross at height y, and names them in the legend.
+func addFailed(p *plot.Plot, a Analysis, y float64) error {
+	if len(a.Failed) == 0 {
+		return nil
+	}
+	xys := make(plotter.XYs, len(a.Failed))
+	for i, f := range a.Failed {
+		xys[i] = plotter.XY{X: float64(f.NP), Y: y}
+	}
+	crosses, err := plotter.NewScatter(xys)
+	if err != nil {
+		return err
+	}
+	crosses.Shape, crosses.Color, crosses.Radius = draw.CrossGlyph{}, red, vg.Points(4)
+	p.Add(crosses)
+	p.Legend.Add("failed (no prediction)", crosses)
+	return nil
+}
+
 func speedupPlot(a Analysis) (*plot.Plot, error) {
-	p := newPlot(a, "Predicted speedup", fmt.Sprintf("speedup over np=%d", a.BaselineNP))
+	title, yLabel, fitName := "Predicted speedup", fmt.Sprintf("speedup over np=%d", a.BaselineNP), "Amdahl"
+	if a.Weak() {
+		title = "Predicted scaled speedup (weak scaling)"
+		yLabel = fmt.Sprintf("%s × T(%d)/T(np)", a.ratio(), a.BaselineNP)
+		fitName = "serial fraction"
+	}
+	p := newPlot(a, title, yLabel)
 	p.Y.Scale = plot.LogScale{}
 
 	measured := make(plotter.XYs, len(a.Rows))
@@ -150,12 +182,12 @@ func speedupPlot(a Analysis) (*plot.Plot, error) {
 	}
 	first, last := float64(a.Rows[0].NP), float64(a.Rows[len(a.Rows)-1].NP)
 	ideal := plotter.XYs{{X: first, Y: first / float64(a.BaselineNP)}, {X: last, Y: last / float64(a.BaselineNP)}}
-	// The Amdahl curve, sampled evenly on the log axis.
+	// The fitted curve, sampled evenly on the log axis.
 	const samples = 64
 	amdahl := make(plotter.XYs, samples+1)
 	for i := range amdahl {
 		np := first * math.Pow(last/first, float64(i)/samples)
-		amdahl[i] = plotter.XY{X: np, Y: a.AmdahlSpeedup(np)}
+		amdahl[i] = plotter.XY{X: np, Y: a.FittedSpeedup(np)}
 	}
 
 	idealLine, err := plotter.NewLine(ideal)
@@ -194,13 +226,17 @@ func speedupPlot(a Analysis) (*plot.Plot, error) {
 	p.Legend.Add("predicted", line, points)
 	p.Legend.Add("ideal", idealLine)
 	if a.fitted() {
-		p.Legend.Add(fmt.Sprintf("Amdahl, f = %.3g", a.SerialFraction), amdahlLine)
+		p.Legend.Add(fmt.Sprintf("%s, f = %.3g", fitName, a.SerialFraction), amdahlLine)
 	}
-	return p, nil
+	return p, addFailed(p, a, lo*math.Sqrt2)
 }
 
 func efficiencyPlot(a Analysis) (*plot.Plot, error) {
-	p := newPlot(a, "Predicted parallel efficiency", fmt.Sprintf("efficiency relative to np=%d", a.BaselineNP))
+	title, yLabel := "Predicted parallel efficiency", fmt.Sprintf("efficiency relative to np=%d", a.BaselineNP)
+	if a.Weak() {
+		title, yLabel = "Predicted weak-scaling efficiency", fmt.Sprintf("T(%d)/T(np)", a.BaselineNP)
+	}
+	p := newPlot(a, title, yLabel)
 	effs := make(plotter.XYs, len(a.Rows))
 	top := 1.0
 	for i, r := range a.Rows {
@@ -237,15 +273,15 @@ func efficiencyPlot(a Analysis) (*plot.Plot, error) {
 	p.Legend.Add("predicted", line, points)
 	p.Legend.Add("ideal", ideal)
 	p.Legend.Add("50 %", half)
-	return p, nil
+	return p, addFailed(p, a, 0.02*p.Y.Max)
 }
 
 func breakdownPlot(a Analysis) (*plot.Plot, error) {
-	p := newPlot(a, "Where the time of a rank goes", "share of the mean time of a rank (%)")
+	p := newPlot(a, "Where the machine's time goes", "share of np × time (%)")
 	bars := &stackedBars{
 		xs:     make([]float64, len(a.Rows)),
-		layers: make([][]float64, 3),
-		colors: []color.Color{blue, orange, red},
+		layers: make([][]float64, 4),
+		colors: []color.Color{blue, orange, green, grey},
 	}
 	for i := range bars.layers {
 		bars.layers[i] = make([]float64, len(a.Rows))
@@ -255,17 +291,18 @@ func breakdownPlot(a Analysis) (*plot.Plot, error) {
 		bars.layers[0][i] = 100 * r.ComputeShare
 		bars.layers[1][i] = 100 * r.CommShare
 		bars.layers[2][i] = 100 * r.WaitShare
+		bars.layers[3][i] = 100 * r.IdleShare
 	}
 	p.Add(bars)
-	p.Y.Min, p.Y.Max = 0, 135 // headroom for the legend above the bars
+	p.Y.Min, p.Y.Max = 0, 150 // headroom for the legend above the bars
 	p.Y.Tick.Marker = plot.ConstantTicks{
 		{Value: 0, Label: "0"}, {Value: 25, Label: "25"}, {Value: 50, Label: "50"},
 		{Value: 75, Label: "75"}, {Value: 100, Label: "100"},
 	}
-	for i, name := range []string{"compute", "communication", "waiting"} {
+	for i, name := range []string{"compute", "communication", "waiting", "idle after finishing"} {
 		p.Legend.Add(name, swatch{bars.colors[i]})
 	}
-	return p, nil
+	return p, addFailed(p, a, 3)
 }
 
 // stackedBars draws one stack of bars per x on a log axis: the bars of

@@ -18,7 +18,7 @@ import (
 
 func TestPlot(t *testing.T) {
 	all := analyses(t)
-	for _, name := range []string{"amdahl", "steps", "single"} {
+	for _, name := range []string{"amdahl", "steps", "single", "weak", "failed"} {
 		a := all[name]
 		dir := filepath.Join(t.TempDir(), "plots")
 		files, err := Plot(a, dir)
@@ -53,6 +53,24 @@ func TestPlot(t *testing.T) {
 						t.Errorf("%s: no text %q in %q", file, w, texts)
 					}
 				}
+				// What each plot must say: the breakdown shows the idle
+				// time, failed process counts are marked, weak scaling
+				// is named.
+				var says []string
+				if strings.HasPrefix(filepath.Base(file), "breakdown") {
+					says = append(says, "idle after finishing", "share of np × time (%)")
+				}
+				if len(a.Failed) > 0 {
+					says = append(says, "failed (no prediction)")
+				}
+				if a.Weak() && !strings.HasPrefix(filepath.Base(file), "breakdown") {
+					says = append(says, "eak")
+				}
+				for _, w := range says {
+					if !slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, w) }) {
+						t.Errorf("%s: no text %q in %q", file, w, texts)
+					}
+				}
 				// The np axis is labelled with the process counts.
 				for _, tick := range npTicks(npsOf(a)).Ticks(0, 0) {
 					if tick.Label != "" && !slices.Contains(texts, tick.Label) {
@@ -82,6 +100,10 @@ func npsOf(a Analysis) []int {
 	for _, r := range a.Rows {
 		nps = append(nps, r.NP)
 	}
+	for _, f := range a.Failed {
+		nps = append(nps, f.NP)
+	}
+	slices.Sort(nps)
 	return nps
 }
 
@@ -122,7 +144,7 @@ func TestPlotErrors(t *testing.T) {
 	}
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o666)
-	a, err := Analyze(amdahlPoints(trace.Second, 0.1, []int{1, 2}), 0, 0)
+	a, err := Analyze(amdahlPoints(trace.Second, 0.1, []int{1, 2}), nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

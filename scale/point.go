@@ -9,13 +9,15 @@ import "github.com/predict-tools/predict/trace"
 //
 // The breakdown is per rank, averaged over ranks: Compute + Comm + Wait is
 // the mean over ranks of each rank's total time, at most Time (the run
-// ends when its slowest rank does).
+// ends when its slowest rank does); the rest of Time is the mean time a
+// rank is idle after it finishes.
 type Point struct {
 	NP      int        `json:"np"`
-	Time    trace.Time `json:"time_ps"`    // predicted run time: the maximum over ranks
-	Compute trace.Time `json:"compute_ps"` // mean over ranks of the time spent computing
-	Comm    trace.Time `json:"comm_ps"`    // mean over ranks of communication overhead (time busy in the library)
-	Wait    trace.Time `json:"wait_ps"`    // mean over ranks of time waiting for other ranks
+	Args    []string   `json:"args,omitempty"` // the program's arguments at NP, when they depend on np
+	Time    trace.Time `json:"time_ps"`        // predicted run time: the maximum over ranks
+	Compute trace.Time `json:"compute_ps"`     // mean over ranks of the time spent computing
+	Comm    trace.Time `json:"comm_ps"`        // mean over ranks of communication overhead (time busy in the library)
+	Wait    trace.Time `json:"wait_ps"`        // mean over ranks of time waiting for other ranks
 	Nodes   []NodeTime `json:"nodes,omitempty"`
 }
 
@@ -31,3 +33,12 @@ type NodeTime struct {
 
 // rankTime is the mean over ranks of the total time of a rank.
 func (p *Point) rankTime() trace.Time { return p.Compute + p.Comm + p.Wait }
+
+// machineTime is the machine's time np × Time divided by np, the whole the
+// shares of the breakdown are of: Time, or the mean total of a rank when
+// rounding the means put it above Time.
+func (p *Point) machineTime() trace.Time { return max(p.Time, p.rankTime()) }
+
+// idle is the mean over ranks of the time a rank is idle after it
+// finishes, until the slowest rank does.
+func (p *Point) idle() trace.Time { return p.machineTime() - p.rankTime() }

@@ -19,33 +19,35 @@ type PredictFunc func(ctx context.Context, np int) (Point, error)
 
 // Sweep predicts one run per process count of nps with predict, on workers
 // goroutines at a time (GOMAXPROCS when workers ≤ 0), and returns the
-// points sorted by process count. One prediction is never split across
-// goroutines: the interpreter of one run is sequential (DESIGN.md §7).
+// points of the predictions that succeeded and the failures of those that
+// did not, each sorted by process count. One prediction is never split
+// across goroutines: the interpreter of one run is sequential (DESIGN.md
+// §7).
 //
 // Process counts are started largest first. The cost of a prediction grows
 // with np, so the longest ones start early and the short ones fill the gaps
 // (longest-processing-time-first scheduling); a doubling sweep finishes
 // about when its largest np does.
 //
-// When predictions fail, the error returned is that of the first failing
-// process count in that order (the largest np that fails), wrapped with
-// "np=N: ": predictions that come later are cancelled and no more are
-// started, those that come earlier are finished. So the error does not
-// depend on timing. When ctx is done before the sweep is, Sweep cancels
+// A prediction that fails (the program aborts at that np, a limit of the
+// model, not enough memory) does not stop the others: it is a Failure,
+// and the caller decides what a sweep with failures is worth. The error
+// is for process counts that cannot be predicted at all (below 1, given
+// twice) and for ctx: when ctx is done before the sweep is, Sweep cancels
 // the predictions under way, waits for them to return and returns ctx's
 // error.
 //
 // progress, when not nil, is told of the start, of every finished
 // prediction and of the end; its calls never overlap.
-func Sweep(ctx context.Context, nps []int, workers int, predict PredictFunc, progress Progress) ([]Point, error) {
+func Sweep(ctx context.Context, nps []int, workers int, predict PredictFunc, progress Progress) ([]Point, []Failure, error) {
 	order := slices.Clone(nps)
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(b, a) })
 	for i, np := range order {
 		if np < 1 {
-			return nil, fmt.Errorf("np=%d: process count less than 1", np)
+			return nil, nil, fmt.Errorf("np=%d: process count less than 1", np)
 		}
 		if i > 0 && order[i-1] == np {
-			return nil, fmt.Errorf("np=%d: process count given twice", np)
+			return nil, nil, fmt.Errorf("np=%d: process count given twice", np)
 		}
 	}
 	if workers <= 0 {
@@ -63,8 +65,6 @@ func Sweep(ctx context.Context, nps []int, workers int, predict PredictFunc, pro
 		points:  make([]Point, len(order)),
 		errs:    make([]error, len(order)),
 		done:    make([]bool, len(order)),
-		cancels: make(map[int]context.CancelFunc),
-		failed:  len(order),
 		report:  progress,
 	}
 	progress.Start(slices.Clone(order))
@@ -76,13 +76,20 @@ func Sweep(ctx context.Context, nps []int, workers int, predict PredictFunc, pro
 	wg.Wait()
 
 	if err := ctx.Err(); err != nil && slices.Contains(s.done, false) {
-		return nil, err
+		return nil, nil, err
 	}
-	if s.failed < len(order) {
-		return nil, fmt.Errorf("np=%d: %w", order[s.failed], s.errs[s.failed])
+	var (
+		points   []Point
+		failures []Failure
+	)
+	for i := len(order) - 1; i >= 0; i-- {
+		if s.errs[i] != nil {
+			failures = append(failures, Failure{NP: order[i], Error: s.errs[i].Error()})
+		} else {
+			points = append(points, s.points[i])
+		}
 	}
-	slices.Reverse(s.points)
-	return s.points, nil
+	return points, failures, nil
 }
 
 // A sweep is the state its workers share.
@@ -91,57 +98,40 @@ type sweep struct {
 	predict PredictFunc
 	ctx     context.Context
 
-	mu      sync.Mutex
-	next    int                        // index in order of the next np to start
-	failed  int                        // smallest index in order whose prediction failed, len(order) if none
-	cancels map[int]context.CancelFunc // of the predictions under way, by index
-	points  []Point                    // by index
-	errs    []error                    // by index
-	done    []bool                     // by index
-	report  Progress                   // called with mu held, so calls never overlap
+	mu     sync.Mutex
+	next   int      // index in order of the next np to start
+	points []Point  // by index
+	errs   []error  // by index
+	done   []bool   // by index: returned, whether or not it failed
+	report Progress // called with mu held, so calls never overlap
 }
 
 // work runs predictions until there is none left to start.
 func (s *sweep) work() {
 	for {
 		s.mu.Lock()
-		if s.next >= len(s.order) || s.next > s.failed || s.ctx.Err() != nil {
+		if s.next >= len(s.order) || s.ctx.Err() != nil {
 			s.mu.Unlock()
 			return
 		}
 		i := s.next
 		s.next++
-		ctx, cancel := context.WithCancel(s.ctx)
-		s.cancels[i] = cancel
 		s.mu.Unlock()
 
 		np := s.order[i]
-		p, err := s.predict(ctx, np)
+		p, err := s.predict(s.ctx, np)
 		if err == nil && p.NP != np {
 			if p.NP != 0 {
 				err = fmt.Errorf("the prediction is for np=%d", p.NP)
 			}
 			p.NP = np
 		}
-		if err == nil && ctx.Err() != nil {
-			// Cancelled but returned a point anyway: the point may be
-			// incomplete, and the sweep has stopped needing it.
-			err = ctx.Err()
-		}
 
 		s.mu.Lock()
-		delete(s.cancels, i)
-		cancel()
-		s.points[i], s.errs[i], s.done[i] = p, err, err == nil
-		if err != nil && i < s.failed {
-			// A prediction before the first failure is cancelled only
-			// when ctx is, and then Sweep returns ctx's error.
-			s.failed = i
-			for j, cancel := range s.cancels {
-				if j > i {
-					cancel()
-				}
-			}
+		if s.ctx.Err() == nil {
+			// Once ctx is done the sweep's result is ctx's error: a
+			// prediction that returned because of it is not done.
+			s.points[i], s.errs[i], s.done[i] = p, err, true
 		}
 		s.report.Done(np, err)
 		s.mu.Unlock()

@@ -35,9 +35,9 @@ func TestSweepOrder(t *testing.T) {
 		p.NP = 0 // Sweep fills it in
 		return p, nil
 	}
-	points, err := Sweep(context.Background(), nps, 1, predict, nil)
-	if err != nil {
-		t.Fatal(err)
+	points, failed, err := Sweep(context.Background(), nps, 1, predict, nil)
+	if err != nil || failed != nil {
+		t.Fatal(err, failed)
 	}
 	if want := []int{64, 32, 16, 8, 4, 2, 1}; !slices.Equal(started, want) {
 		t.Errorf("started %v, want largest first %v", started, want)
@@ -88,7 +88,7 @@ func TestSweepParallel(t *testing.T) {
 		}
 		return fakePoint(np), nil
 	}
-	points, err := Sweep(context.Background(), nps, workers, predict, nil)
+	points, _, err := Sweep(context.Background(), nps, workers, predict, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,72 +103,47 @@ func TestSweepParallel(t *testing.T) {
 }
 
 func TestSweepDefaultWorkers(t *testing.T) {
-	points, err := Sweep(context.Background(), []int{2, 1}, 0, func(_ context.Context, np int) (Point, error) {
+	points, _, err := Sweep(context.Background(), []int{2, 1}, 0, func(_ context.Context, np int) (Point, error) {
 		return fakePoint(np), nil
 	}, nil)
 	if err != nil || len(points) != 2 || points[0].NP != 1 || points[1].NP != 2 {
 		t.Fatalf("Sweep = %v, %v", points, err)
 	}
-	points, err = Sweep(context.Background(), nil, 0, nil, nil)
+	points, _, err = Sweep(context.Background(), nil, 0, nil, nil)
 	if err != nil || len(points) != 0 {
 		t.Fatalf("empty Sweep = %v, %v", points, err)
 	}
 }
 
-// TestSweepError checks that the error is that of the largest failing np,
-// whatever the timing.
-func TestSweepError(t *testing.T) {
+// TestSweepFailures checks that a failing prediction is reported with its
+// np and does not stop the others, whatever the timing.
+func TestSweepFailures(t *testing.T) {
 	errTooBig := errors.New("too many processes")
 	for range 20 {
+		var calls atomic.Int32
 		predict := func(ctx context.Context, np int) (Point, error) {
+			calls.Add(1)
 			if np >= 64 && np != 1024 {
 				// Smaller failing nps fail sooner, to tempt a race.
 				time.Sleep(time.Duration(np/64) * 100 * time.Microsecond)
-				return Point{}, errTooBig
+				return Point{}, fmt.Errorf("%w: %d", errTooBig, np)
 			}
 			return fakePoint(np), nil
 		}
-		_, err := Sweep(context.Background(), []int{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, 4, predict, nil)
-		if err == nil || err.Error() != "np=512: too many processes" || !errors.Is(err, errTooBig) {
-			t.Fatalf("Sweep error = %v, want np=512: too many processes", err)
+		points, failed, err := Sweep(context.Background(), []int{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, 4, predict, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-}
-
-// TestSweepErrorCancels checks that predictions after a failing one are
-// cancelled and that later ones are not started.
-func TestSweepErrorCancels(t *testing.T) {
-	failing := make(chan struct{})
-	var sawCancel atomic.Bool
-	var started sync.Map
-	predict := func(ctx context.Context, np int) (Point, error) {
-		started.Store(np, true)
-		switch np {
-		case 8: // started first
-			<-failing
-			return Point{}, errors.New("deadlock: rank 3 waits on rank 4")
-		case 4: // started second, cancelled when 8 fails
-			close(failing)
-			select {
-			case <-ctx.Done():
-				sawCancel.Store(true)
-				return Point{}, ctx.Err()
-			case <-time.After(10 * time.Second):
-				return fakePoint(np), nil
-			}
+		want := []Failure{{64, "too many processes: 64"}, {128, "too many processes: 128"}, {256, "too many processes: 256"}, {512, "too many processes: 512"}}
+		if !slices.Equal(failed, want) {
+			t.Fatalf("failures %v, want %v", failed, want)
 		}
-		return fakePoint(np), nil
-	}
-	_, err := Sweep(context.Background(), []int{1, 2, 4, 8}, 2, predict, nil)
-	if err == nil || err.Error() != "np=8: deadlock: rank 3 waits on rank 4" {
-		t.Fatalf("Sweep error = %v", err)
-	}
-	if !sawCancel.Load() {
-		t.Error("np=4 was not cancelled")
-	}
-	for _, np := range []int{1, 2} {
-		if _, ok := started.Load(np); ok {
-			t.Errorf("np=%d started after the failure", np)
+		var nps []int
+		for _, p := range points {
+			nps = append(nps, p.NP)
+		}
+		if !slices.Equal(nps, []int{1, 2, 4, 8, 16, 32, 1024}) || calls.Load() != 11 {
+			t.Fatalf("points at %v after %d predictions, want 1..32 and 1024 after 11", nps, calls.Load())
 		}
 	}
 }
@@ -183,7 +158,7 @@ func TestSweepContextCancel(t *testing.T) {
 		<-ctx.Done()
 		return Point{}, ctx.Err()
 	}
-	_, err := Sweep(ctx, []int{1, 2, 4, 8, 16, 32}, 2, predict, nil)
+	_, _, err := Sweep(ctx, []int{1, 2, 4, 8, 16, 32}, 2, predict, nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Sweep error = %v, want context.Canceled", err)
 	}
@@ -197,13 +172,13 @@ func TestSweepContextCancel(t *testing.T) {
 		cancel()
 		return fakePoint(np), nil
 	}
-	if _, err := Sweep(ctx, []int{1, 2}, 1, predict, nil); !errors.Is(err, context.Canceled) {
+	if _, _, err := Sweep(ctx, []int{1, 2}, 1, predict, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Sweep error = %v, want context.Canceled", err)
 	}
 
 	// Already cancelled: nothing starts.
 	calls.Store(0)
-	if _, err := Sweep(ctx, []int{1, 2}, 1, func(_ context.Context, np int) (Point, error) {
+	if _, _, err := Sweep(ctx, []int{1, 2}, 1, func(_ context.Context, np int) (Point, error) {
 		calls.Add(1)
 		return fakePoint(np), nil
 	}, nil); !errors.Is(err, context.Canceled) || calls.Load() != 0 {
@@ -220,13 +195,18 @@ func TestSweepBadInput(t *testing.T) {
 	}{
 		{[]int{1, 0}, ok, "np=0: process count less than 1"},
 		{[]int{2, 4, 2}, ok, "np=2: process count given twice"},
-		{[]int{1, 2}, func(_ context.Context, np int) (Point, error) { return fakePoint(2 * np), nil },
-			"np=2: the prediction is for np=4"},
 	} {
-		_, err := Sweep(context.Background(), test.nps, 2, test.predict, nil)
+		_, _, err := Sweep(context.Background(), test.nps, 2, test.predict, nil)
 		if err == nil || err.Error() != test.want {
 			t.Errorf("Sweep(%v) error = %v, want %s", test.nps, err, test.want)
 		}
+	}
+	// A predictor that answers for another np fails at that np.
+	_, failed, err := Sweep(context.Background(), []int{1, 2}, 2, func(_ context.Context, np int) (Point, error) {
+		return fakePoint(2 * np), nil
+	}, nil)
+	if want := []Failure{{1, "the prediction is for np=2"}, {2, "the prediction is for np=4"}}; err != nil || !slices.Equal(failed, want) {
+		t.Errorf("Sweep = %v, %v, want failures %v", failed, err, want)
 	}
 }
 
@@ -258,20 +238,20 @@ func (r *recorder) Stop() { r.enter(); defer r.leave(); r.stopped++ }
 func TestSweepProgress(t *testing.T) {
 	r := &recorder{t: t}
 	nps := []int{1, 2, 3, 4, 5, 6, 7, 8}
-	_, err := Sweep(context.Background(), nps, 4, func(_ context.Context, np int) (Point, error) {
+	_, failed, err := Sweep(context.Background(), nps, 4, func(_ context.Context, np int) (Point, error) {
 		if np == 3 {
 			return Point{}, errors.New("boom")
 		}
 		return fakePoint(np), nil
 	}, r)
-	if err == nil || err.Error() != "np=3: boom" {
-		t.Fatalf("Sweep error = %v", err)
+	if err != nil || !slices.Equal(failed, []Failure{{3, "boom"}}) {
+		t.Fatalf("Sweep = %v, %v", failed, err)
 	}
 	if !slices.Equal(r.started, []int{8, 7, 6, 5, 4, 3, 2, 1}) || r.stopped != 1 {
 		t.Errorf("Start(%v), Stop ×%d", r.started, r.stopped)
 	}
 	slices.Sort(r.done)
-	if len(r.done) < 6 || !slices.Contains(r.done, "3 boom") || !slices.Contains(r.done, "8 <nil>") {
+	if len(r.done) != 8 || !slices.Contains(r.done, "3 boom") || !slices.Contains(r.done, "8 <nil>") {
 		t.Errorf("Done calls: %q", r.done)
 	}
 }
@@ -279,7 +259,7 @@ func TestSweepProgress(t *testing.T) {
 func TestBar(t *testing.T) {
 	var out bytes.Buffer
 	nps := []int{1, 2, 4, 8}
-	_, err := Sweep(context.Background(), nps, 2, func(_ context.Context, np int) (Point, error) {
+	_, _, err := Sweep(context.Background(), nps, 2, func(_ context.Context, np int) (Point, error) {
 		time.Sleep(200 * time.Millisecond)
 		return fakePoint(np), nil
 	}, newBar(&out, true))
@@ -289,13 +269,14 @@ func TestBar(t *testing.T) {
 	if s := out.String(); !strings.Contains(s, "predicting") || !strings.Contains(s, "/4 np") {
 		t.Errorf("bar output %q", s)
 	}
-	// A failed sweep takes its bar away and returns.
+	// A sweep whose every prediction fails still ends its bar and
+	// returns.
 	out.Reset()
-	_, err = Sweep(context.Background(), nps, 2, func(_ context.Context, np int) (Point, error) {
+	points, failed, err := Sweep(context.Background(), nps, 2, func(_ context.Context, np int) (Point, error) {
 		return Point{}, errors.New("boom")
 	}, newBar(&out, true))
-	if err == nil {
-		t.Fatal("no error")
+	if err != nil || len(points) != 0 || len(failed) != len(nps) {
+		t.Fatalf("Sweep = %v, %v, %v", points, failed, err)
 	}
 }
 
@@ -323,7 +304,7 @@ func BenchmarkSweep(b *testing.B) {
 	predict := func(_ context.Context, np int) (Point, error) { return Point{NP: np, Time: 1}, nil }
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Sweep(context.Background(), nps, 0, predict, nil); err != nil {
+		if _, _, err := Sweep(context.Background(), nps, 0, predict, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

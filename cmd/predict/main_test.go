@@ -40,6 +40,8 @@ func TestScript(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"modeljson":     cmdModelJSON,
 			"amdahlprofile": cmdAmdahlProfile,
+			"unitprofile":   cmdUnitProfile,
+			"jsonstyle":     cmdJSONStyle,
 		},
 	})
 }

@@ -33,7 +33,9 @@ the timing pass, cached when not given), communication from the machine's
 LogGOPS parameters. It prints the predicted time, per rank compute /
 communication overhead / waiting (min, mean, max), the hot spots with
 file:line, the opaque decisions replayed from the profile and the machine
-parameters used; --trace writes the modeled event trace.`,
+parameters used; --trace writes the modeled event trace. "{expr}" in a
+program argument is replaced by the value of an integer expression in np
+(see predict scale --help), at N and for the timing pass at --profile-np.`,
 		Example: `  predict run ./testprogs/stencil -np 64 --machine infiniband-hdr
   predict run ./testprogs/cg -np 16 --trace cg16.jsonl -- -class W`,
 		Args: cobra.ArbitraryArgs,
@@ -50,7 +52,11 @@ parameters used; --trace writes the modeled event trace.`,
 			if err != nil {
 				return err
 			}
-			cfg := interp.Config{NP: np, Machine: m, Profile: prof, Args: progArgs, Threads: pf.threads}
+			runArgs, err := pf.argsAt(np)
+			if err != nil {
+				return err
+			}
+			cfg := interp.Config{NP: np, Machine: m, Profile: prof, Args: runArgs, Threads: pf.threads}
 			var events []trace.Event
 			if traceFile != "" {
 				cfg.Trace = func(e trace.Event) { events = append(events, e) }
@@ -60,16 +66,16 @@ parameters used; --trace writes the modeled event trace.`,
 				return err
 			}
 			if traceFile != "" {
-				if err := writeTrace(traceFile, pkg, np, progArgs, m.Inter.EagerLimit, events); err != nil {
+				if err := writeTrace(traceFile, pkg, np, runArgs, m.Inter.EagerLimit, events); err != nil {
 					return err
 				}
 			}
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
-				return enc.Encode(jsonResult(r, top))
+				return enc.Encode(newRunJSON(prog.Model.Package, runArgs, pf.profileUsed, pf.machineInfo(m), r, top))
 			}
-			return writeResult(cmd.OutOrStdout(), pkg, r, top)
+			return writeResult(cmd.OutOrStdout(), prog.Model.Package, r, top)
 		},
 	}
 	pf.add(cmd)
@@ -103,11 +109,21 @@ func writeResult(w io.Writer, pkg string, r *interp.Result, top int) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "%s at np=%d on %s: predicted time %v\n", pkg, r.NP, r.Machine.Name, r.Time)
 	fmt.Fprintf(bw, "\nper rank          min          mean         max\n")
-	for _, row := range []struct {
+	rows := []struct {
 		name string
 		s    interp.Stat
-	}{{"compute", r.Compute}, {"communication", r.Comm}, {"waiting", r.Wait}} {
+	}{{"compute", r.Compute}, {"communication", r.Comm}, {"waiting", r.Wait}}
+	if idle, ok := idleStat(r); ok {
+		rows = append(rows, struct {
+			name string
+			s    interp.Stat
+		}{"idle at end", idle})
+	}
+	for _, row := range rows {
 		fmt.Fprintf(bw, "  %-13s %-12v %-12v %v\n", row.name, row.s.Min, row.s.Mean, row.s.Max)
+	}
+	if _, ok := idleStat(r); ok {
+		fmt.Fprintf(bw, "  (idle at end: the time a rank waits for the slowest one after it finishes)\n")
 	}
 	fmt.Fprintf(bw, "\nhot spots (time summed over ranks)\n")
 	for i, h := range r.Hot {
@@ -136,15 +152,23 @@ func writeResult(w io.Writer, pkg string, r *interp.Result, top int) error {
 	return bw.Flush()
 }
 
-func jsonResult(r *interp.Result, top int) any {
-	hot := r.Hot
-	if len(hot) > top {
-		hot = hot[:top]
+// idleStat is the min/mean/max over ranks of the time a rank is idle after
+// it finishes, until the slowest rank does; ok is false when the result
+// has no per-rank times.
+func idleStat(r *interp.Result) (interp.Stat, bool) {
+	if len(r.Ranks) == 0 {
+		return interp.Stat{}, false
 	}
-	return map[string]any{
-		"np": r.NP, "time_ps": r.Time, "machine": r.Machine.Name,
-		"compute_ps": r.Compute, "comm_ps": r.Comm, "wait_ps": r.Wait,
-		"ranks": r.Ranks, "hot": hot, "decisions": r.Decisions, "assumptions": r.Assumptions,
-		"messages": r.Messages, "events": r.Events,
+	var s interp.Stat
+	var sum trace.Time
+	for i, rt := range r.Ranks {
+		idle := r.Time - rt.Total
+		if i == 0 || idle < s.Min {
+			s.Min = idle
+		}
+		s.Max = max(s.Max, idle)
+		sum += idle
 	}
+	s.Mean = (sum + trace.Time(len(r.Ranks))/2) / trace.Time(len(r.Ranks))
+	return s, true
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/predict-tools/predict/interp"
 	"github.com/predict-tools/predict/scale"
@@ -36,9 +37,23 @@ S_max = 1/f; the np where speedup peaks and where efficiency falls below 50 %;
 the fragment whose share grows fastest, with file:line; and a verdict. With no
 --profile the timing pass runs once on this machine and is cached; with no
 --machine the local preset is used. Ranges: 8..256 (doubling), 8..256:8
-(step), 1,2,4,12 (list).`,
+(step), 1,2,4,12 (list).
+
+Program arguments may depend on np: "{expr}" in an argument is replaced at
+each np by the value of an integer expression in np (+ - * / and
+parentheses; {{ and }} are literal braces), for the prediction at that np
+and for the timing pass at --profile-np. The sweep is then a weak-scaling
+one: efficiency is T(1)/T(np), speedup the scaled speedup np·T(1)/T(np),
+and the serial fraction follows the weak law T(np) = T(1)·(1 + f·(np−1)).
+
+The breakdown is of the machine's time np × time: compute, communication
+overhead, waiting for other ranks, and idle time after a rank finishes,
+summing to 100 %. A np whose prediction fails (the program aborts there, a
+limit of the model) is reported in the table and the others are finished;
+the exit status is non-zero only when every np, or the baseline, failed.`,
 		Example: `  predict scale ./testprogs/stencil -np 8..256
-  predict scale ./testprogs/amdahl -np 1..1024 --machine infiniband-hdr --plot plots -- -serial 0.0083`,
+  predict scale ./testprogs/amdahl -np 1..1024 --machine infiniband-hdr --plot plots -- -serial 0.0083
+  predict scale ./testprogs/amdahl -np 1..64 -- -work '{np*100000}'    # weak scaling`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			pkg, progArgs, err := splitArgs(cmd, args)
@@ -60,12 +75,20 @@ the fragment whose share grows fastest, with file:line; and a verdict. With no
 			if err != nil {
 				return err
 			}
+			weak := scale.Args(progArgs).DependOnNP()
 			predict := func(ctx context.Context, np int) (scale.Point, error) {
-				r, err := prog.Run(interp.Config{NP: np, Machine: m, Profile: prof, Args: progArgs, RankDetail: -1, Threads: pf.threads})
+				args, err := pf.argsAt(np)
+				if err != nil {
+					return scale.Point{}, err
+				}
+				r, err := prog.Run(interp.Config{NP: np, Machine: m, Profile: prof, Args: args, RankDetail: -1, Threads: pf.threads})
 				if err != nil {
 					return scale.Point{}, err
 				}
 				pt := scale.Point{NP: np, Time: r.Time, Compute: r.Compute.Mean, Comm: r.Comm.Mean, Wait: r.Wait.Mean}
+				if weak {
+					pt.Args = args
+				}
 				for _, h := range r.Hot {
 					pt.Nodes = append(pt.Nodes, scale.NodeTime{ID: h.Node, Pos: h.Pos, Time: h.Time, Freq: h.Freq})
 				}
@@ -78,8 +101,11 @@ the fragment whose share grows fastest, with file:line; and a verdict. With no
 				baseline = 1
 			}
 			all := uniqueSorted(append(append([]int(nil), nps...), baseline))
-			points, err := scale.Sweep(cmd.Context(), all, workers, predict, scale.TerminalProgress(os.Stderr))
+			points, failed, err := scale.Sweep(cmd.Context(), all, workers, predict, scale.TerminalProgress(os.Stderr))
 			if err != nil {
+				return err
+			}
+			if err := sweepFailed(nps, baseline, points, failed); err != nil {
 				return err
 			}
 			var baseTime trace.Time
@@ -92,12 +118,13 @@ the fragment whose share grows fastest, with file:line; and a verdict. With no
 					shown = append(shown, p)
 				}
 			}
-			points = shown
-			a, err := scale.Analyze(points, baseline, baseTime)
+			failed = slices.DeleteFunc(failed, func(f scale.Failure) bool { return !slices.Contains(nps, f.NP) })
+			a, err := scale.Analyze(shown, failed, scale.Options{BaselineNP: baseline, BaselineTime: baseTime, Weak: weak})
 			if err != nil {
 				return err
 			}
-			a.Name = pkg
+			a.Name, a.Machine, a.Profile = prog.Model.Package, pf.machineInfo(m), pf.profileUsed
+			a.Args = append([]string{}, progArgs...)
 			out := cmd.OutOrStdout()
 			switch {
 			case asJSON:
@@ -131,6 +158,30 @@ the fragment whose share grows fastest, with file:line; and a verdict. With no
 	fl.StringVar(&plotDir, "plot", "", "write speedup, efficiency and breakdown plots (PNG and SVG) to `DIR`")
 	fl.IntVar(&workers, "workers", 0, "np values interpreted at once (default: the number of CPUs)")
 	return cmd
+}
+
+// sweepFailed returns the error of a sweep that has nothing to show:
+// every process count of the range failed, or the baseline did (speedups
+// are relative to it). A sweep where only some process counts failed is
+// not an error: the table reports them.
+func sweepFailed(nps []int, baseline int, points []scale.Point, failed []scale.Failure) error {
+	var shown int
+	for _, p := range points {
+		if slices.Contains(nps, p.NP) {
+			shown++
+		}
+	}
+	var b strings.Builder
+	for _, f := range failed {
+		if f.NP == baseline && shown > 0 {
+			return fmt.Errorf("the baseline np=%d failed (speedups are relative to it; --baseline picks another): %s", f.NP, f.Error)
+		}
+		fmt.Fprintf(&b, "\n  np=%d: %s", f.NP, f.Error)
+	}
+	if shown == 0 {
+		return fmt.Errorf("the prediction failed at every np:%s", b.String())
+	}
+	return nil
 }
 
 func uniqueSorted(xs []int) []int {

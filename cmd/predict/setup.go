@@ -13,23 +13,46 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/estimator/probe"
 	"github.com/predict-tools/predict/interp"
 	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/scale"
 	"github.com/spf13/cobra"
 )
 
-// predictFlags are the flags of run and scale.
+// predictFlags are the flags of run and scale, and what setup found.
 type predictFlags struct {
-	machine  string
-	profile  string
-	profNP   int
-	threads  int
-	noCache  bool
+	machine string
+	profile string
+	profNP  int
+	threads int
+	noCache bool
+	// progArgs are the program's arguments as given: "{expr}" in them
+	// depends on np (scale.Args).
 	progArgs []string
+
+	// Set by setup: where the profile came from, and the machine file
+	// ("" for a preset).
+	profileUsed string
+	machineFile string
+}
+
+// argsAt returns the program's arguments at np.
+func (f *predictFlags) argsAt(np int) ([]string, error) {
+	args, err := scale.Args(f.progArgs).At(np)
+	if err != nil {
+		return nil, fmt.Errorf("program arguments at np=%d: %v", np, err)
+	}
+	return args, nil
+}
+
+// machineInfo describes the machine for the record of a sweep.
+func (f *predictFlags) machineInfo(m *machine.Machine) *scale.Machine {
+	return &scale.Machine{Name: m.Name, Origin: string(m.Origin), Description: m.Description, File: f.machineFile}
 }
 
 func (f *predictFlags) add(cmd *cobra.Command) {
@@ -53,6 +76,9 @@ func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*in
 	if f.profNP < 1 {
 		return nil, nil, nil, usagef(cmd, "--profile-np %d: want at least 1 rank", f.profNP)
 	}
+	if err := scale.Args(f.progArgs).Check(); err != nil {
+		return nil, nil, nil, usagef(cmd, "program arguments: %v", err)
+	}
 	var m *machine.Machine
 	var err error
 	if f.machine == "" {
@@ -63,6 +89,9 @@ func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*in
 		fmt.Fprintf(log, "machine: the local preset (%s); use --machine for another\n", m.Description)
 	} else if m, err = machine.Resolve(f.machine); err != nil {
 		return nil, nil, nil, usagef(cmd, "--machine %s: %v", f.machine, err)
+	} else if !slices.Contains(machine.PresetNames(), f.machine) || strings.ContainsAny(f.machine, `/\.`) {
+		// machine.Resolve reads a file unless the name is a preset's.
+		f.machineFile = f.machine
 	}
 	prog, err := interp.Prepare(".", pkg)
 	if err != nil {
@@ -83,6 +112,7 @@ func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*in
 		if err := prof.CheckNodes(prog.Model); err != nil {
 			return nil, nil, nil, fmt.Errorf("--profile %s: %v", f.profile, err)
 		}
+		f.profileUsed = f.profile
 		return prog, prof, m, nil
 	}
 	prof, err = f.cachedProfile(pkg, prog, hash, log)
@@ -93,24 +123,32 @@ func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*in
 // sources and arguments, or measures and caches it. Two ranks by default:
 // code only ranks other than 0 run (a worker's loop, a late sender's
 // delay) is measured too; at np=1 it would cost nothing in the model.
+//
+// Arguments that depend on np are those at --profile-np: the timing pass
+// runs the program as it would run at that np.
 func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash string, log io.Writer) (*estimator.ProfileFile, error) {
 	np := f.profNP
+	args, err := f.argsAt(np)
+	if err != nil {
+		return nil, err
+	}
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		dir = os.TempDir()
 	}
 	// The probes' data format is part of the key: a cache written by an
 	// older timing pass (another clock, other fragments) is not reused.
-	key := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%d\x00%q\x00probe-v%d", prog.Model.Package, hash, np, f.progArgs, probe.RawVersion)))
+	key := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%d\x00%q\x00probe-v%d", prog.Model.Package, hash, np, args, probe.RawVersion)))
 	path := filepath.Join(dir, "predict", "profiles", hex.EncodeToString(key[:12])+".json")
 	if !f.noCache {
 		if p, err := estimator.ReadProfile(path); err == nil && p.Check(prog.Model.Package, hash) == nil && p.CheckNodes(prog.Model) == nil {
 			fmt.Fprintf(log, "profile: cached timing pass %s (np=%d, %s)\n", path, p.NP, p.Created)
+			f.profileUsed = fmt.Sprintf("cached timing pass at np=%d, %s", p.NP, path)
 			return p, nil
 		}
 	}
 	fmt.Fprintf(log, "profile: none given: running the timing pass of %s at np=%d on this machine...\n", pkg, np)
-	p, err := estimator.Run(estimator.Config{Pattern: pkg, NP: np, Args: f.progArgs, Log: log})
+	p, err := estimator.Run(estimator.Config{Pattern: pkg, NP: np, Args: args, Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("timing pass: %v", err)
 	}
@@ -123,9 +161,11 @@ func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash stri
 	if err := p.Write(&buf); err != nil {
 		return nil, err
 	}
+	f.profileUsed = fmt.Sprintf("timing pass at np=%d run now (not cached)", np)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
 		if err := os.WriteFile(path, buf.Bytes(), 0o644); err == nil {
 			fmt.Fprintf(log, "profile: cached in %s (--no-cache measures again)\n", path)
+			f.profileUsed = fmt.Sprintf("timing pass at np=%d run now, cached in %s", np, path)
 		}
 	}
 	return p, nil
