@@ -99,6 +99,10 @@ func (g *goalWriter) choose(c *goalColl) error {
 	use := goalAlgUse{op: first.Op, alg: first.Algorithm, source: "recorded in the trace"}
 	switch {
 	case use.alg != "":
+	case first.Op == "Split" || first.Op == "Dup" || first.Op == "CartCreate":
+		// not a collective of commlib's users: the exchange of
+		// (color, key) the interpreter models
+		use.alg, use.source = "recursive-doubling", "the communicator constructor's exchange"
 	case g.opts.Algorithm != nil:
 		a, err := g.opts.Algorithm(first.Op, slices.Max(c.bytes), len(c.ranks))
 		if err != nil {
