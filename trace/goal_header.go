@@ -139,6 +139,20 @@ func (g *goalWriter) writeHeader(w *bufio.Writer, h Header, np int) {
 			w.WriteString(" (its parameters between nodes: LogGOPSim has one level, the machine another within a node)")
 		}
 		w.WriteString(".\n")
+		short := map[Time]string{Nanosecond: "ns", Picosecond: "ps"}[g.opts.Unit]
+		for _, v := range []struct {
+			name, per string
+			ps        float64
+		}{{"L", "", float64(p.L)}, {"o", "", float64(p.O)}, {"g", "", float64(p.Gap)}, {"G", "/B", p.G}, {"O", "/B", p.OPerByte}} {
+			if float64(round(v.ps))*u == v.ps {
+				continue
+			}
+			fmt.Fprintf(w, "// Warning: %s = %g ps%s is written as %d %s%s", v.name, v.ps, v.per, round(v.ps), short, v.per)
+			if g.opts.Unit == Nanosecond {
+				w.WriteString(": convert with --goal-unit ps to replay it exactly")
+			}
+			w.WriteString(".\n")
+		}
 	} else {
 		w.WriteString("\n")
 	}
