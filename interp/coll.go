@@ -31,7 +31,8 @@ type collInstance struct {
 	bytes   []int64
 	arrived int
 	sites   []string
-	dsts    []int // per member, the slot of its call's result
+	dsts    []int             // per member, the slot of its call's result
+	alg     machine.Algorithm // the schedule collectiveTimes ran, for the trace
 }
 
 // collArgs says, per collective, which arguments are what.
@@ -199,7 +200,7 @@ func (g *group) releaseCollInstance(in *collInstance) {
 		for i := range in.enter {
 			in.enter[i], in.bytes[i], in.procs[i], in.frames[i], in.args[i], in.sites[i], in.dsts[i] = poison, poison, nil, nil, nil, "released", -7
 		}
-		in.id, in.name, in.root, in.arrived = poison, "released", -7, -7
+		in.id, in.name, in.root, in.arrived, in.alg = poison, "released", -7, -7, "released"
 		return
 	}
 	clear(in.enter)
@@ -224,43 +225,48 @@ func (p *proc) blockedInColl(in *collInstance, r int, exit int64, g *group) {
 		root = g.worldRank(in.root)
 	}
 	p.emit(trace.Event{Kind: trace.KindOp, Op: in.name, Peer: trace.NoPeer, Root: root, Bytes: in.bytes[r], Comm: g.id,
-		Collective: in.id, Site: in.sites[r], Enter: trace.Time(in.enter[r]), Exit: trace.Time(exit)})
+		Collective: in.id, Algorithm: string(in.alg), Site: in.sites[r], Enter: trace.Time(in.enter[r]), Exit: trace.Time(exit)})
 }
 
 // collectiveTimes returns each member's exit time and the part of its
-// time in the collective spent sending and receiving (overhead).
+// time in the collective spent sending and receiving (overhead), and sets
+// in.alg to the algorithm it ran (trace.CollectiveRounds writes its
+// messages out for the GOAL export).
 func (w *World) collectiveTimes(g *group, in *collInstance) (exits, ovh []int64) {
-	n := g.size
-	s := in.bytes[0]
-	if in.root >= 0 {
-		s = in.bytes[in.root]
-	}
-	for _, b := range in.bytes {
+	sim := &schedule{w: w, g: g, t: append([]int64(nil), in.enter...), ovh: make([]int64, g.size)}
+	in.alg = sim.run(in.name, in.root, in.bytes)
+	return sim.t, sim.ovh
+}
+
+// run runs the schedule of collective name and returns its algorithm.
+func (sim *schedule) run(name string, root int, bytes []int64) machine.Algorithm {
+	w, n := sim.w, sim.g.size
+	var s int64
+	for _, b := range bytes {
 		s = max(s, b)
 	}
-	name := strings.ToLower(in.name)
 	alg := machine.Linear
-	if _, ok := collSpecs[in.name]; ok && !collSpecs[in.name].split {
-		if a, err := w.mach.CollectiveAlgorithm(name, s, n); err == nil {
+	if _, ok := collSpecs[name]; ok && !collSpecs[name].split {
+		if a, err := w.mach.CollectiveAlgorithm(strings.ToLower(name), s, n); err == nil {
 			alg = a
 		}
 	}
-	sim := &schedule{w: w, g: g, t: append([]int64(nil), in.enter...), ovh: make([]int64, g.size)}
-	switch in.name {
+	switch name {
 	case "Split", "Dup", "CartCreate":
 		sim.allgatherRD(8) // the members exchange their (color, key)
+		alg = machine.RecursiveDoubling
 	case "Barrier":
 		sim.barrier(alg)
 	case "Bcast":
-		sim.bcast(alg, in.root, s)
+		sim.bcast(alg, root, s)
 	case "Reduce":
-		sim.reduce(alg, in.root, s)
+		sim.reduce(alg, root, s)
 	case "Allreduce":
 		sim.allreduce(alg, s)
 	case "Gather", "Gatherv":
-		sim.gather(alg, in.root, in.bytes)
+		sim.gather(alg, root, bytes)
 	case "Scatter", "Scatterv":
-		sim.scatter(alg, in.root, s)
+		sim.scatter(alg, root, s)
 	case "Allgather", "Allgatherv":
 		sim.allgather(alg, s)
 	case "Alltoall", "Alltoallv":
@@ -268,7 +274,7 @@ func (w *World) collectiveTimes(g *group, in *collInstance) (exits, ovh []int64)
 	case "Scan", "Exscan":
 		sim.scan(s)
 	}
-	return sim.t, sim.ovh
+	return alg
 }
 
 // schedule simulates point-to-point steps over the members' clocks.
@@ -278,6 +284,11 @@ type schedule struct {
 	t     []int64
 	spare []int64
 	ovh   []int64 // each member's send and receive overheads (o + (s−1)·O per message)
+	// record, when set (tests), sees every message each member sends
+	// (send) or receives, in round order: rounds count the exchanges,
+	// and each message of linear is a round of its own.
+	record func(round, member int, send bool, peer int, bytes int64)
+	round  int
 }
 
 func (s *schedule) link(a, b int) *linkCost { return s.w.link(s.g.worldRank(a), s.g.worldRank(b)) }
@@ -305,6 +316,9 @@ func (s *schedule) exchange(to, from func(r int) int, bytes int64) {
 		}
 		return 1
 	}
+	if s.record != nil {
+		s.recordExchange(to, from, bytes)
+	}
 	var sent int64
 	for r := range n {
 		t := old[r]
@@ -322,6 +336,18 @@ func (s *schedule) exchange(to, from func(r int) int, bytes int64) {
 	}
 	s.t, s.spare = nt, old
 	s.w.messages += sent
+}
+
+func (s *schedule) recordExchange(to, from func(r int) int, bytes int64) {
+	for r := range len(s.t) {
+		if d := to(r); d >= 0 {
+			s.record(s.round, r, true, d, bytes)
+		}
+		if f := from(r); f >= 0 {
+			s.record(s.round, r, false, f, bytes)
+		}
+	}
+	s.round++
 }
 
 // tree runs a binomial tree rooted at root: down (bcast, scatter) or up
@@ -371,6 +397,15 @@ func (s *schedule) tree(root int, down bool, size func(vrank, span int) int64) {
 func (s *schedule) linear(root int, toRoot bool, bytes func(r int) int64) {
 	n := len(s.t)
 	t := s.t
+	if s.record != nil {
+		for r := range n {
+			if r != root {
+				s.record(s.round, r, toRoot, root, bytes(r))
+				s.record(s.round, root, !toRoot, r, bytes(r))
+				s.round++
+			}
+		}
+	}
 	if toRoot {
 		at := t[root]
 		for r := range n {

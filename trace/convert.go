@@ -74,6 +74,12 @@ func Outputs(out, format string) []string {
 // files are written to temporary names and renamed once all are complete:
 // on error no output file is created or changed.
 func Convert(in io.Reader, inName, out, format string) error {
+	return ConvertGOALOptions(in, inName, out, format, GOALOptions{})
+}
+
+// ConvertGOALOptions is Convert with the options of the GOAL writer
+// (ignored for other formats).
+func ConvertGOALOptions(in io.Reader, inName, out, format string, goal GOALOptions) error {
 	if !slices.Contains(Formats, format) {
 		return &UnknownFormatError{format}
 	}
@@ -104,9 +110,12 @@ func Convert(in io.Reader, inName, out, format string) error {
 		}
 		files[i], writers[i] = f, f
 	}
-	if format == "paraver" {
+	switch format {
+	case "paraver":
 		err = WriteParaver(writers[0], writers[1], writers[2], h, events)
-	} else {
+	case "goal":
+		err = WriteGOALOptions(writers[0], h, events, goal)
+	default:
 		err = Encode(writers[0], format, h, events)
 	}
 	if err != nil {

@@ -70,7 +70,8 @@ type Event struct {
 	Collective int64   `json:"collective,omitempty"` // collective instance id shared by all ranks of one call
 	Object     int64   `json:"object,omitempty"`     // id of the lock, semaphore, barrier or pool a thread primitive used
 
-	Protocol string `json:"protocol,omitempty"` // "eager", "rendezvous", "sync", "buffered", "ready" for sends
+	Protocol  string `json:"protocol,omitempty"`  // "eager", "rendezvous", "sync", "buffered", "ready" for sends
+	Algorithm string `json:"algorithm,omitempty"` // collectives of modeled traces: the algorithm the interpreter ran ("ring", "rabenseifner", ...)
 
 	Site  string `json:"site,omitempty"` // call site file:line in the program
 	Enter Time   `json:"enter"`

@@ -18,7 +18,15 @@ const (
 	goalCollTagBase = 1 << 31 // + the index of the collective instance
 )
 
-// WriteGOAL writes events as a GOAL schedule (the text format of
+// WriteGOAL writes events as a GOAL schedule with the default options:
+// calc in nanoseconds, and collectives that do not record their algorithm
+// (traces of real runs) expanded with the algorithms of
+// defaultAlgorithms. See WriteGOALOptions.
+func WriteGOAL(w io.Writer, h Header, events []Event) error {
+	return WriteGOALOptions(w, h, events, GOALOptions{})
+}
+
+// WriteGOALOptions writes events as a GOAL schedule (the text format of
 // LogGOPSim's txt2bin): "num_ranks N", then for each rank
 // "rank R { ... }" with one operation or dependency per line.
 //
@@ -28,7 +36,7 @@ const (
 //
 //   - the time between calls, compute fragments and the calls that do not
 //     communicate (thread primitives, communicator queries, sends to
-//     ProcNull, ...) become calc, in nanoseconds (LogGOPSim's time unit);
+//     ProcNull, ...) become calc, in opts.Unit (nanoseconds by default);
 //     consecutive ones are summed into one calc;
 //   - a blocking send or receive becomes send or recv, with the actual
 //     peer, tag and size of its message; a Sendrecv becomes both, which may
@@ -36,12 +44,14 @@ const (
 //   - an Isend or Irecv becomes send or recv, and what follows only
 //     irequires it (may start once it started); the Wait, Waitall, Waitany
 //     or Test that completed it becomes "calc 0", which requires it;
-//   - a collective becomes the messages of an MPI-like algorithm among
-//     the ranks whose events share its instance id (collAlgorithms), with a
-//     tag of its own: the trace records one event per rank, not the
-//     messages. A collective of an unknown operation, or whose instance is
-//     incomplete in the trace, becomes calc of its measured duration, and
-//     the file says so in a comment where it happens.
+//   - a collective becomes the messages of its algorithm
+//     (CollectiveRounds) among the ranks whose events share its instance
+//     id, with a tag of its own: the algorithm its events record (a
+//     modeled trace: the schedule the interpreter ran), else the one
+//     opts.Algorithm chooses (a machine's choice), else the default. A
+//     collective of an unknown operation, or whose instance is incomplete
+//     in the trace, becomes calc of its measured duration, and the file
+//     says so in a comment where it happens.
 //
 // Only messages whose two ends are in the trace are written, so that every
 // send has its receive; the others count as calls that do not communicate.
@@ -50,13 +60,19 @@ const (
 // written: the main thread's calls that wait for them (Pool.WaitForAll,
 // Parallel) are calc of the time they took. Comment lines at the top
 // describe all of this for the reader of the file, with the counts of each
-// approximation made.
-func WriteGOAL(w io.Writer, h Header, events []Event) error {
+// approximation made and of each algorithm used. The error reports options
+// or events that name an unknown algorithm.
+func WriteGOALOptions(w io.Writer, h Header, events []Event, opts GOALOptions) error {
+	if err := opts.check(); err != nil {
+		return err
+	}
 	events = slices.Clone(events)
 	Sort(events)
-	g := &goalWriter{x: newIndex(events), commTags: map[commTag]int64{}, colls: map[int64]*goalColl{}}
+	g := &goalWriter{x: newIndex(events), opts: opts, commTags: map[commTag]int64{}, colls: map[int64]*goalColl{}, algs: map[goalAlgUse]int{}}
 	np := numRanks(h, events)
-	g.prepare(np)
+	if err := g.prepare(np); err != nil {
+		return err
+	}
 
 	bodies := make([][]byte, np)
 	for r := range np {
@@ -85,21 +101,25 @@ type goalColl struct {
 	bytes  []int64 // Event.Bytes of each participant
 	root   int
 	tag    int64
-	ok     bool // complete and of a known operation: expanded
+	ok     bool   // complete and of a known operation: expanded
+	alg    string // its algorithm (CollectiveRounds)
 }
 
 type goalWriter struct {
 	x        *index
+	opts     GOALOptions
 	commTags map[commTag]int64
 	colls    map[int64]*goalColl
+	algs     map[goalAlgUse]int // expanded instances per operation, algorithm and source
 
 	// counts of the approximations, for the header comment
 	collsExpanded, collsAsCalc, threadEvents, unmatched int
 }
 
 // prepare assigns the tags of other communicators and of collectives, and
-// gathers the participants of each collective instance.
-func (g *goalWriter) prepare(np int) {
+// gathers the participants of each collective instance and chooses its
+// algorithm.
+func (g *goalWriter) prepare(np int) error {
 	events := g.x.events
 	var pairs []commTag
 	var collIDs []int64
@@ -141,10 +161,15 @@ func (g *goalWriter) prepare(np int) {
 		c := g.colls[id]
 		c.tag = goalCollTagBase + int64(k)%(1<<31)
 		c.ok = g.complete(c, np)
-		if c.ok {
-			g.collsExpanded++
+		if !c.ok {
+			continue
 		}
+		if err := g.choose(c); err != nil {
+			return err
+		}
+		g.collsExpanded++
 	}
+	return nil
 }
 
 // complete reports whether c can be expanded: one event per participant,
@@ -175,7 +200,7 @@ func (g *goalWriter) complete(c *goalColl, np int) bool {
 	if rooted != (c.root >= 0) {
 		return false
 	}
-	_, known := collRounds(first.Op, 0, len(c.ranks), max(c.root, 0), c.bytes)
+	_, known := defaultAlgorithms[first.Op]
 	return known
 }
 
@@ -185,44 +210,6 @@ func (g *goalWriter) tag(e *Event) int64 {
 		return int64(e.Tag)
 	}
 	return g.commTags[commTag{e.Comm, e.Tag}]
-}
-
-func (g *goalWriter) writeHeader(w *bufio.Writer, h Header, np int) {
-	fmt.Fprintf(w, "// GOAL schedule written by predict trace convert from a %s trace (source %s", FormatName, oneLine(h.Source))
-	if h.Program != "" {
-		fmt.Fprintf(w, ", program %s", oneLine(h.Program))
-	}
-	fmt.Fprintf(w, ", np %d)\n", np)
-	w.WriteString(`// Replay: txt2bin -i FILE.goal -o FILE.bin && LogGOPSim -f FILE.bin
-// Each rank's main thread is one chain: every operation requires the one before it.
-// calc is in nanoseconds: the time between calls, compute fragments and calls that do not communicate.
-// send and recv carry the actual peer, tag and size of each message whose two ends are in the trace; 0-byte messages are 1b.
-// Isend and Irecv are followed with irequires; the Wait or Test that completed them is "calc 0" that requires them.
-`)
-	w.WriteString("// Send modes are not represented: LogGOPSim makes a message eager or rendezvous by its size (-S).\n")
-	if h.EagerLimit > 0 {
-		fmt.Fprintf(w, "// The run's eager limit was %d bytes: LogGOPSim -S %d does the same.\n", h.EagerLimit, h.EagerLimit)
-	}
-	fmt.Fprintf(w, "// Collectives are expanded into point-to-point messages (tags %d and up, one per call):\n", goalCollTagBase)
-	for _, a := range collAlgorithms {
-		fmt.Fprintf(w, "//   %s: %s\n", a.ops, a.algorithm)
-	}
-	fmt.Fprintf(w, "// Approximations: %d of %d collective instances expanded; %d collective calls not expanded (unknown operation or incomplete in the trace) are calc of their measured duration;\n",
-		g.collsExpanded, len(g.colls), g.collsAsCalc)
-	fmt.Fprintf(w, "// %d events of pool threads are not written (their rank's main thread waits for them in calc); %d point-to-point calls whose message lacks an end in the trace are calc.\n",
-		g.threadEvents, g.unmatched)
-	if len(g.commTags) > 0 {
-		pairs := make([]commTag, 0, len(g.commTags))
-		for p := range g.commTags {
-			pairs = append(pairs, p)
-		}
-		slices.SortFunc(pairs, func(a, b commTag) int { return int(g.commTags[a] - g.commTags[b]) })
-		w.WriteString("// Tags of communicators other than the world:\n")
-		for _, p := range pairs {
-			fmt.Fprintf(w, "//   tag %d is communicator %d tag %d\n", g.commTags[p], p.comm, p.tag)
-		}
-	}
-	fmt.Fprintf(w, "num_ranks %d\n", np)
 }
 
 // goalDep is what the next operation of a chain depends on.
@@ -265,7 +252,7 @@ func (r *goalRank) require(l int, d goalDep) {
 
 // flushCalc writes the pending time as one calc.
 func (r *goalRank) flushCalc() {
-	if n := ns(r.calc); n > 0 {
+	if n := r.g.opts.units(r.calc); n > 0 {
 		l := r.op("calc "+strconv.FormatInt(n, 10), r.deps)
 		r.deps = []goalDep{{label: l}}
 	}
@@ -411,7 +398,7 @@ func (r *goalRank) collective(e *Event, i int) {
 		return
 	}
 	pos, _ := slices.BinarySearch(c.ranks, e.Rank)
-	rounds, _ := collRounds(e.Op, pos, len(c.ranks), c.root, c.bytes)
+	rounds, _ := CollectiveRounds(e.Op, c.alg, pos, len(c.ranks), c.root, c.bytes) // checked in choose
 	if len(rounds) == 0 {
 		r.calc += e.Duration() // alone in the collective: it does not communicate
 		return
@@ -422,10 +409,10 @@ func (r *goalRank) collective(e *Event, i int) {
 		var after []goalDep
 		for _, m := range round {
 			var l int
-			if m.send {
-				l = r.send(m.size, c.ranks[m.peer], c.tag, pre)
+			if m.Send {
+				l = r.send(m.Size, c.ranks[m.Peer], c.tag, pre)
 			} else {
-				l = r.recv(m.size, c.ranks[m.peer], c.tag, pre)
+				l = r.recv(m.Size, c.ranks[m.Peer], c.tag, pre)
 			}
 			after = append(after, goalDep{label: l})
 		}

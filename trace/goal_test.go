@@ -152,11 +152,12 @@ l4: send 1b to 1 tag 0
 l4 requires l3
 l5: calc 1000
 l5 irequires l4
-l6: recv 8b from 1 tag 2147483648
+l6: send 8b to 1 tag 2147483648
 l6 requires l5
-l7: send 8b to 1 tag 2147483648
-l7 requires l6
+l7: recv 8b from 1 tag 2147483648
+l7 requires l5
 l8: calc 1000
+l8 requires l6
 l8 requires l7
 l9: send 16b to 1 tag 1
 l9 requires l8
@@ -186,8 +187,9 @@ l6 requires l5
 l7: send 8b to 0 tag 2147483648
 l7 requires l6
 l8: recv 8b from 0 tag 2147483648
-l8 requires l7
+l8 requires l6
 l9: calc 500
+l9 requires l7
 l9 requires l8
 l10: send 16b to 0 tag 1
 l10 requires l9
@@ -202,7 +204,8 @@ l11 requires l9
 		"// Approximations: 1 of 1 collective instances expanded; 0 collective calls not expanded",
 		"// 1 events of pool threads are not written",
 		"; 0 point-to-point calls whose message lacks an end in the trace are calc.",
-		"//   Allreduce: binomial Reduce to the first participant, then binomial Bcast\n",
+		"//   Allreduce: recursive-doubling, 1 instances (default (no machine given))\n",
+		"// Time unit: nanoseconds.",
 	} {
 		if !strings.Contains(out, line) {
 			t.Errorf("header lacks %q:\n%s", line, out)
@@ -281,53 +284,58 @@ func TestGOALRealTraces(t *testing.T) {
 	}
 }
 
-// TestCollRounds replays every collective algorithm for 1 to 9
-// participants and every root: each must complete with matching sizes.
+// TestCollRounds replays every collective with every algorithm for 1 to
+// 9 participants and every root: each must complete with matching sizes.
 func TestCollRounds(t *testing.T) {
-	for _, op := range []string{"Barrier", "Split", "Bcast", "Reduce", "Allreduce", "Gather", "Gatherv", "Scatter",
-		"Scatterv", "Allgather", "Allgatherv", "Alltoall", "Alltoallv", "Scan", "Exscan"} {
-		for n := 1; n <= 9; n++ {
-			for root := range n {
-				bytes := make([]int64, n)
-				for j := range bytes {
-					bytes[j] = int64(8*(j+1)) * int64(n)
-				}
-				s := &GOALSchedule{NumRanks: n, Ranks: make([][]GOALOp, n)}
-				for i := range n {
-					var prev []int
-					for _, round := range mustRounds(t, op, i, n, root, bytes) {
-						var this []int
-						for _, m := range round {
-							kind := "recv"
-							if m.send {
-								kind = "send"
-							}
-							this = append(this, len(s.Ranks[i]))
-							s.Ranks[i] = append(s.Ranks[i], GOALOp{Kind: kind, Size: uint64(m.size), Peer: m.peer, Requires: prev})
-						}
-						prev = this
+	for op := range defaultAlgorithms {
+		for _, alg := range collAlgorithmNames {
+			for n := 1; n <= 9; n++ {
+				for root := range n {
+					bytes := make([]int64, n)
+					for j := range bytes {
+						bytes[j] = int64(8*(j+1)) * int64(n)
 					}
-				}
-				msgs, err := replayGOAL(s)
-				if err != nil {
-					t.Fatalf("%s n=%d root=%d: %v", op, n, root, err)
-				}
-				if want := map[string]int{"Bcast": n - 1, "Reduce": n - 1, "Allreduce": 2 * (n - 1), "Gather": n - 1,
-					"Scatter": n - 1, "Allgather": n * (n - 1), "Alltoall": n * (n - 1), "Scan": n - 1}[op]; want > 0 && msgs != want {
-					t.Errorf("%s n=%d root=%d: %d messages, want %d", op, n, root, msgs, want)
+					msgs := replayRounds(t, op, alg, n, root, bytes)
+					if want := map[string]int{"Bcast binomial": n - 1, "Reduce binomial": n - 1, "Allreduce binomial": 2 * (n - 1),
+						"Gather linear": n - 1, "Scatter linear": n - 1, "Allgather ring": n * (n - 1), "Alltoall pairwise": n * (n - 1),
+					}[op+" "+alg]; want > 0 && msgs != want {
+						t.Errorf("%s %s n=%d root=%d: %d messages, want %d", op, alg, n, root, msgs, want)
+					}
 				}
 			}
 		}
 	}
 }
 
-func mustRounds(t *testing.T, op string, i, n, root int, bytes []int64) [][]collMsg {
+// replayRounds replays the rounds of every participant of a collective
+// and returns the number of messages.
+func replayRounds(t *testing.T, op, alg string, n, root int, bytes []int64) int {
 	t.Helper()
-	r, ok := collRounds(op, i, n, root, bytes)
-	if !ok {
-		t.Fatalf("collRounds(%s): unknown", op)
+	s := &GOALSchedule{NumRanks: n, Ranks: make([][]GOALOp, n)}
+	for i := range n {
+		rounds, err := CollectiveRounds(op, alg, i, n, root, bytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var prev []int
+		for _, round := range rounds {
+			var this []int
+			for _, m := range round {
+				kind := "recv"
+				if m.Send {
+					kind = "send"
+				}
+				this = append(this, len(s.Ranks[i]))
+				s.Ranks[i] = append(s.Ranks[i], GOALOp{Kind: kind, Size: uint64(goalSize(m.Size)), Peer: m.Peer, Requires: prev})
+			}
+			prev = this
+		}
 	}
-	return r
+	msgs, err := replayGOAL(s)
+	if err != nil {
+		t.Fatalf("%s %s n=%d root=%d: %v", op, alg, n, root, err)
+	}
+	return msgs
 }
 
 func TestReadGOAL(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/predict-tools/predict/machine"
 	"github.com/predict-tools/predict/trace"
 	"github.com/spf13/cobra"
 )
@@ -37,7 +38,7 @@ or native JSON lines).`,
 }
 
 func newTraceConvertCmd() *cobra.Command {
-	var to string
+	var to, machineName, goalUnit string
 	cmd := &cobra.Command{
 		Use:   "convert IN OUT [--to FORMAT]",
 		Short: "Convert a native trace to another format",
@@ -51,8 +52,13 @@ it to OUT in FORMAT:
   paraver  Paraver: writes BASE.prv, BASE.pcf and BASE.row, where BASE is
            OUT without .prv
   goal     a GOAL schedule for LogGOPSim (txt2bin, then LogGOPSim -f);
-           collectives are expanded into point-to-point messages, and the
-           comments at the top of the file list the approximations made
+           collectives are expanded into the point-to-point messages of
+           their algorithm: the one the interpreter ran (modeled traces
+           record it), else the one --machine selects for the operation,
+           size and np (MPICH's default selection without --machine);
+           --goal-unit ps writes calc in picoseconds; the comments at the
+           top of the file give the LogGOPSim command line (with
+           --machine) and list the algorithms and approximations
   csv      one row per event, every field, times in picoseconds
   jsonl    the native format, sorted
 
@@ -64,6 +70,7 @@ name its line.`,
   predict trace convert s.jsonl s.json            # open in ui.perfetto.dev
   predict trace convert s.jsonl s.prv             # s.prv, s.pcf, s.row for Paraver
   predict trace convert s.jsonl s.goal            # txt2bin -i s.goal -o s.bin; LogGOPSim -f s.bin
+  predict trace convert s.jsonl s.goal --machine infiniband-hdr --goal-unit ps
   predict trace convert s.jsonl - --to csv`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			switch len(args) {
@@ -93,6 +100,10 @@ name its line.`,
 			if out == "-" && format == "paraver" {
 				return usagef(cmd, "OUT -: the paraver format is three files (.prv, .pcf, .row); give a file name")
 			}
+			goal, err := goalOptions(cmd, format, machineName, goalUnit)
+			if err != nil {
+				return err
+			}
 			r, name := io.Reader(cmd.InOrStdin()), "standard input"
 			if in != "-" {
 				f, err := os.Open(in)
@@ -107,15 +118,53 @@ name its line.`,
 				r, name = f, in
 			}
 			if out != "-" {
-				return trace.Convert(r, name, out, format)
+				return trace.ConvertGOALOptions(r, name, out, format, goal)
 			}
 			h, events, err := trace.ReadJSONL(r, name)
 			if err != nil {
 				return err
 			}
+			if format == "goal" {
+				return trace.WriteGOALOptions(cmd.OutOrStdout(), h, events, goal)
+			}
 			return trace.Encode(cmd.OutOrStdout(), format, h, events)
 		},
 	}
 	cmd.Flags().StringVar(&to, "to", "", "output `FORMAT`: "+strings.Join(trace.Formats, ", ")+" (default: from OUT's extension)")
+	cmd.Flags().StringVar(&machineName, "machine", "", "goal: the `MACHINE` (a preset or a machine file) whose collective algorithms expand the collectives a trace does not record, and whose LogGOPS parameters the header's LogGOPSim command line gives")
+	cmd.Flags().StringVar(&goalUnit, "goal-unit", "ns", "goal: the time `UNIT` of calc and of the LogGOPSim parameters, ns or ps (ps keeps every picosecond and per-byte costs under 1 ns/B)")
 	return cmd
+}
+
+// goalOptions returns the GOAL writer's options of the flags, refusing
+// them for other formats.
+func goalOptions(cmd *cobra.Command, format, machineName, unitName string) (trace.GOALOptions, error) {
+	var o trace.GOALOptions
+	for _, f := range []string{"machine", "goal-unit"} {
+		if cmd.Flags().Changed(f) && format != "goal" {
+			return o, usagef(cmd, "--%s applies to the goal format only, not %s", f, format)
+		}
+	}
+	unit, err := trace.ParseGOALUnit(unitName)
+	if err != nil {
+		return o, usagef(cmd, "--goal-unit %q: want ns or ps", unitName)
+	}
+	o.Unit = unit
+	m := &machine.Machine{} // no overrides: the automatic choice
+	o.Chooser = "MPICH's default selection (no --machine)"
+	if machineName != "" {
+		if m, err = machine.Resolve(machineName); err != nil {
+			return o, usagef(cmd, "--machine %s: %v", machineName, err)
+		}
+		o.Chooser = "the machine " + machineName
+		p := m.Inter
+		o.Params = &trace.GOALParams{L: p.Latency, O: p.Overhead, Gap: p.GapPerMessage,
+			G: float64(p.GapPerByte) / float64(machine.PicosecondPerByte), OPerByte: float64(p.OverheadPerByte) / float64(machine.PicosecondPerByte),
+			EagerLimit: p.EagerLimit, Description: "the machine " + machineName, MultipleLevels: m.Intra != m.Inter}
+	}
+	o.Algorithm = func(op string, bytes int64, n int) (string, error) {
+		a, err := m.CollectiveAlgorithm(op, bytes, n)
+		return string(a), err
+	}
+	return o, nil
 }
