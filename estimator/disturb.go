@@ -26,7 +26,11 @@ const (
 	// disturbanceFloor: differences below it are the noise of starting
 	// and ending a run, whatever the ratio.
 	disturbanceFloor = 2 * trace.Millisecond
-	remeasureRounds  = 2
+	// refuseFloor: a measurement is refused only when the disturbance
+	// reaches a time that matters, not for a run of a few milliseconds
+	// that a busy machine slowed (it is warned about).
+	refuseFloor     = 20 * trace.Millisecond
+	remeasureRounds = 2
 )
 
 // ProbeCostPS estimates by how much the probes lengthen the probed run's
@@ -70,10 +74,18 @@ func (p *ProfileFile) disturbanceNote() string {
 		time.Duration(probed/1000), time.Duration(plain/1000), time.Duration(p.ProbeCostPS()/1000), p.Disturbance(), which)
 }
 
+// refused reports a disturbance beyond RefuseRatio that is more than
+// refuseFloor.
+func (p *ProfileFile) refused() bool {
+	plain, probed := p.PlainRunTime()
+	gap := probed - p.ProbeCostPS() - plain
+	return p.Disturbance() > RefuseRatio && max(gap, -gap) > int64(refuseFloor)
+}
+
 // CheckDisturbance refuses a profile whose runs disagree by more than
-// RefuseRatio.
+// RefuseRatio (and by more than 20 ms).
 func (p *ProfileFile) CheckDisturbance() error {
-	if p.Disturbance() <= RefuseRatio {
+	if !p.refused() {
 		return nil
 	}
 	return fmt.Errorf("run_ps and plain_run_ps: %s (more than %.1f×); measure again on a quieter machine (predict profile, or --no-cache)", p.disturbanceNote(), RefuseRatio)

@@ -186,7 +186,7 @@ func Run(cfg Config) (*ProfileFile, error) {
 				why = p.disturbanceNote()
 			}
 			logf("%s: measuring again (%d of %d more)", why, i+2-cfg.Repeat, remeasureRounds)
-		case d > RefuseRatio:
+		case p.refused():
 			return nil, fmt.Errorf("%s, after %d runs of each (more than %.1f×): measure again on a quieter machine", p.disturbanceNote(), i+1, RefuseRatio)
 		default:
 			if d > RemeasureRatio {

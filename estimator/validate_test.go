@@ -95,10 +95,16 @@ func TestReadProfileRefuses(t *testing.T) {
 	}
 	// A probed run 3× its plain run beyond its probes' cost: measured under load.
 	p = validProfile()
-	p.RunPS = 30e9
-	if _, err := ReadProfile(write(p)); err == nil || !strings.Contains(err.Error(), "run_ps and plain_run_ps: the run with probes took 30ms and the run without 10ms") ||
+	p.PlainRunPS, p.RunPS = 30e9, 90e9
+	if _, err := ReadProfile(write(p)); err == nil || !strings.Contains(err.Error(), "run_ps and plain_run_ps: the run with probes took 90ms and the run without 30ms") ||
 		!strings.Contains(err.Error(), "ran 3.0× slower") || !strings.Contains(err.Error(), "measure again") {
 		t.Errorf("disturbed profile: got %v", err)
+	}
+	// As disturbed, but by less than 20 ms: warned about when measured,
+	// not refused.
+	p.PlainRunPS, p.RunPS = 5e9, 15e9
+	if _, err := ReadProfile(write(p)); err != nil {
+		t.Errorf("a disturbance of 10 ms: %v", err)
 	}
 }
 

@@ -25,7 +25,11 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // them).
 func (r *Report) WriteText(w io.Writer, top int) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Validation of %s: %d real runs per np, span from the first rank's start to the last rank's end\n\n", r.Package, r.Runs)
+	fmt.Fprintf(&b, "Validation of %s: %d real runs per np, span from the first rank's start to the last rank's end\n", r.Package, r.Runs)
+	if r.Machine != "" || r.ProfileSource != "" {
+		fmt.Fprintf(&b, "Predicted with machine %s, profile: %s\n", r.Machine, r.ProfileSource)
+	}
+	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 2, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "np\tmeasured (median)\tmin\tmax\tspread\tprocess\tpredicted\terror\t\n")
 	for _, p := range r.Points {

@@ -36,10 +36,15 @@ type Config struct {
 
 // Report is the result of a validation.
 type Report struct {
-	Package string  `json:"package"`
-	Runs    int     `json:"runs"`
-	Points  []Point `json:"points"`
-	Profile Quality `json:"profile"`
+	Package string `json:"package"`
+	// Machine and ProfileSource say what the predictions used (set by
+	// the caller: a preset's name or a file, and where the profile came
+	// from).
+	Machine       string  `json:"machine"`
+	ProfileSource string  `json:"profile_source"`
+	Runs          int     `json:"runs"`
+	Points        []Point `json:"points"`
+	Profile       Quality `json:"profile"`
 }
 
 // Point is the validation at one np.

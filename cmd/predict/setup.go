@@ -113,6 +113,7 @@ func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*in
 			return nil, nil, nil, fmt.Errorf("--profile %s: %v", f.profile, err)
 		}
 		f.profileUsed = f.profile
+		warnProfile(log, prof)
 		return prog, prof, m, nil
 	}
 	prof, err = f.cachedProfile(pkg, prog, hash, log)
@@ -144,6 +145,7 @@ func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash stri
 		if p, err := estimator.ReadProfile(path); err == nil && p.Check(prog.Model.Package, hash) == nil && p.CheckNodes(prog.Model) == nil {
 			fmt.Fprintf(log, "profile: cached timing pass %s (np=%d, %s)\n", path, p.NP, p.Created)
 			f.profileUsed = fmt.Sprintf("cached timing pass at np=%d, %s", p.NP, path)
+			warnProfile(log, p)
 			return p, nil
 		}
 	}
@@ -185,4 +187,12 @@ func splitArgs(cmd *cobra.Command, args []string) (string, []string, error) {
 		rest = args[dash:]
 	}
 	return args[0], rest, nil
+}
+
+// warnProfile repeats what the timing pass found doubtful in a profile
+// read from a file: it was said when it was measured, maybe long ago.
+func warnProfile(log io.Writer, p *estimator.ProfileFile) {
+	for _, w := range p.Warnings {
+		fmt.Fprintf(log, "profile: WARNING: %s\n", w)
+	}
 }

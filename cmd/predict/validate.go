@@ -67,12 +67,23 @@ within noise. Exit status 0 whatever the error, unless --max-error is exceeded.`
 			if err != nil {
 				return err
 			}
+			argsAt := map[int][]string{}
+			for _, np := range nps {
+				if argsAt[np], err = pf.argsAt(np); err != nil {
+					return err
+				}
+			}
 			rep, err := validate.Run(validate.Config{Program: prog, Profile: prof, Machine: m, NPs: nps, Runs: runs,
-				Args: func(int) []string { return progArgs }, Threads: pf.threads, Timeout: timeout,
+				Args: func(np int) []string { return argsAt[np] }, Threads: pf.threads, Timeout: timeout,
 				Attribute: !noTrace, Log: cmd.ErrOrStderr()})
 			if err != nil {
 				return err
 			}
+			rep.Machine = m.Name
+			if m.Name == "" {
+				rep.Machine = pf.machine
+			}
+			rep.ProfileSource = pf.profileUsed
 			out := cmd.OutOrStdout()
 			if asJSON {
 				err = rep.WriteJSON(out)
