@@ -19,9 +19,10 @@ const (
 	// RemeasureRatio makes the timing pass run both programs again (the
 	// fastest run of each is kept), up to remeasureRounds more times.
 	RemeasureRatio = 1.5
-	// RefuseRatio refuses the measurement: written as a warning into a
-	// fresh profile whose re-measurements did not get under it, an error
-	// when a profile file beyond it is read.
+	// RefuseRatio refuses the measurement (with refuseFloor): a fresh
+	// profile whose re-measurements did not get under it carries the
+	// warning, and CheckDisturbance, which predict profile and the
+	// reading of a profile file apply, refuses it.
 	RefuseRatio = 2.0
 	// disturbanceFloor: differences below it are the noise of starting
 	// and ending a run, whatever the ratio.

@@ -186,9 +186,9 @@ func Run(cfg Config) (*ProfileFile, error) {
 				why = p.disturbanceNote()
 			}
 			logf("%s: measuring again (%d of %d more)", why, i+2-cfg.Repeat, remeasureRounds)
-		case p.refused():
-			return nil, fmt.Errorf("%s, after %d runs of each (more than %.1f×): measure again on a quieter machine", p.disturbanceNote(), i+1, RefuseRatio)
 		default:
+			// Said loudly, and left to the caller: predict profile refuses
+			// (CheckDisturbance), the automatic pass warns and does not cache.
 			if d > RemeasureRatio {
 				p.Warnings = append(p.Warnings, fmt.Sprintf("%s, after %d runs of each; fragment times may read up to %.0f%% slow", p.disturbanceNote(), i+1, 100*(d-1)))
 			}

@@ -159,11 +159,16 @@ func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash stri
 		// class A: +84 % at np=2 on 2 cores).
 		fmt.Fprintf(log, "profile: measured at np=%d on %d CPUs: memory-bound fragments may read slower than on a node of the target (--profile-np 1 suits a program whose ranks all run the same code)\n", np, runtime.NumCPU())
 	}
+	f.profileUsed = fmt.Sprintf("timing pass at np=%d run now (not cached)", np)
+	if err := p.CheckDisturbance(); err != nil {
+		// Used, loudly, but not kept: the next run measures again.
+		fmt.Fprintf(log, "profile: WARNING: %v; this prediction uses it, and it is not cached\n", err)
+		return p, nil
+	}
 	var buf bytes.Buffer
 	if err := p.Write(&buf); err != nil {
 		return nil, err
 	}
-	f.profileUsed = fmt.Sprintf("timing pass at np=%d run now (not cached)", np)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
 		if err := os.WriteFile(path, buf.Bytes(), 0o644); err == nil {
 			fmt.Fprintf(log, "profile: cached in %s (--no-cache measures again)\n", path)
