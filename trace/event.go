@@ -84,18 +84,15 @@ func (e *Event) Duration() Time { return e.Exit - e.Enter }
 
 // Header is the first line of a native trace file.
 type Header struct {
-	Format  string `json:"format"`            // always FormatName
-	Version int    `json:"version"`           // FormatVersion
-	Source  string `json:"source"`            // "commlib" for real runs, "interp" for predictions
-	Program string `json:"program,omitempty"` // program path or package
-	// Package is the import path of the program's main package
-	// ("example.com/app"), which a real run (its executable) and a modeled
-	// one (the package pattern given) name in different ways in Program.
-	Package    string   `json:"package,omitempty"`
-	NP         int      `json:"np"`              // number of ranks
-	Args       []string `json:"args,omitempty"`  // program arguments
-	Clock      string   `json:"clock"`           // "monotonic" or "virtual"
-	Start      string   `json:"start,omitempty"` // wall-clock start of a real run (RFC 3339)
+	Format     string   `json:"format"`            // always FormatName
+	Version    int      `json:"version"`           // FormatVersion
+	Source     string   `json:"source"`            // "commlib" for real runs, "interp" for predictions
+	Program    string   `json:"program,omitempty"` // program path or package
+	Package    string   `json:"package,omitempty"` // import path of the main package ("example.com/app"), however Program names it
+	NP         int      `json:"np"`                // number of ranks
+	Args       []string `json:"args,omitempty"`    // program arguments
+	Clock      string   `json:"clock"`             // "monotonic" or "virtual"
+	Start      string   `json:"start,omitempty"`   // wall-clock start of a real run (RFC 3339)
 	EagerLimit int      `json:"eager_limit,omitempty"`
 }
 
