@@ -30,9 +30,9 @@ import (
 // ideal trace's run first and is phrased for the command line: TRACE is
 // the trace analyzed.
 func SameRun(h, ideal trace.Header) (caveat string, err error) {
-	samePrograms, known := samePrograms(h, ideal)
+	same, known := samePrograms(h, ideal)
 	args, idealArgs := programArgs(h.Args), programArgs(ideal.Args)
-	if !samePrograms || h.NP != ideal.NP {
+	if !same || h.NP != ideal.NP {
 		return "", fmt.Errorf("a trace of %s at np=%d, but TRACE is of %s at np=%d",
 			programOf(ideal), ideal.NP, programOf(h), h.NP)
 	}
