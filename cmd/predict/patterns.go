@@ -45,10 +45,11 @@ order) and UPC (wait inside a collective) catalogs. Then, per rank, the useful
 time (outside communication calls) and the split of the rest into starvation,
 latency and overhead, and the POP factors.
 
-Waits shorter than the noise threshold are not counted: --eps, or by default
-0.1 % of the run's span, and at least 100µs in a real trace (the noise of the
-runtime and the operating system; a modeled trace has none). The report says
-which threshold it used and why.
+Wait instances shorter than the noise threshold are not counted: --eps, or by
+default a millionth of the run's span, and at least 100µs in a real trace (the
+noise of the runtime and the operating system; a modeled trace has none, and
+its waits are often many of a µs or less). The report says which threshold it
+used and why.
 
 --ideal gives the trace of the same run on an ideal network, for POP's
 serialization and transfer factors: the same program, np and program
@@ -122,7 +123,7 @@ arguments (commlib's -np, -trace and -eager aside), or it is refused.`,
 	}
 	flags := cmd.Flags()
 	flags.DurationVar(&eps, "eps", 0,
-		"noise threshold: waits shorter than `D` are not counted (0: count every wait; default: 0.1 % of the run's span, at least 100µs in a real trace)")
+		"noise threshold: waits shorter than `D` are not counted (0: count every wait; default: a millionth of the run's span, at least 100µs in a real trace)")
 	flags.DurationVar(&gap, "sendrecv-gap", time.Duration(patterns.DefaultSendRecvGap/trace.Nanosecond),
 		"Δ_SR: a receive entered less than `D` after a send to the same peer suggests Sendrecv")
 	flags.BoolVar(&asJSON, "json", false, "print the report as JSON (times in picoseconds)")
