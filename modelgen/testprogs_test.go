@@ -44,7 +44,9 @@ func TestTestPrograms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := time.Since(start); d > 5*time.Second {
+			// A bound on real time: only where timing checks are asked
+			// for (PREDICT_TIMING_TESTS=1), a loaded machine exceeds it.
+			if d := time.Since(start); d > 5*time.Second && os.Getenv("PREDICT_TIMING_TESTS") == "1" {
 				t.Errorf("building the model took %v", d)
 			}
 			for _, f := range prog.Functions {

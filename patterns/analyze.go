@@ -14,6 +14,10 @@ import (
 func Analyze(events []trace.Event, opts Options) *Report {
 	opts = opts.withDefaults()
 	x := newIndex(events, opts.NP)
+	epsRule := "given"
+	if opts.Eps <= 0 {
+		opts.Eps, epsRule = autoEps(x.span, opts.Modeled)
+	}
 	main, alt := newCollector(opts.Eps), newCollector(opts.Eps)
 
 	x.lateSender(main)
@@ -30,6 +34,7 @@ func Analyze(events []trace.Event, opts Options) *Report {
 
 	rep := &Report{
 		Eps:         opts.Eps,
+		EpsRule:     epsRule,
 		SendRecvGap: opts.SendRecvGap,
 		NP:          x.np,
 		Span:        x.span,

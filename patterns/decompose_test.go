@@ -229,12 +229,12 @@ func TestText(t *testing.T) {
 	b := newBuilder()
 	b.collective("Bcast", 1, 0, []float64{30, 0, 0, 0}, []float64{30.1, 30.2, 30.2, 30.2}, "/src/app/main.go:68")
 	var buf bytes.Buffer
-	if err := b.analyze(t, patterns.Options{Eps: patterns.DefaultEps}).WriteText(&buf, "/src"); err != nil {
+	if err := b.analyze(t, patterns.Options{Eps: trace.Millisecond}).WriteText(&buf, "/src"); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
 	for _, s := range []string{
-		"4 ranks, 4 events, run span 30.2ms; noise threshold eps 1ms, Δ_SR 1ms",
+		"4 ranks, 4 events, run span 30.2ms; Δ_SR 1ms\nnoise threshold eps 1ms (given): shorter waits are not counted\n",
 		"Patterns (lost 90ms in all):",
 		"LateBroadcast  1-3    0        app/main.go:68  Bcast  90ms  30ms  3      waits for the root, rank 0 (Bcast at app/main.go:68)",
 		"POP: parallel efficiency",
@@ -242,6 +242,27 @@ func TestText(t *testing.T) {
 	} {
 		if !strings.Contains(out, s) {
 			t.Errorf("no %q in\n%s", s, out)
+		}
+	}
+}
+
+// The text report says which automatic threshold it used, and why.
+func TestTextEpsRule(t *testing.T) {
+	b := newBuilder()
+	b.collective("Bcast", 1, 0, []float64{30, 0, 0, 0}, []float64{30.1, 30.2, 30.2, 30.2}, "/src/app/main.go:68")
+	for _, c := range []struct {
+		modeled bool
+		want    string
+	}{
+		{false, "noise threshold eps 100us (the noise floor of a real trace; a millionth of the run's span 30.2ms is less; --eps to change): shorter waits are not counted\n"},
+		{true, "noise threshold eps 30.2ns (a millionth of the run's span 30.2ms: a modeled trace has no noise; --eps to change): shorter waits are not counted\n"},
+	} {
+		var buf bytes.Buffer
+		if err := patterns.Analyze(b.events, patterns.Options{Modeled: c.modeled}).WriteText(&buf, ""); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), c.want) {
+			t.Errorf("modeled %v: no %q in\n%s", c.modeled, c.want, buf.String())
 		}
 	}
 }

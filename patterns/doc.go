@@ -51,7 +51,13 @@
 // Each wait instance is compared with the noise threshold Options.Eps
 // (ParJava's ε): an instance shorter than Eps is not a wait at all, so a
 // finding's Lost is the sum of its instances of at least Eps and Count their
-// number. Findings are aggregated per pattern, rank, thread, call site
+// number. Without an Eps the threshold is a millionth of the run's span,
+// and at least [RealEpsFloor] in a real trace (Options.Modeled false):
+// small enough for the many small waits of a modeled iterative run, above
+// the noise of a real one. Report.EpsRule says which applied.
+//
+// [SameRun] checks that an ideal-network trace (Options.Ideal) is of the
+// same program, np and program arguments as the trace analyzed. Findings are aggregated per pattern, rank, thread, call site
 // (file:line; the column predicted traces add is dropped), operation and
 // detail.
 //

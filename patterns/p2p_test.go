@@ -261,7 +261,10 @@ func TestSendRecvPair(t *testing.T) {
 }
 
 // Waits shorter than eps are not counted, not even when many of them add up
-// (the near misses at class C).
+// (the near misses at class C). Without Eps, a real trace's threshold is
+// its noise floor, 100 µs, until a millionth of the span is more; a
+// modeled trace's is a millionth of its span (here 300 ns): every wait of
+// a modeled run shows.
 func TestEps(t *testing.T) {
 	b := newBuilder()
 	for i := range 256 {
@@ -272,11 +275,38 @@ func TestEps(t *testing.T) {
 	b.send(0, "Send", 1, 1000, 300, 300.1, "eager", "s.go:2")
 	b.recv(1, 0, 1000, 298, 300.2, "r.go:2") // waits 2 ms
 	rep := patterns.Analyze(b.events, patterns.Options{})
-	if rep.Eps != patterns.DefaultEps {
-		t.Errorf("eps %v", rep.Eps)
+	if want := "the noise floor of a real trace; a millionth of the run's span 300.2ms is less"; rep.Eps != patterns.RealEpsFloor || rep.EpsRule != want {
+		t.Errorf("real trace: eps %v (%s), want %v (%s)", rep.Eps, rep.EpsRule, patterns.RealEpsFloor, want)
 	}
 	expect(t, rep.Findings, "LateSender", 1, "r.go:1", 0, 0)
 	expect(t, rep.Findings, "LateSender", 1, "r.go:2", ms(2), 1)
+
+	rep = patterns.Analyze(b.events, patterns.Options{Modeled: true})
+	if want := "a millionth of the run's span 300.2ms: a modeled trace has no noise"; rep.Eps != ms(300.2)/1e6 || rep.EpsRule != want {
+		t.Errorf("modeled trace: eps %v (%s), want %v (%s)", rep.Eps, rep.EpsRule, ms(300.2)/1e6, want)
+	}
+	expect(t, rep.Findings, "LateSender", 1, "r.go:1", 256*ms(0.075), 256)
+	expect(t, rep.Findings, "LateSender", 1, "r.go:2", ms(2), 1)
+
+	rep = patterns.Analyze(b.events, patterns.Options{Eps: 3 * trace.Millisecond, Modeled: true})
+	if rep.Eps != 3*trace.Millisecond || rep.EpsRule != "given" {
+		t.Errorf("given: eps %v (%s)", rep.Eps, rep.EpsRule)
+	}
+	expect(t, rep.Findings, "LateSender", 1, "r.go:2", 0, 0)
+
+	// A real run of 200 s: a millionth of it, 200 µs, is above the floor.
+	long := newBuilder()
+	long.send(0, "Send", 1, 1, 0.15, 0.2, "eager", "s.go:1")
+	long.recv(1, 0, 1, 0, 0.3, "r.go:1") // waits 150 µs
+	long.send(0, "Send", 1, 2, 199_999.7, 199_999.8, "eager", "s.go:2")
+	long.recv(1, 0, 2, 199_999.4, 200_000, "r.go:2") // waits 300 µs
+	rep = patterns.Analyze(long.events, patterns.Options{})
+	if want := "a millionth of the run's span 200s, a real trace"; rep.Eps != ms(0.2) || rep.EpsRule != want {
+		t.Errorf("long real trace: eps %v (%s), want 200us (%s)", rep.Eps, rep.EpsRule, want)
+	}
+	expect(t, rep.Findings, "LateSender", 1, "r.go:1", 0, 0)
+	expect(t, rep.Findings, "LateSender", 1, "r.go:2", ms(0.3), 1)
+
 	rep = patterns.Analyze(b.events, patterns.Options{Eps: 1})
 	expect(t, rep.Findings, "LateSender", 1, "r.go:1", 256*ms(0.075), 256)
 }

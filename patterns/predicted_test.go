@@ -41,30 +41,16 @@ const profilePasses = 1
 // An interpretation is deterministic but its profile is a measurement: on
 // a loaded machine a busy loop's trip count says more about the CPU share
 // of its rank than about its 10-50 ms. A variant whose check fails gets a
-// fresh timing pass, up to attempts times, and every attempt is logged.
+// fresh timing pass, up to attempts times, and every attempt is logged. It
+// runs only with PREDICT_TIMING_TESTS=1; TestModeled is its exact form.
 func TestPredicted(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the timing pass of every pattern program")
-	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dirs, err := progcheck.Programs(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	timingTests(t, "runs the timing pass of every pattern program, a measurement")
+	root, dirs := patternPrograms(t)
 	passes := make(chan struct{}, profilePasses)
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			t.Parallel()
-			wants, err := progcheck.Parse(root, dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(wants) == 0 {
-				t.Fatalf("%s has no want lines", dir)
-			}
+			wants := programWants(t, root, dir)
 			// One model per program; its interpretations run one at a time.
 			var mu sync.Mutex
 			prepare := sync.OnceValues(func() (*interp.Program, error) {
@@ -107,7 +93,7 @@ func TestPredicted(t *testing.T) {
 						var problems []string
 						for attempt := 1; attempt <= attempts; attempt++ {
 							rep := predict(t, k, near)
-							problems = progcheck.Check(rep, runs[k], near, func(format string, args ...any) {
+							problems = progcheck.Check(rep, runs[k], near, progcheck.Tolerance, func(format string, args ...any) {
 								t.Logf("%s attempt %d: "+format, append([]any{label, attempt}, args...)...)
 							})
 							if len(problems) == 0 {

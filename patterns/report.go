@@ -11,9 +11,6 @@ import (
 
 // Defaults of [Options].
 const (
-	// DefaultEps is the noise threshold: a wait shorter than 1 ms is not
-	// reported (the threshold testprogs/patterns/README.md assumes).
-	DefaultEps = trace.Millisecond
 	// DefaultSendRecvGap is Δ_SR: a Recv entered less than 1 ms after the
 	// exit of a send to the same peer suggests a Sendrecv.
 	DefaultSendRecvGap = trace.Millisecond
@@ -22,8 +19,13 @@ const (
 // Options tune an analysis. The zero value is valid and means the defaults.
 type Options struct {
 	// Eps is the noise threshold ε: wait instances shorter than Eps are not
-	// counted. Zero means DefaultEps; use 1 (ps) to count every wait.
+	// counted. Zero means a share of the run's span (see AutoEpsDivisor);
+	// use 1 (ps) to count every wait.
 	Eps trace.Time
+	// Modeled says that the trace is a prediction (the interpreter's
+	// virtual clock, no noise): the automatic Eps then has no floor for
+	// the noise of a real run.
+	Modeled bool
 	// SendRecvGap is Δ_SR of the SendRecvPair diagnostic. Zero means
 	// DefaultSendRecvGap.
 	SendRecvGap trace.Time
@@ -46,9 +48,6 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.Eps <= 0 {
-		o.Eps = DefaultEps
-	}
 	if o.SendRecvGap <= 0 {
 		o.SendRecvGap = DefaultSendRecvGap
 	}
@@ -132,7 +131,10 @@ type POP struct {
 
 // Report is the result of [Analyze].
 type Report struct {
-	Eps         trace.Time `json:"eps"`
+	Eps trace.Time `json:"eps"`
+	// EpsRule says where Eps comes from: "given", or the automatic rule
+	// with its figures.
+	EpsRule     string     `json:"eps_rule"`
 	SendRecvGap trace.Time `json:"sendrecv_gap"`
 	NP          int        `json:"np"`
 	Span        trace.Time `json:"span"` // the end of the run: the last exit

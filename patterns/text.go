@@ -72,8 +72,12 @@ func rows(fs []Finding) []*row {
 // base (a directory; "" for none) are shown relative to it.
 func (r *Report) WriteText(w io.Writer, base string) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "%d ranks, %d events, run span %v; noise threshold eps %v, Δ_SR %v\n",
-		r.NP, r.Events, r.Span, r.Eps, r.SendRecvGap)
+	fmt.Fprintf(bw, "%d ranks, %d events, run span %v; Δ_SR %v\n", r.NP, r.Events, r.Span, r.SendRecvGap)
+	rule := r.EpsRule
+	if rule != "given" {
+		rule += "; --eps to change"
+	}
+	fmt.Fprintf(bw, "noise threshold eps %v (%s): shorter waits are not counted\n", r.Eps, rule)
 	site := func(s string) string {
 		if base != "" && filepath.IsAbs(s) {
 			if rel, err := filepath.Rel(base, s); err == nil && !strings.HasPrefix(rel, "..") {

@@ -89,6 +89,7 @@ type Header struct {
 	Version    int      `json:"version"`           // FormatVersion
 	Source     string   `json:"source"`            // "commlib" for real runs, "interp" for predictions
 	Program    string   `json:"program,omitempty"` // program path or package
+	Package    string   `json:"package,omitempty"` // import path of the main package ("example.com/app"), however Program names it
 	NP         int      `json:"np"`                // number of ranks
 	Args       []string `json:"args,omitempty"`    // program arguments
 	Clock      string   `json:"clock"`             // "monotonic" or "virtual"

@@ -45,11 +45,21 @@ order) and UPC (wait inside a collective) catalogs. Then, per rank, the useful
 time (outside communication calls) and the split of the rest into starvation,
 latency and overhead, and the POP factors.
 
-Waits shorter than --eps are noise and not counted. --ideal gives the trace of
-the same run on an ideal network, for POP's serialization and transfer factors.`,
+Wait instances shorter than the noise threshold are not counted: --eps, or by
+default a millionth of the run's span, and at least 100µs in a real trace (the
+noise of the runtime and the operating system; a modeled trace has none, and
+its waits are often many of a µs or less). The report says which threshold it
+used and why.
+
+--ideal gives the trace of the same run on an ideal network, for POP's
+serialization and transfer factors: the same program, np and program
+arguments (commlib's -np, -trace and -eager aside), or it is refused.`,
 		Example: `  go run ./testprogs/patterns/latesender -np 2 -trace ls.jsonl
   predict patterns ls.jsonl
-  predict patterns ls.jsonl --eps 100us --json`,
+  predict patterns ls.jsonl --eps 100us --json
+  predict run ./testprogs/stencil -np 8 --trace s8.jsonl
+  predict run ./testprogs/stencil -np 8 --machine ideal --trace s8-ideal.jsonl
+  predict patterns s8.jsonl --ideal s8-ideal.jsonl`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			switch len(args) {
 			case 0:
@@ -71,15 +81,26 @@ the same run on an ideal network, for POP's serialization and transfer factors.`
 				return err
 			}
 			opts := patterns.Options{
-				Eps:         max(trace.Time(eps.Nanoseconds())*trace.Nanosecond, 1), // 0: every wait
 				SendRecvGap: trace.Time(gap.Nanoseconds()) * trace.Nanosecond,
 				NP:          h.NP,
 				EagerLimit:  int64(h.EagerLimit),
+				Modeled:     h.Clock == "virtual" || h.Source == "interp",
+			}
+			if cmd.Flags().Changed("eps") {
+				opts.Eps = max(trace.Time(eps.Nanoseconds())*trace.Nanosecond, 1) // 0: every wait
 			}
 			if ideal != "" {
-				_, opts.Ideal, err = readTrace(ideal)
+				var ih trace.Header
+				ih, opts.Ideal, err = readTrace(ideal)
 				if err != nil {
 					return err
+				}
+				caveat, err := patterns.SameRun(h, ih)
+				if err != nil {
+					return fmt.Errorf("--ideal %s: %v", ideal, err)
+				}
+				if caveat != "" {
+					fmt.Fprintf(cmd.ErrOrStderr(), "predict: --ideal %s: %s\n", ideal, caveat)
 				}
 				if opts.Ideal == nil {
 					opts.Ideal = []trace.Event{}
@@ -101,8 +122,8 @@ the same run on an ideal network, for POP's serialization and transfer factors.`
 		},
 	}
 	flags := cmd.Flags()
-	flags.DurationVar(&eps, "eps", time.Duration(patterns.DefaultEps/trace.Nanosecond),
-		"noise threshold: waits shorter than `D` are not counted (0: count every wait)")
+	flags.DurationVar(&eps, "eps", 0,
+		"noise threshold: waits shorter than `D` are not counted (0: count every wait; default: a millionth of the run's span, at least 100µs in a real trace)")
 	flags.DurationVar(&gap, "sendrecv-gap", time.Duration(patterns.DefaultSendRecvGap/trace.Nanosecond),
 		"Δ_SR: a receive entered less than `D` after a send to the same peer suggests Sendrecv")
 	flags.BoolVar(&asJSON, "json", false, "print the report as JSON (times in picoseconds)")

@@ -27,16 +27,24 @@ func Lost(rep *patterns.Report, w Want) (lost map[int]trace.Time, count map[int]
 	return lost, count
 }
 
-// Tolerance is the allowed difference from an expected lost time: 10 %,
+// Tolerance is the allowed difference from an expected lost time in a
+// measured run (a real trace, or a predicted one from a timing pass): 10 %,
 // and at least 2 ms (the noise of a real run on a 2-core machine).
 func Tolerance(expected trace.Time) trace.Time {
 	return max(expected/10, 2*trace.Millisecond)
 }
 
+// ModeledTolerance is the allowed difference from an expected lost time in
+// a run modeled from a [SyntheticProfile]: nothing is measured, the busy-
+// waits take exactly their duration and only the machine's modeled costs
+// of the calls (µs on the local preset) move a wait.
+func ModeledTolerance(trace.Time) trace.Time { return 10 * trace.Microsecond }
+
 // Check compares a report with the want lines of its run and returns the
-// problems. For a near miss (near) any finding at a want's site is one.
-// logf receives the figures compared.
-func Check(rep *patterns.Report, wants []Want, near bool, logf func(string, ...any)) []string {
+// problems. For a near miss (near) any finding at a want's site is one;
+// otherwise a lost time must be within tolerance(expected) of the
+// expected one. logf receives the figures compared.
+func Check(rep *patterns.Report, wants []Want, near bool, tolerance func(trace.Time) trace.Time, logf func(string, ...any)) []string {
 	var problems []string
 	for _, w := range wants {
 		lost, count := Lost(rep, w)
@@ -59,11 +67,11 @@ func Check(rep *patterns.Report, wants []Want, near bool, logf func(string, ...a
 				logf("%s at %s rank %d: found (%d instances)", w.Pattern, w.Site, r, n)
 				continue
 			}
-			tolerance := Tolerance(expected)
+			tol := tolerance(expected)
 			logf("%s at %s rank %d: want %v, got %v", w.Pattern, w.Site, r, expected, got)
-			if d := got - expected; d > tolerance || -d > tolerance {
+			if d := got - expected; d > tol || -d > tol {
 				problems = append(problems, fmt.Sprintf("%s at %s on rank %d: lost %v, want %v ± %v",
-					w.Pattern, w.Site, r, got, expected, tolerance))
+					w.Pattern, w.Site, r, got, expected, tol))
 			}
 		}
 		for _, r := range slices.Sorted(maps.Keys(count)) {

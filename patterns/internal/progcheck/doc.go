@@ -6,6 +6,7 @@
 // [Parse] reads the want lines of one program, [Runs] groups them into the
 // runs they ask for (an np and a -mode; each run also has its -near
 // variant), [Check] compares the [patterns.Report] of a run with them, and
-// [Profile] and [Predict] give the report of a predicted run: the timing
-// pass, the interpretation with a trace, the analysis of that trace.
+// [Profile] (a timing pass) or [SyntheticProfile] (exact, nothing
+// measured) and [Predict] give the report of a predicted run: the
+// interpretation with a trace, the analysis of that trace.
 package progcheck

@@ -22,6 +22,26 @@ func Profile(root, dir string, r Run, near bool) (*estimator.ProfileFile, error)
 	return estimator.Run(estimator.Config{Dir: root, Pattern: Package(dir), NP: r.NP, Args: r.Args(near)})
 }
 
+// SyntheticProfile returns a profile of prog for run r that times nothing:
+// every compute fragment costs 0, so a modeled run's only time is that of
+// its busy-waits (progutil.Work's "for Wtime() < end" loops take exactly
+// their duration in modeled time) and of the machine's costs of the calls.
+// A prediction from it is exact and does not depend on this machine or its
+// load.
+func SyntheticProfile(prog *interp.Program, r Run, near bool) (*estimator.ProfileFile, error) {
+	hash, err := estimator.ContentHash(prog.Loaded)
+	if err != nil {
+		return nil, err
+	}
+	return &estimator.ProfileFile{Format: estimator.ProfileFormat, Version: estimator.ProfileVersion,
+		Package: prog.Model.Package, Module: prog.Model.Module, ContentHash: hash, NP: r.NP, Args: r.Args(near),
+		Host: "synthetic", Created: "2026-01-01T00:00:00Z", Alpha: 0.1}, nil
+}
+
+// Eps is the noise threshold the want lines assume
+// (testprogs/patterns/README.md): near misses wait at most 75 µs.
+const Eps = trace.Millisecond
+
 // Prediction is one predicted run and the analysis of its trace.
 type Prediction struct {
 	Result *interp.Result
@@ -31,7 +51,8 @@ type Prediction struct {
 
 // Predict interprets prog for run r on machine m with profile prof,
 // collects the modeled trace, sorts it and analyzes it with the options
-// of a real trace (its np and eager limit; the default ε and Δ_SR).
+// of a real trace (its np and eager limit, the default Δ_SR) and the ε of
+// the want lines, [Eps].
 //
 // Interpretations of one Program are not known to be safe at once:
 // callers run them one at a time.
@@ -43,6 +64,6 @@ func Predict(prog *interp.Program, prof *estimator.ProfileFile, m *machine.Machi
 		return nil, err
 	}
 	trace.Sort(events)
-	rep := patterns.Analyze(events, patterns.Options{NP: r.NP, EagerLimit: m.Inter.EagerLimit})
+	rep := patterns.Analyze(events, patterns.Options{NP: r.NP, EagerLimit: m.Inter.EagerLimit, Eps: Eps})
 	return &Prediction{Result: res, Events: events, Report: rep}, nil
 }
