@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -29,9 +30,19 @@ func newTracer(cfg Config) *tracer {
 		full: cfg.TraceFile != "" || cfg.Hook != nil,
 		file: cfg.TraceFile,
 		hook: cfg.Hook,
-		header: trace.Header{Source: "commlib", Program: cfg.Program, NP: cfg.NP, Args: cfg.Args,
+		header: trace.Header{Source: "commlib", Program: cfg.Program, Package: mainPackage(), NP: cfg.NP, Args: cfg.Args,
 			Clock: "monotonic", Start: time.Now().UTC().Format(time.RFC3339Nano)},
 	}
+}
+
+// mainPackage is the import path of the running program's main package,
+// or "" where the build does not record one (go run of files).
+func mainPackage() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok || info.Path == "command-line-arguments" {
+		return ""
+	}
+	return info.Path
 }
 
 // registerThread records that the calling goroutine is thread number th

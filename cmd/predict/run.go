@@ -66,7 +66,7 @@ program argument is replaced by the value of an integer expression in np
 				return err
 			}
 			if traceFile != "" {
-				if err := writeTrace(traceFile, pkg, np, runArgs, m.Inter.EagerLimit, events); err != nil {
+				if err := writeTrace(traceFile, pkg, prog.Model.Package, np, runArgs, m.Inter.EagerLimit, events); err != nil {
 					return err
 				}
 			}
@@ -87,7 +87,7 @@ program argument is replaced by the value of an integer expression in np
 	return cmd
 }
 
-func writeTrace(path, pkg string, np int, args []string, eager int64, events []trace.Event) error {
+func writeTrace(path, pkg, importPath string, np int, args []string, eager int64, events []trace.Event) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -95,7 +95,7 @@ func writeTrace(path, pkg string, np int, args []string, eager int64, events []t
 	trace.Sort(events)
 	bw := bufio.NewWriter(f)
 	err = trace.WriteJSONL(bw, trace.Header{Format: trace.FormatName, Version: trace.FormatVersion, Source: "interp",
-		Program: pkg, NP: np, Args: args, Clock: "virtual", EagerLimit: int(eager)}, events)
+		Program: pkg, Package: importPath, NP: np, Args: args, Clock: "virtual", EagerLimit: int(eager)}, events)
 	if err == nil {
 		err = bw.Flush()
 	}
