@@ -86,7 +86,7 @@ type compiler struct {
 	funcs     map[*ssa.Function]*function
 	models    map[*ssa.Function]*model.Function
 	keep      map[ssa.Instruction]bool
-	opaqueIf  map[*ssa.If]*decision // branches whose condition is not kept
+	opaqueIf  map[*ssa.If]opaqueBranch // branches whose condition is not kept
 	charges   map[ssa.Instruction][]*fragment
 	loopHeads map[*ssa.BasicBlock]*loopPlan
 	globals   map[*ssa.Global]*box
@@ -1075,9 +1075,10 @@ func (cf *function) blockOf(b *ssa.BasicBlock) *block {
 func (c *compiler) ifOp(cf *function, cb *block, in *ssa.If) op {
 	yes, no := cb.succs[0], cb.succs[1]
 	kept := cf.full || c.computed(in.Cond)
-	if d := c.opaqueIf[in]; d != nil && !cf.full {
+	if ob := c.opaqueIf[in]; ob.d != nil && !cf.full {
+		d, negate := ob.d, ob.negate
 		return func(p *proc, fr *frame) ctl {
-			if p.decide(d) {
+			if p.decide(d) != negate {
 				return p.jump(fr, yes)
 			}
 			return p.jump(fr, no)
@@ -1102,6 +1103,14 @@ func (c *compiler) ifOp(cf *function, cb *block, in *ssa.If) op {
 		}
 		return p.jump(fr, no)
 	}
+}
+
+// opaqueBranch is a branch replayed from an opaque decision: the outcome
+// of the decision's condition, negated when the branch tests the operand
+// of a not.
+type opaqueBranch struct {
+	d      *decision
+	negate bool
 }
 
 // computed reports whether the reduced model computes v.

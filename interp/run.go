@@ -139,7 +139,7 @@ type decision struct {
 	pos    string
 	stats  *estimator.DecisionStats
 	byRank map[int]*estimator.RankOutcomes
-	def    bool
+	def    bool // the outcome of the condition (the root's, as the profile's) when the profile has none
 	check  bool // a check of the program: assumed to pass
 	used   bool
 }
@@ -347,13 +347,14 @@ func (w *World) plan() error {
 	c := &compiler{w: w, l: prog.Loaded, rep: prog.Report, funcs: map[*ssa.Function]*function{},
 		models: map[*ssa.Function]*model.Function{}, keep: map[ssa.Instruction]bool{},
 		charges: map[ssa.Instruction][]*fragment{}, loopHeads: map[*ssa.BasicBlock]*loopPlan{},
-		globals: map[*ssa.Global]*box{}, quiet: map[*ssa.Function]bool{}}
+		globals: map[*ssa.Global]*box{}}
 	w.comp = c
 	leaves := map[string]*model.Node{}
 	loopNodes := map[string]*model.Node{}
 	fnOfNode := map[string]*ssa.Function{}
 	tests := map[*ssa.BasicBlock]*model.Node{}
 	condRoot := map[*model.Node]*model.Node{}
+	negated := map[*model.Node]bool{} // a test under an odd number of nots of its root
 	for _, mf := range prog.Model.Functions {
 		fn := prog.SSA[mf]
 		if fn == nil {
@@ -363,12 +364,7 @@ func (w *World) plan() error {
 		for _, tree := range []*model.Node{mf.Tree, mf.Recover} {
 			model.Walk(tree, func(n *model.Node) bool {
 				if n.Cond != nil {
-					model.Walk(n.Cond, func(x *model.Node) bool {
-						if x.Kind == model.KindTest {
-							condRoot[x] = n.Cond
-						}
-						return true
-					})
+					markCondRoot(n.Cond, n.Cond, false, condRoot, negated)
 				}
 				switch {
 				case n.Leaf != nil:
@@ -512,7 +508,7 @@ func (w *World) plan() error {
 		if root == nil {
 			root = n
 		}
-		d := &decision{index: len(w.decisions), node: root.ID, pos: n.Pos.Start.String(), def: n.Check == "true", check: n.Check != ""}
+		d := &decision{index: len(w.decisions), node: root.ID, pos: n.Pos.Start.String(), def: (n.Check == "true") != negated[n], check: n.Check != ""}
 		if ds := decStats[root.ID]; ds != nil {
 			d.stats = ds
 			d.byRank = map[int]*estimator.RankOutcomes{}
@@ -522,9 +518,11 @@ func (w *World) plan() error {
 		}
 		w.decisions = append(w.decisions, d)
 		if c.opaqueIf == nil {
-			c.opaqueIf = map[*ssa.If]*decision{}
+			c.opaqueIf = map[*ssa.If]opaqueBranch{}
 		}
-		c.opaqueIf[b.Instrs[len(b.Instrs)-1].(*ssa.If)] = d
+		// The profile records the outcome of the root's condition; the
+		// branch tests its own: "if !(r < tol)" branches on r < tol.
+		c.opaqueIf[b.Instrs[len(b.Instrs)-1].(*ssa.If)] = opaqueBranch{d, negated[n]}
 	}
 	sort.Slice(w.decisions, func(i, j int) bool { return w.decisions[i].pos < w.decisions[j].pos })
 	for i, d := range w.decisions {
@@ -532,6 +530,25 @@ func (w *World) plan() error {
 	}
 	w.hot = make([]hotCounter, len(w.frags))
 	return nil
+}
+
+// markCondRoot records root as the condition root of every test under
+// x, and which tests sit under an odd number of nots of the root (only
+// through nots: the outcome of an and or an or does not give its tests').
+func markCondRoot(x, root *model.Node, neg bool, condRoot map[*model.Node]*model.Node, negated map[*model.Node]bool) {
+	switch x.Kind {
+	case model.KindTest:
+		condRoot[x] = root
+		negated[x] = neg
+		return
+	case model.KindNot:
+		neg = !neg
+	default:
+		neg = false
+	}
+	for _, ch := range x.Children {
+		markCondRoot(ch, root, neg, condRoot, negated)
+	}
 }
 
 func firstNonPhi(b *ssa.BasicBlock, from int) ssa.Instruction {
@@ -786,52 +803,6 @@ func (f *flagSet) parse(args []string) error {
 	return nil
 }
 
-// quietCall reports whether a kept call has no effect the reduced model
-// keeps: a pure builtin, or a function of the program whose kept
-// instructions (and calls) have none.
-func (c *compiler) quietCall(call *ssa.Call) bool {
-	if _, ok := call.Call.Value.(*ssa.Builtin); ok {
-		return pureBuiltin(call)
-	}
-	f := call.Call.StaticCallee()
-	if f != nil && modelgen.IsCommlib(f) {
-		switch modelgen.CommlibOp(f) {
-		case "Wtime", "Comm.Rank", "Comm.Size", "Comm.WorldRank", "Threads":
-			return true // queries
-		}
-		return false
-	}
-	return f != nil && c.models[f] != nil && c.quietFunc(f, map[*ssa.Function]bool{})
-}
-
-func (c *compiler) quietFunc(f *ssa.Function, visiting map[*ssa.Function]bool) bool {
-	if q, ok := c.quiet[f]; ok {
-		return q
-	}
-	if visiting[f] {
-		return false
-	}
-	visiting[f] = true
-	q := true
-	for _, b := range f.Blocks {
-		for _, instr := range b.Instrs {
-			if !c.keep[instr] {
-				continue
-			}
-			switch in := instr.(type) {
-			case *ssa.Call:
-				if !c.quietCall(in) {
-					q = false
-				}
-			case *ssa.Store, *ssa.Defer, *ssa.Go, *ssa.Panic, *ssa.Send, *ssa.MapUpdate, *ssa.RunDefers:
-				q = false
-			}
-		}
-	}
-	c.quiet[f] = q
-	return q
-}
-
 // pureBlock reports whether the kept instructions of b are values without
 // calls or effects (the header of a collapsed loop runs them).
 func (c *compiler) pureBlock(b *ssa.BasicBlock) bool {
@@ -899,57 +870,6 @@ func loopHeader(fn *ssa.Function, n *model.Node) *ssa.BasicBlock {
 		return fn.Blocks[*cond.Block]
 	}
 	return nil
-}
-
-// timeless reports whether nothing in the blocks is charged time or calls
-// a function (which could be): no fragment starts there, no timed loop
-// heads there, no kept call but pure builtins and queries.
-func (c *compiler) timeless(fn *ssa.Function, blocks map[int]bool) bool {
-	for b := range blocks {
-		blk := fn.Blocks[b]
-		if c.loopHeads[blk] != nil {
-			return false
-		}
-		for _, instr := range blk.Instrs {
-			if len(c.charges[instr]) > 0 {
-				return false
-			}
-			if call, ok := instr.(*ssa.Call); ok && c.keep[instr] {
-				if !c.quietCall(call) {
-					return false
-				}
-				if f := call.Call.StaticCallee(); f != nil && c.models[f] != nil && !c.timelessFunc(f, map[*ssa.Function]bool{}) {
-					return false
-				}
-			}
-		}
-	}
-	return true
-}
-
-// timelessFunc reports whether a function of the program (already known
-// quiet) is charged no time, nor are the functions it calls.
-func (c *compiler) timelessFunc(f *ssa.Function, visiting map[*ssa.Function]bool) bool {
-	if visiting[f] {
-		return true
-	}
-	visiting[f] = true
-	for _, b := range f.Blocks {
-		if c.loopHeads[b] != nil {
-			return false
-		}
-		for _, instr := range b.Instrs {
-			if len(c.charges[instr]) > 0 {
-				return false
-			}
-			if call, ok := instr.(*ssa.Call); ok && c.keep[instr] {
-				if g := call.Call.StaticCallee(); g != nil && c.models[g] != nil && !c.timelessFunc(g, visiting) {
-					return false
-				}
-			}
-		}
-	}
-	return true
 }
 
 // entryOps returns the operations computing the instructions inside the
