@@ -2,6 +2,9 @@ package interp
 
 import (
 	"testing"
+
+	"github.com/predict-tools/predict/estimator"
+	"github.com/predict-tools/predict/model"
 )
 
 // TestRecursiveVCycle: a multigrid V-cycle that recurses to coarser grids,
@@ -22,5 +25,63 @@ func TestRecursiveVCycle(t *testing.T) {
 	const want = 158*2*3 + 2*8
 	if r.Messages != want {
 		t.Errorf("%d messages, hand count %d", r.Messages, want)
+	}
+}
+
+// TestReceivedIndex: a level-synchronous BFS whose received vertex ids
+// index the local distances, from which the next frontier is collected.
+// The model does not hold the ids (their buffer is shape-only), so the
+// write at such an index is not run and the test that collects the
+// frontier from the distances is opaque: replayed, not computed. Before,
+// the test on dist[id − first] was replayed and the write run with the
+// id the model holds, 0: "index out of range [-16384]" at rank 1 when
+// the test was replayed true. Here every replayed test of the mark and
+// collect loops says "true" at its first run, then "false": each rank's
+// first frontier has one vertex, and the search ends at the second level.
+func TestReceivedIndex(t *testing.T) {
+	p := prepare(t, "./interp/testdata/bfs")
+	opaque := map[string]bool{}
+	for _, fr := range p.Report.Functions {
+		for _, d := range fr.Opaque {
+			opaque[d.Where] = true
+		}
+	}
+	const frontierTest = "interp/testdata/bfs/main.go:84" // if d == level+1, after the write at line 79
+	if !opaque[frontierTest] {
+		t.Errorf("the frontier's test at %s is not opaque; opaque: %v", frontierTest, opaque)
+	}
+	for _, np := range []int{2, 4} {
+		pf := syntheticProfile(t, p, np, nil)
+		for _, f := range p.Model.Functions {
+			model.Walk(f.Tree, func(n *model.Node) bool {
+				if n.Cond == nil {
+					return true
+				}
+				model.Walk(n.Cond, func(x *model.Node) bool {
+					if line := x.Pos.Start.Line; x.Kind != model.KindTest || x.Opaque == "" || (line != 78 && line != 84) {
+						return true
+					}
+					ds := estimator.DecisionStats{Node: n.Cond.ID, Pos: x.Pos.Start.String()}
+					for r := range np {
+						ds.Ranks = append(ds.Ranks, estimator.RankOutcomes{Rank: r, True: 1, False: 1 << 40, FirstTrue: true, Runs: []int64{1, 1 << 40}})
+					}
+					pf.Decisions = append(pf.Decisions, ds)
+					return true
+				})
+				return true
+			})
+		}
+		r, err := p.Run(Config{NP: np, Machine: handMachine(t), Profile: pf})
+		if err != nil {
+			t.Fatalf("np=%d: %v", np, err)
+		}
+		// Two levels, each an Alltoall and an Alltoallv of np(np−1)
+		// messages (pairwise exchange) and an Allreduce of np·log2(np)
+		// (recursive doubling).
+		log2 := map[int]int64{2: 1, 4: 2}[np]
+		want := 2 * (2*int64(np*(np-1)) + int64(np)*log2)
+		if r.Messages != want {
+			t.Errorf("np=%d: %d messages, want %d (two levels)", np, r.Messages, want)
+		}
 	}
 }
