@@ -85,3 +85,25 @@ func TestReceivedIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestSwappedFieldsOfElements: halos sent from slices of a grid's current
+// buffer, the grid an element of a slice of structs whose buffer fields
+// are swapped each step. The reduction used to keep the slice of structs
+// as a shape (only its elements' fields were control, and the whole
+// elements' stores did not count as writing them), so the halo was "a
+// slice of a value the reduced model does not hold". Each step sends 2
+// halos per field of np−1 messages each; each field's heat is summed by
+// an Allreduce (recursive doubling: np·log2(np) messages).
+func TestSwappedFieldsOfElements(t *testing.T) {
+	p := prepare(t, "./interp/testdata/swapgrid")
+	for _, np := range []int{2, 4} {
+		r, err := p.Run(Config{NP: np, Machine: handMachine(t), Args: []string{"-steps", "10", "-fields", "3"}})
+		if err != nil {
+			t.Fatalf("np=%d: %v", np, err)
+		}
+		log2 := map[int]int64{2: 1, 4: 2}[np]
+		if want := 10*3*2*int64(np-1) + 3*int64(np)*log2; r.Messages != want {
+			t.Errorf("np=%d: %d messages, hand count %d", np, r.Messages, want)
+		}
+	}
+}

@@ -329,10 +329,12 @@ func (a *analysis) backwardLoc(l loc) {
 	writers := a.writers[l]
 	switch {
 	case strings.HasPrefix(l.sel, ".f"):
-		// A field is also written by stores of the whole struct.
+		// A field is also written by stores of the whole struct: the
+		// object, or one of its elements (a slice of structs).
 		writers = append(writers[:len(writers):len(writers)], a.writers[loc{l.obj, "*"}]...)
-	case l.sel == "*":
-		// The whole struct is also written field by field.
+		writers = append(writers, a.writers[loc{l.obj, "[]"}]...)
+	case l.sel == "*" || l.sel == "[]":
+		// The whole struct (or element) is also written field by field.
 		for _, fl := range a.fieldLocs[l.obj] {
 			writers = append(writers[:len(writers):len(writers)], a.writers[fl]...)
 		}
