@@ -64,6 +64,9 @@ type function struct {
 type block struct {
 	index int
 	ops   []op
+	// instrs[i] is the instruction ops[i] runs (nil for a charge), for
+	// the position of a modeling limit.
+	instrs []ssa.Instruction
 	succs []*block
 	// phis[i] are the φ moves on the edge from the i-th predecessor.
 	phis  [][]phiMove
@@ -92,6 +95,7 @@ type compiler struct {
 	globals   map[*ssa.Global]*box
 	quiet     map[*ssa.Function]bool // functions without kept effects
 	queue     []*function
+	at        token.Pos // what is being compiled or planned, for modeling limits
 }
 
 // fn returns the compiled form of f, compiling it on first use (lazily,
@@ -331,14 +335,24 @@ func (c *compiler) compile(cf *function) {
 			}
 			for _, fr := range c.charges[instr] {
 				cb.ops = append(cb.ops, chargeOp(fr))
+				cb.instrs = append(cb.instrs, nil)
 			}
 			if !cf.full && !c.keep[instr] && !isTerminator(instr) {
 				continue
 			}
+			c.working(instr.Pos())
+			if compileHook != nil {
+				compileHook(instr)
+			}
 			cb.ops = append(cb.ops, c.instr(cf, cb, instr))
+			cb.instrs = append(cb.instrs, instr)
 		}
 	}
+	c.done()
 }
+
+// compileHook, set by tests, sees each instruction before it is compiled.
+var compileHook func(ssa.Instruction)
 
 func isTerminator(instr ssa.Instruction) bool {
 	switch instr.(type) {

@@ -1,10 +1,13 @@
 package interp
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/model"
+	"github.com/predict-tools/predict/modelgen"
+	"golang.org/x/tools/go/ssa"
 )
 
 // TestRecursiveVCycle: a multigrid V-cycle that recurses to coarser grids,
@@ -105,5 +108,31 @@ func TestSwappedFieldsOfElements(t *testing.T) {
 		if want := 10*3*2*int64(np-1) + 3*int64(np)*log2; r.Messages != want {
 			t.Errorf("np=%d: %d messages, hand count %d", np, r.Messages, want)
 		}
+	}
+}
+
+// TestModelingLimit: a panic inside the interpreter (injected while it
+// compiles halo's first Sendrecv, which it does lazily, in the middle of
+// the run) is reported as a modeling limit naming that call's file:line,
+// not as a Go panic.
+func TestModelingLimit(t *testing.T) {
+	p := prepare(t, "./interp/testdata/vcycle")
+	const site = "interp/testdata/vcycle/main.go:117:12"
+	compileHook = func(in ssa.Instruction) {
+		if p.Loaded.PosString(in.Pos()) == site {
+			var empty []int
+			i := 7
+			_ = empty[i] // a runtime error, as a bug would make
+		}
+	}
+	defer func() { compileHook = nil }()
+	_, err := p.Run(Config{NP: 2, Machine: handMachine(t), Args: []string{"-n", "8", "-cycles", "1"}})
+	var le *modelgen.LimitError
+	if !errors.As(err, &le) {
+		t.Fatalf("got %v (%T), want a modeling limit", err, err)
+	}
+	const want = "modeling limit at " + site + ": runtime error: index out of range [7] with length 0; please report it"
+	if err.Error() != want {
+		t.Errorf("got  %q\nwant %q", err, want)
 	}
 }

@@ -117,6 +117,7 @@ type World struct {
 	flags       *flagSet
 	body        V
 	bodySite    string
+	running     *proc // the process the scheduler runs, for modeling limits
 }
 
 // fragment is a measured part of the program and its time per execution.
@@ -202,7 +203,8 @@ func (lp *loopPlan) rankTrips(r int) *estimator.RankTrips {
 }
 
 // Run interprets the program for cfg.NP processes.
-func (prog *Program) Run(cfg Config) (*Result, error) {
+func (prog *Program) Run(cfg Config) (_ *Result, err error) {
+	defer modelgen.CatchLimit(&err, func() string { return "" }) // the run's own failures name their position
 	var units map[string]unitTime
 	if cfg.Profile != nil {
 		var err error
@@ -220,7 +222,7 @@ func (prog *Program) Run(cfg Config) (*Result, error) {
 // run interprets the program for cfg.NP processes. units gives the time
 // of a unit of the loops counted in units; counting counts them instead
 // (1 ps each).
-func (prog *Program) run(cfg Config, units map[string]unitTime, counting bool) (*World, error) {
+func (prog *Program) run(cfg Config, units map[string]unitTime, counting bool) (_ *World, err error) {
 	if cfg.NP < 1 {
 		return nil, fmt.Errorf("np %d: want at least 1", cfg.NP)
 	}
@@ -239,6 +241,7 @@ func (prog *Program) run(cfg Config, units map[string]unitTime, counting bool) (
 	}
 	w := &World{cfg: cfg, prog: prog, mach: cfg.Machine, prof: cfg.Profile, assumptions: map[string]string{}, inited: map[*function]bool{},
 		unitTime: units, counting: counting}
+	defer modelgen.CatchLimit(&err, w.position)
 	w.intra, w.inter = linkOf(cfg.Machine.Level(false)), linkOf(cfg.Machine.Level(true))
 	if w.prof != nil {
 		w.profNP = max(w.prof.NP, 1)
@@ -290,6 +293,7 @@ func (prog *Program) run(cfg Config, units map[string]unitTime, counting bool) (
 
 // runAlone runs fn to completion in the driver (no communication).
 func (w *World) runAlone(p *proc, fn *function) error {
+	w.running = p
 	p.call(fn, nil, nil, -1, "")
 	for {
 		if p.cur.stack == nil {
@@ -529,6 +533,7 @@ func (w *World) plan() error {
 		d.index = i
 	}
 	w.hot = make([]hotCounter, len(w.frags))
+	c.done()
 	return nil
 }
 
@@ -565,6 +570,7 @@ func firstNonPhi(b *ssa.BasicBlock, from int) ssa.Instruction {
 // after it needs values it computes, iterated with its time charged per
 // iteration otherwise.
 func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragment, ls *estimator.LoopStats) {
+	c.working(nodePos(fn, n))
 	lp := &loopPlan{node: n.ID, pos: n.Pos.String(), frag: f, perIter: ls.PerIterPS, blocks: model.Blocks(n)}
 	header := loopHeader(fn, n)
 	ind := w.prog.Report.Counted[n]

@@ -180,6 +180,7 @@ func (p *proc) mustYield() bool {
 func (w *World) schedule() error {
 	for len(w.ready) > 0 {
 		p := w.ready.pop()
+		w.running = p
 		switch p.step() {
 		case cYield:
 			w.ready.push(p)

@@ -22,6 +22,7 @@ func (a *analysis) apply(prog *model.Program) *Report {
 	comm := a.communicates(prog)
 	for _, f := range prog.Functions {
 		fn := a.ssaOf[f]
+		a.at = fn.Pos()
 		fr := FunctionReport{ID: f.ID, Pos: f.Pos.String()}
 		f.ControlParams = sortedInts(a.ctlParams[fn])
 		f.ControlResults = sortedInts(a.ctlResults[fn])

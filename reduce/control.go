@@ -16,6 +16,7 @@ import (
 func (a *analysis) findRoots() {
 	a.indexWriters()
 	for _, fn := range a.fns {
+		a.at = fn.Pos()
 		for _, b := range fn.Blocks {
 			if s := a.sealed[b]; s != nil {
 				// Inside a sealed loop only its own test decides
@@ -168,6 +169,9 @@ func (a *analysis) closure() {
 
 // backward marks what control value v depends on.
 func (a *analysis) backward(v ssa.Value) {
+	if v.Pos().IsValid() {
+		a.at = v.Pos()
+	}
 	switch v := v.(type) {
 	case *ssa.Const, *ssa.Function, *ssa.Builtin, *ssa.Global, *ssa.Alloc:
 	case *ssa.Parameter:

@@ -18,6 +18,7 @@ func (a *analysis) taintPass() {
 		for _, fn := range a.fns {
 			for _, b := range fn.Blocks {
 				for _, instr := range b.Instrs {
+					a.at = instr.Pos()
 					if a.taintInstr(fn, instr) {
 						changed = true
 					}
