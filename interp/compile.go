@@ -67,7 +67,7 @@ type block struct {
 	// instrs[i] is the instruction ops[i] runs (nil for a charge), for
 	// the position of a modeling limit.
 	instrs []ssa.Instruction
-	succs []*block
+	succs  []*block
 	// phis[i] are the φ moves on the edge from the i-th predecessor.
 	phis  [][]phiMove
 	preds []*ssa.BasicBlock
