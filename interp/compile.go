@@ -96,6 +96,7 @@ type compiler struct {
 	quiet     map[*ssa.Function]bool // functions without kept effects
 	queue     []*function
 	at        token.Pos // what is being compiled or planned, for modeling limits
+	recCalls  map[*ssa.Call]*recursion
 }
 
 // fn returns the compiled form of f, compiling it on first use (lazily,

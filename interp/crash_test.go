@@ -2,6 +2,7 @@ package interp
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/predict-tools/predict/estimator"
@@ -134,5 +135,30 @@ func TestModelingLimit(t *testing.T) {
 	const want = "modeling limit at " + site + ": runtime error: index out of range [7] with length 0; please report it"
 	if err.Error() != want {
 		t.Errorf("got  %q\nwant %q", err, want)
+	}
+}
+
+// TestRecursionLimit: a run that makes recursive calls says that their
+// time is not modeled, naming the function and its recursive call site,
+// with the count of recursive calls: fib(k) makes 2·fib(k+1) − 2 of them,
+// so ranks 0 and 1 computing fib(10) and fib(11) make 176 + 286. A run
+// without recursion says nothing.
+func TestRecursionLimit(t *testing.T) {
+	p := prepare(t, "./interp/testdata/fib")
+	r, err := p.Run(Config{NP: 2, Machine: handMachine(t), Args: []string{"-n", "10"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"time of recursive calls is not modeled: fib at interp/testdata/fib/main.go:42:12 (462 calls in this run); " +
+		"the prediction leaves out their time but for the fragments the timing pass measured inside them"}
+	if !reflect.DeepEqual(r.Limits, want) {
+		t.Errorf("limits %q\nwant %q", r.Limits, want)
+	}
+	r, err = prepare(t, "./interp/testdata/pingpong").Run(Config{NP: 2, Machine: handMachine(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Limits) != 0 {
+		t.Errorf("pingpong: limits %q, want none", r.Limits)
 	}
 }

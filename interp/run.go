@@ -118,6 +118,7 @@ type World struct {
 	body        V
 	bodySite    string
 	running     *proc // the process the scheduler runs, for modeling limits
+	recursions  []*recursion
 }
 
 // fragment is a measured part of the program and its time per execution.
