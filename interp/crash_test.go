@@ -3,6 +3,7 @@ package interp
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/predict-tools/predict/estimator"
@@ -29,6 +30,11 @@ func TestRecursiveVCycle(t *testing.T) {
 	const want = 158*2*3 + 2*8
 	if r.Messages != want {
 		t.Errorf("%d messages, hand count %d", r.Messages, want)
+	}
+	// 5 recursive calls a cycle in each of 4 ranks, 2 cycles.
+	limit := "time of recursive calls is not modeled: vcycle at interp/testdata/vcycle/main.go:83:8 (40 calls in this run)"
+	if len(r.Limits) != 1 || !strings.HasPrefix(r.Limits[0], limit) {
+		t.Errorf("limits %q, want one starting %q", r.Limits, limit)
 	}
 }
 
