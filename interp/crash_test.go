@@ -31,6 +31,29 @@ func TestRecursiveVCycle(t *testing.T) {
 	if r.Messages != want {
 		t.Errorf("%d messages, hand count %d", r.Messages, want)
 	}
+	// The residual check, if !(r < reduction*r0) { Abort }, replays the
+	// outcome the timing pass records for its condition, !(...): false
+	// when it passes. The branch tests r < reduction*r0, so the outcome
+	// is negated (before, the model took the Abort).
+	pf := syntheticProfile(t, p, 4, nil)
+	for _, f := range p.Model.Functions {
+		model.Walk(f.Tree, func(n *model.Node) bool {
+			if n.Cond != nil && n.Cond.Kind == model.KindNot && n.Cond.Children[0].Check != "" {
+				ds := estimator.DecisionStats{Node: n.Cond.ID}
+				for r := range 4 {
+					ds.Ranks = append(ds.Ranks, estimator.RankOutcomes{Rank: r, False: 1, Runs: []int64{1}})
+				}
+				pf.Decisions = append(pf.Decisions, ds)
+			}
+			return true
+		})
+	}
+	if len(pf.Decisions) != 1 {
+		t.Fatalf("%d negated checks, want 1 (the residual's)", len(pf.Decisions))
+	}
+	if _, err := p.Run(Config{NP: 4, Machine: handMachine(t), Profile: pf, Args: []string{"-n", "64", "-cycles", "2"}}); err != nil {
+		t.Fatalf("with the check's recorded outcome: %v", err)
+	}
 	// 5 recursive calls a cycle in each of 4 ranks, 2 cycles.
 	limit := "time of recursive calls is not modeled: vcycle at interp/testdata/vcycle/main.go:83:8 (40 calls in this run)"
 	if len(r.Limits) != 1 || !strings.HasPrefix(r.Limits[0], limit) {
