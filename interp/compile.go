@@ -557,14 +557,9 @@ func (c *compiler) value(cf *function, v ssa.Value) func(fr *frame) (V, string) 
 				}
 				return intV(int64(r[i])), ""
 			}
-			// An array value the model does not hold (its contents were
-			// not kept): its elements are zero, its length the type's.
-			if arr, ok := in.X.Type().Underlying().(*types.Array); ok && i >= 0 && int64(i) < arr.Len() {
-				return zeroOf(in.Type()), ""
-			} else if ok {
-				return V{}, fmt.Sprintf("index out of range [%d] with length %d", i, arr.Len())
-			}
-			return V{}, fmt.Sprintf("index out of range [%d]", i)
+			// Not the program's error: the reduction kept the index of a
+			// value it did not keep.
+			return V{}, fmt.Sprintf("index [%d] of a value the reduced model does not hold", i)
 		}
 	case *ssa.UnOp:
 		return c.unop(cf, in)
