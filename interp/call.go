@@ -80,6 +80,12 @@ func (c *compiler) call(cf *function, in *ssa.Call) op {
 					env = append(env, c.operand(cf, b))
 				}
 			}
+			if rec := c.recursive(in); rec != nil {
+				return func(p *proc, fr *frame) ctl {
+					rec.calls++
+					return p.callFrom(fr, fn, env, args, dst, site)
+				}
+			}
 			return func(p *proc, fr *frame) ctl {
 				return p.callFrom(fr, fn, env, args, dst, site)
 			}

@@ -64,7 +64,10 @@ type function struct {
 type block struct {
 	index int
 	ops   []op
-	succs []*block
+	// instrs[i] is the instruction ops[i] runs (nil for a charge), for
+	// the position of a modeling limit.
+	instrs []ssa.Instruction
+	succs  []*block
 	// phis[i] are the φ moves on the edge from the i-th predecessor.
 	phis  [][]phiMove
 	preds []*ssa.BasicBlock
@@ -86,12 +89,14 @@ type compiler struct {
 	funcs     map[*ssa.Function]*function
 	models    map[*ssa.Function]*model.Function
 	keep      map[ssa.Instruction]bool
-	opaqueIf  map[*ssa.If]*decision // branches whose condition is not kept
+	opaqueIf  map[*ssa.If]opaqueBranch // branches whose condition is not kept
 	charges   map[ssa.Instruction][]*fragment
 	loopHeads map[*ssa.BasicBlock]*loopPlan
 	globals   map[*ssa.Global]*box
 	quiet     map[*ssa.Function]bool // functions without kept effects
 	queue     []*function
+	at        token.Pos // what is being compiled or planned, for modeling limits
+	recCalls  map[*ssa.Call]*recursion
 }
 
 // fn returns the compiled form of f, compiling it on first use (lazily,
@@ -331,14 +336,24 @@ func (c *compiler) compile(cf *function) {
 			}
 			for _, fr := range c.charges[instr] {
 				cb.ops = append(cb.ops, chargeOp(fr))
+				cb.instrs = append(cb.instrs, nil)
 			}
 			if !cf.full && !c.keep[instr] && !isTerminator(instr) {
 				continue
 			}
+			c.working(instr.Pos())
+			if compileHook != nil {
+				compileHook(instr)
+			}
 			cb.ops = append(cb.ops, c.instr(cf, cb, instr))
+			cb.instrs = append(cb.instrs, instr)
 		}
 	}
+	c.done()
 }
+
+// compileHook, set by tests, sees each instruction before it is compiled.
+var compileHook func(ssa.Instruction)
 
 func isTerminator(instr ssa.Instruction) bool {
 	switch instr.(type) {
@@ -542,7 +557,9 @@ func (c *compiler) value(cf *function, v ssa.Value) func(fr *frame) (V, string) 
 				}
 				return intV(int64(r[i])), ""
 			}
-			return V{}, fmt.Sprintf("index out of range [%d]", i)
+			// Not the program's error: the reduction kept the index of a
+			// value it did not keep.
+			return V{}, fmt.Sprintf("index [%d] of a value the reduced model does not hold", i)
 		}
 	case *ssa.UnOp:
 		return c.unop(cf, in)
@@ -1075,9 +1092,10 @@ func (cf *function) blockOf(b *ssa.BasicBlock) *block {
 func (c *compiler) ifOp(cf *function, cb *block, in *ssa.If) op {
 	yes, no := cb.succs[0], cb.succs[1]
 	kept := cf.full || c.computed(in.Cond)
-	if d := c.opaqueIf[in]; d != nil && !cf.full {
+	if ob := c.opaqueIf[in]; ob.d != nil && !cf.full {
+		d, negate := ob.d, ob.negate
 		return func(p *proc, fr *frame) ctl {
-			if p.decide(d) {
+			if p.decide(d) != negate {
 				return p.jump(fr, yes)
 			}
 			return p.jump(fr, no)
@@ -1102,6 +1120,14 @@ func (c *compiler) ifOp(cf *function, cb *block, in *ssa.If) op {
 		}
 		return p.jump(fr, no)
 	}
+}
+
+// opaqueBranch is a branch replayed from an opaque decision: the outcome
+// of the decision's condition, negated when the branch tests the operand
+// of a not.
+type opaqueBranch struct {
+	d      *decision
+	negate bool
 }
 
 // computed reports whether the reduced model computes v.

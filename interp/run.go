@@ -117,6 +117,8 @@ type World struct {
 	flags       *flagSet
 	body        V
 	bodySite    string
+	running     *proc // the process the scheduler runs, for modeling limits
+	recursions  []*recursion
 }
 
 // fragment is a measured part of the program and its time per execution.
@@ -139,7 +141,7 @@ type decision struct {
 	pos    string
 	stats  *estimator.DecisionStats
 	byRank map[int]*estimator.RankOutcomes
-	def    bool
+	def    bool // the outcome of the condition (the root's, as the profile's) when the profile has none
 	check  bool // a check of the program: assumed to pass
 	used   bool
 }
@@ -202,7 +204,8 @@ func (lp *loopPlan) rankTrips(r int) *estimator.RankTrips {
 }
 
 // Run interprets the program for cfg.NP processes.
-func (prog *Program) Run(cfg Config) (*Result, error) {
+func (prog *Program) Run(cfg Config) (_ *Result, err error) {
+	defer modelgen.CatchLimit(&err, func() string { return "" }) // the run's own failures name their position
 	var units map[string]unitTime
 	if cfg.Profile != nil {
 		var err error
@@ -220,7 +223,7 @@ func (prog *Program) Run(cfg Config) (*Result, error) {
 // run interprets the program for cfg.NP processes. units gives the time
 // of a unit of the loops counted in units; counting counts them instead
 // (1 ps each).
-func (prog *Program) run(cfg Config, units map[string]unitTime, counting bool) (*World, error) {
+func (prog *Program) run(cfg Config, units map[string]unitTime, counting bool) (_ *World, err error) {
 	if cfg.NP < 1 {
 		return nil, fmt.Errorf("np %d: want at least 1", cfg.NP)
 	}
@@ -239,6 +242,7 @@ func (prog *Program) run(cfg Config, units map[string]unitTime, counting bool) (
 	}
 	w := &World{cfg: cfg, prog: prog, mach: cfg.Machine, prof: cfg.Profile, assumptions: map[string]string{}, inited: map[*function]bool{},
 		unitTime: units, counting: counting}
+	defer modelgen.CatchLimit(&err, w.position)
 	w.intra, w.inter = linkOf(cfg.Machine.Level(false)), linkOf(cfg.Machine.Level(true))
 	if w.prof != nil {
 		w.profNP = max(w.prof.NP, 1)
@@ -287,6 +291,7 @@ func (prog *Program) run(cfg Config, units map[string]unitTime, counting bool) (
 
 // runAlone runs fn to completion in the driver (no communication).
 func (w *World) runAlone(p *proc, fn *function) error {
+	w.running = p
 	p.call(fn, nil, nil, -1, "")
 	for {
 		if p.cur.stack == nil {
@@ -344,13 +349,14 @@ func (w *World) plan() error {
 	c := &compiler{w: w, l: prog.Loaded, rep: prog.Report, funcs: map[*ssa.Function]*function{},
 		models: map[*ssa.Function]*model.Function{}, keep: map[ssa.Instruction]bool{},
 		charges: map[ssa.Instruction][]*fragment{}, loopHeads: map[*ssa.BasicBlock]*loopPlan{},
-		globals: map[*ssa.Global]*box{}, quiet: map[*ssa.Function]bool{}}
+		globals: map[*ssa.Global]*box{}}
 	w.comp = c
 	leaves := map[string]*model.Node{}
 	loopNodes := map[string]*model.Node{}
 	fnOfNode := map[string]*ssa.Function{}
 	tests := map[*ssa.BasicBlock]*model.Node{}
 	condRoot := map[*model.Node]*model.Node{}
+	negated := map[*model.Node]bool{} // a test under an odd number of nots of its root
 	for _, mf := range prog.Model.Functions {
 		fn := prog.SSA[mf]
 		if fn == nil {
@@ -360,12 +366,7 @@ func (w *World) plan() error {
 		for _, tree := range []*model.Node{mf.Tree, mf.Recover} {
 			model.Walk(tree, func(n *model.Node) bool {
 				if n.Cond != nil {
-					model.Walk(n.Cond, func(x *model.Node) bool {
-						if x.Kind == model.KindTest {
-							condRoot[x] = n.Cond
-						}
-						return true
-					})
+					markCondRoot(n.Cond, n.Cond, false, condRoot, negated)
 				}
 				switch {
 				case n.Leaf != nil:
@@ -509,7 +510,7 @@ func (w *World) plan() error {
 		if root == nil {
 			root = n
 		}
-		d := &decision{index: len(w.decisions), node: root.ID, pos: n.Pos.Start.String(), def: n.Check == "true", check: n.Check != ""}
+		d := &decision{index: len(w.decisions), node: root.ID, pos: n.Pos.Start.String(), def: (n.Check == "true") != negated[n], check: n.Check != ""}
 		if ds := decStats[root.ID]; ds != nil {
 			d.stats = ds
 			d.byRank = map[int]*estimator.RankOutcomes{}
@@ -519,16 +520,38 @@ func (w *World) plan() error {
 		}
 		w.decisions = append(w.decisions, d)
 		if c.opaqueIf == nil {
-			c.opaqueIf = map[*ssa.If]*decision{}
+			c.opaqueIf = map[*ssa.If]opaqueBranch{}
 		}
-		c.opaqueIf[b.Instrs[len(b.Instrs)-1].(*ssa.If)] = d
+		// The profile records the outcome of the root's condition; the
+		// branch tests its own: "if !(r < tol)" branches on r < tol.
+		c.opaqueIf[b.Instrs[len(b.Instrs)-1].(*ssa.If)] = opaqueBranch{d, negated[n]}
 	}
 	sort.Slice(w.decisions, func(i, j int) bool { return w.decisions[i].pos < w.decisions[j].pos })
 	for i, d := range w.decisions {
 		d.index = i
 	}
 	w.hot = make([]hotCounter, len(w.frags))
+	c.done()
 	return nil
+}
+
+// markCondRoot records root as the condition root of every test under
+// x, and which tests sit under an odd number of nots of the root (only
+// through nots: the outcome of an and or an or does not give its tests').
+func markCondRoot(x, root *model.Node, neg bool, condRoot map[*model.Node]*model.Node, negated map[*model.Node]bool) {
+	switch x.Kind {
+	case model.KindTest:
+		condRoot[x] = root
+		negated[x] = neg
+		return
+	case model.KindNot:
+		neg = !neg
+	default:
+		neg = false
+	}
+	for _, ch := range x.Children {
+		markCondRoot(ch, root, neg, condRoot, negated)
+	}
 }
 
 func firstNonPhi(b *ssa.BasicBlock, from int) ssa.Instruction {
@@ -545,6 +568,7 @@ func firstNonPhi(b *ssa.BasicBlock, from int) ssa.Instruction {
 // after it needs values it computes, iterated with its time charged per
 // iteration otherwise.
 func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragment, ls *estimator.LoopStats) {
+	c.working(nodePos(fn, n))
 	lp := &loopPlan{node: n.ID, pos: n.Pos.String(), frag: f, perIter: ls.PerIterPS, blocks: model.Blocks(n)}
 	header := loopHeader(fn, n)
 	ind := w.prog.Report.Counted[n]
@@ -793,52 +817,6 @@ func (f *flagSet) parse() error {
 	return nil
 }
 
-// quietCall reports whether a kept call has no effect the reduced model
-// keeps: a pure builtin, or a function of the program whose kept
-// instructions (and calls) have none.
-func (c *compiler) quietCall(call *ssa.Call) bool {
-	if _, ok := call.Call.Value.(*ssa.Builtin); ok {
-		return pureBuiltin(call)
-	}
-	f := call.Call.StaticCallee()
-	if f != nil && modelgen.IsCommlib(f) {
-		switch modelgen.CommlibOp(f) {
-		case "Wtime", "Comm.Rank", "Comm.Size", "Comm.WorldRank", "Threads":
-			return true // queries
-		}
-		return false
-	}
-	return f != nil && c.models[f] != nil && c.quietFunc(f, map[*ssa.Function]bool{})
-}
-
-func (c *compiler) quietFunc(f *ssa.Function, visiting map[*ssa.Function]bool) bool {
-	if q, ok := c.quiet[f]; ok {
-		return q
-	}
-	if visiting[f] {
-		return false
-	}
-	visiting[f] = true
-	q := true
-	for _, b := range f.Blocks {
-		for _, instr := range b.Instrs {
-			if !c.keep[instr] {
-				continue
-			}
-			switch in := instr.(type) {
-			case *ssa.Call:
-				if !c.quietCall(in) {
-					q = false
-				}
-			case *ssa.Store, *ssa.Defer, *ssa.Go, *ssa.Panic, *ssa.Send, *ssa.MapUpdate, *ssa.RunDefers:
-				q = false
-			}
-		}
-	}
-	c.quiet[f] = q
-	return q
-}
-
 // pureBlock reports whether the kept instructions of b are values without
 // calls or effects (the header of a collapsed loop runs them).
 func (c *compiler) pureBlock(b *ssa.BasicBlock) bool {
@@ -906,57 +884,6 @@ func loopHeader(fn *ssa.Function, n *model.Node) *ssa.BasicBlock {
 		return fn.Blocks[*cond.Block]
 	}
 	return nil
-}
-
-// timeless reports whether nothing in the blocks is charged time or calls
-// a function (which could be): no fragment starts there, no timed loop
-// heads there, no kept call but pure builtins and queries.
-func (c *compiler) timeless(fn *ssa.Function, blocks map[int]bool) bool {
-	for b := range blocks {
-		blk := fn.Blocks[b]
-		if c.loopHeads[blk] != nil {
-			return false
-		}
-		for _, instr := range blk.Instrs {
-			if len(c.charges[instr]) > 0 {
-				return false
-			}
-			if call, ok := instr.(*ssa.Call); ok && c.keep[instr] {
-				if !c.quietCall(call) {
-					return false
-				}
-				if f := call.Call.StaticCallee(); f != nil && c.models[f] != nil && !c.timelessFunc(f, map[*ssa.Function]bool{}) {
-					return false
-				}
-			}
-		}
-	}
-	return true
-}
-
-// timelessFunc reports whether a function of the program (already known
-// quiet) is charged no time, nor are the functions it calls.
-func (c *compiler) timelessFunc(f *ssa.Function, visiting map[*ssa.Function]bool) bool {
-	if visiting[f] {
-		return true
-	}
-	visiting[f] = true
-	for _, b := range f.Blocks {
-		if c.loopHeads[b] != nil {
-			return false
-		}
-		for _, instr := range b.Instrs {
-			if len(c.charges[instr]) > 0 {
-				return false
-			}
-			if call, ok := instr.(*ssa.Call); ok && c.keep[instr] {
-				if g := call.Call.StaticCallee(); g != nil && c.models[g] != nil && !c.timelessFunc(g, visiting) {
-					return false
-				}
-			}
-		}
-	}
-	return true
 }
 
 // entryOps returns the operations computing the instructions inside the

@@ -180,6 +180,7 @@ func (p *proc) mustYield() bool {
 func (w *World) schedule() error {
 	for len(w.ready) > 0 {
 		p := w.ready.pop()
+		w.running = p
 		switch p.step() {
 		case cYield:
 			w.ready.push(p)
@@ -283,9 +284,12 @@ type Result struct {
 	// outcomes came from.
 	Decisions   []DecisionUse
 	Assumptions []string
-	Messages    int64 // point-to-point messages (collectives' internal ones included)
-	Events      int64 // communication events processed
-	Machine     *machine.Machine
+	// Limits are what the prediction leaves out, stated loudly: the
+	// time of recursive calls (recursion.go).
+	Limits   []string
+	Messages int64 // point-to-point messages (collectives' internal ones included)
+	Events   int64 // communication events processed
+	Machine  *machine.Machine
 }
 
 // RankTimes is one rank's time, split.
@@ -367,6 +371,7 @@ func (w *World) result() *Result {
 	for _, k := range sortedKeys(w.assumptions) {
 		r.Assumptions = append(r.Assumptions, k+": "+w.assumptions[k])
 	}
+	r.Limits = w.recursionLimits()
 	return r
 }
 

@@ -100,6 +100,11 @@ type TripCount struct {
 	// commlib call, a goroutine, a call of a function that does), or is
 	// empty when it does neither.
 	Communicates string `json:"communicates,omitempty"`
+	// Replays says which opaque decision inside the loop decides what the
+	// model keeps (so the interpreter replays it at each iteration and the
+	// timing pass must record it rather than time the loop whole), or is
+	// empty.
+	Replays string `json:"replays,omitempty"`
 }
 
 // Switch describes a KindSwitch node.

@@ -30,6 +30,7 @@ type builder struct {
 	queue      []*ssa.Function
 	queued     map[*ssa.Function]bool
 	funcValues []*ssa.Function // functions used as values, candidates of dynamic calls
+	at         token.Pos       // the function being modeled, for modeling limits
 }
 
 // funcBuilder builds the model of one function.
@@ -55,9 +56,10 @@ func Build(l *Loaded, opts Options) (*model.Program, error) {
 
 // BuildWithSSA is Build, also returning the SSA function of each function
 // model, for the stages that analyse SSA further (reduce).
-func BuildWithSSA(l *Loaded, opts Options) (*model.Program, map[*model.Function]*ssa.Function, error) {
+func BuildWithSSA(l *Loaded, opts Options) (_ *model.Program, _ map[*model.Function]*ssa.Function, err error) {
 	b := &builder{l: l, modulePkgs: map[*types.Package]bool{}, ids: map[*ssa.Function]string{},
 		queued: map[*ssa.Function]bool{}}
+	defer CatchLimit(&err, func() string { return l.PosString(b.at) })
 	for _, p := range l.Packages {
 		b.modulePkgs[p.Pkg] = true
 	}
@@ -92,6 +94,7 @@ func BuildWithSSA(l *Loaded, opts Options) (*model.Program, map[*model.Function]
 	for len(b.queue) > 0 {
 		fn := b.queue[0]
 		b.queue = b.queue[1:]
+		b.at = fn.Pos()
 		f := b.function(fn)
 		ssaOf[f] = fn
 		prog.Functions = append(prog.Functions, f)

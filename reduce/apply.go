@@ -22,6 +22,7 @@ func (a *analysis) apply(prog *model.Program) *Report {
 	comm := a.communicates(prog)
 	for _, f := range prog.Functions {
 		fn := a.ssaOf[f]
+		a.at = fn.Pos()
 		fr := FunctionReport{ID: f.ID, Pos: f.Pos.String()}
 		f.ControlParams = sortedInts(a.ctlParams[fn])
 		f.ControlResults = sortedInts(a.ctlResults[fn])
@@ -43,7 +44,7 @@ func (a *analysis) apply(prog *model.Program) *Report {
 					continue
 				}
 				o := a.objects[v]
-				if o == nil || !a.ctl[v] || a.ctlLoc[loc{o, "[]"}] || a.ctlLoc[loc{o, "*"}] {
+				if o == nil || !a.ctl[v] || a.ctlLoc[loc{o, "[]"}] || a.ctlLoc[loc{o, "*"}] || a.ctlField(o) {
 					continue
 				}
 				if _, isAlloc := v.(*ssa.Alloc); isAlloc && o.bulk == "" {
@@ -291,4 +292,15 @@ func sortedInts(m map[int]bool) []int {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// ctlField reports whether a field of o (of o's elements, for a slice of
+// structs) is control: o then holds data the model needs.
+func (a *analysis) ctlField(o *object) bool {
+	for _, fl := range a.fieldLocs[o] {
+		if a.ctlLoc[fl] {
+			return true
+		}
+	}
+	return false
 }

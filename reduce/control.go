@@ -16,6 +16,7 @@ import (
 func (a *analysis) findRoots() {
 	a.indexWriters()
 	for _, fn := range a.fns {
+		a.at = fn.Pos()
 		for _, b := range fn.Blocks {
 			if s := a.sealed[b]; s != nil {
 				// Inside a sealed loop only its own test decides
@@ -168,6 +169,9 @@ func (a *analysis) closure() {
 
 // backward marks what control value v depends on.
 func (a *analysis) backward(v ssa.Value) {
+	if v.Pos().IsValid() {
+		a.at = v.Pos()
+	}
 	switch v := v.(type) {
 	case *ssa.Const, *ssa.Function, *ssa.Builtin, *ssa.Global, *ssa.Alloc:
 	case *ssa.Parameter:
@@ -329,10 +333,12 @@ func (a *analysis) backwardLoc(l loc) {
 	writers := a.writers[l]
 	switch {
 	case strings.HasPrefix(l.sel, ".f"):
-		// A field is also written by stores of the whole struct.
+		// A field is also written by stores of the whole struct: the
+		// object, or one of its elements (a slice of structs).
 		writers = append(writers[:len(writers):len(writers)], a.writers[loc{l.obj, "*"}]...)
-	case l.sel == "*":
-		// The whole struct is also written field by field.
+		writers = append(writers, a.writers[loc{l.obj, "[]"}]...)
+	case l.sel == "*" || l.sel == "[]":
+		// The whole struct (or element) is also written field by field.
 		for _, fl := range a.fieldLocs[l.obj] {
 			writers = append(writers[:len(writers):len(writers)], a.writers[fl]...)
 		}

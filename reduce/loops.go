@@ -84,6 +84,9 @@ func (a *analysis) tripCount(fn *ssa.Function, n *model.Node, comm map[string]st
 	}
 	reason := a.loopCommunicates(n, comm)
 	tc.Communicates = reason
+	if reason == "" {
+		tc.Replays = replayedDecision(n)
+	}
 	switch {
 	case reason != "":
 		tc.Reason = "not a collapse candidate: " + reason
@@ -92,10 +95,69 @@ func (a *analysis) tripCount(fn *ssa.Function, n *model.Node, comm map[string]st
 		if tc.Opaque != "" {
 			tc.Reason += " (" + tc.Opaque + ")"
 		}
+	case tc.Replays != "":
+		tc.Reason = "not a collapse candidate: " + tc.Replays
 	default:
 		tc.Candidate = true
 	}
 	return tc
+}
+
+// replayedDecision says which opaque decision inside loop n decides what
+// the model keeps (a kept append to the next frontier under a branch on
+// data the model does not hold), or is empty. The interpreter replays
+// such a decision at each iteration, so the timing pass must record its
+// outcomes rather than time the loop whole (which records none).
+func replayedDecision(n *model.Node) string {
+	l := n.Loop
+	reason := ""
+	for _, part := range []*model.Node{l.Header, l.Body, l.Post} {
+		model.Walk(part, func(x *model.Node) bool {
+			if reason != "" {
+				return false
+			}
+			if x.Cond == nil || x.Kind == model.KindLoop {
+				return true
+			}
+			test := opaqueTest(x.Cond)
+			if test == nil {
+				return true
+			}
+			for _, ch := range x.Children {
+				if keepsAny(ch) {
+					reason = "its opaque decision at " + test.Pos.Start.String() + " decides what the model keeps"
+					return false
+				}
+			}
+			return true
+		})
+	}
+	return reason
+}
+
+// opaqueTest returns a test of cond replayed from the profile (opaque and
+// not a check), or nil.
+func opaqueTest(cond *model.Node) *model.Node {
+	var t *model.Node
+	model.Walk(cond, func(x *model.Node) bool {
+		if t == nil && x.Kind == model.KindTest && x.Opaque != "" && x.Check == "" {
+			t = x
+		}
+		return t == nil
+	})
+	return t
+}
+
+// keepsAny reports whether a leaf under n keeps an instruction.
+func keepsAny(n *model.Node) bool {
+	kept := false
+	model.Walk(n, func(x *model.Node) bool {
+		if x.Leaf != nil && len(x.Leaf.Keep) > 0 {
+			kept = true
+		}
+		return !kept
+	})
+	return kept
 }
 
 // loopCommunicates says how loop n communicates or synchronizes, or is

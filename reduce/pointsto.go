@@ -101,6 +101,7 @@ func (a *analysis) pointsTo() {
 		for _, fn := range a.fns {
 			for _, b := range fn.Blocks {
 				for _, instr := range b.Instrs {
+					a.at = instr.Pos()
 					if a.ptsInstr(fn, instr) {
 						changed = true
 					}

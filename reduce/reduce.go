@@ -27,6 +27,7 @@ type analysis struct {
 	loaded   *modelgen.Loaded
 	fset     *token.FileSet
 	fns      []*ssa.Function
+	at       token.Pos // what is being analysed, for modeling limits
 	analyzed map[*ssa.Function]bool
 	modelOf  map[*ssa.Function]*model.Function
 	ssaOf    map[*model.Function]*ssa.Function
@@ -70,7 +71,7 @@ type analysis struct {
 // Reduce analyses the program whose model prog was built by
 // modelgen.BuildWithSSA (ssaOf maps each function model to its SSA
 // function), writes the reduction into the model and returns its report.
-func Reduce(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Function]*ssa.Function, opts Options) (*Report, error) {
+func Reduce(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Function]*ssa.Function, opts Options) (_ *Report, err error) {
 	a := &analysis{
 		opts: opts, loaded: l, fset: l.Prog.Fset,
 		analyzed: map[*ssa.Function]bool{}, modelOf: map[*ssa.Function]*model.Function{}, ssaOf: ssaOf,
@@ -94,6 +95,7 @@ func Reduce(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Function]*
 		a.modelOf[fn] = f
 	}
 	slices.SortFunc(a.fns, func(x, y *ssa.Function) int { return strings.Compare(x.String(), y.String()) })
+	defer modelgen.CatchLimit(&err, func() string { return l.PosString(a.at) })
 	a.linkCalls(prog)
 	a.pointsTo()
 	if !opts.Exact {

@@ -18,6 +18,7 @@ func (a *analysis) taintPass() {
 		for _, fn := range a.fns {
 			for _, b := range fn.Blocks {
 				for _, instr := range b.Instrs {
+					a.at = instr.Pos()
 					if a.taintInstr(fn, instr) {
 						changed = true
 					}
@@ -84,6 +85,28 @@ func (a *analysis) pointeeTaint(v ssa.Value) string {
 	return t
 }
 
+// addrTaint is why the address a write goes to is not known, or "".
+func (a *analysis) addrTaint(addr ssa.Value, pos token.Pos) string {
+	t := a.taint[addr]
+	if t == "" {
+		return ""
+	}
+	// The first reason, not a chain: reasons must stay finitely many for
+	// the pass to reach its fixed point. (Worded so that, of several
+	// reasons, the direct "the contents of ..." sorts first.)
+	if strings.HasPrefix(t, writeIndex) {
+		if i := strings.Index(t, writeDepends); i >= 0 {
+			t = t[i+len(writeDepends):]
+		}
+	}
+	return writeIndex + a.where(pos) + writeDepends + t
+}
+
+const (
+	writeIndex   = "the index of a write at "
+	writeDepends = ", which depends on "
+)
+
 // operandTaint is the taint of the operands of instr.
 func (a *analysis) operandTaint(instr ssa.Instruction) string {
 	var t string
@@ -107,7 +130,10 @@ func (a *analysis) taintInstr(fn *ssa.Function, instr ssa.Instruction) bool {
 		}
 		return a.setTaint(v, a.taint[v.X])
 	case *ssa.Store:
-		t := a.taint[v.Val]
+		// What a store writes is tainted, and so is what it may write
+		// over when its address is: the interpreter cannot write at an
+		// index it does not know (a received vertex id indexing an array).
+		t := least(a.taint[v.Val], a.addrTaint(v.Addr, v.Pos()))
 		grew := false
 		for l := range a.pts[v.Addr] {
 			if a.setTaintLoc(l, t) {
@@ -186,7 +212,7 @@ func (a *analysis) taintCall(call ssa.CallInstruction) bool {
 	if b, ok := cc.Value.(*ssa.Builtin); ok {
 		switch b.Name() {
 		case "copy":
-			t := a.pointeeTaint(cc.Args[1])
+			t := least(a.pointeeTaint(cc.Args[1]), a.addrTaint(cc.Args[0], call.Pos()))
 			for l := range a.pts[cc.Args[0]] {
 				if a.setTaintLoc(l, t) {
 					grew = true

@@ -1,0 +1,133 @@
+// This file defines how the interpreter finds and reports recursive calls.
+// The timing pass times a function's fragments, not its calls: the work of
+// a recursive function outside the fragments it measures (calls, small
+// blocks it does not time alone) is in no fragment, so until recursive
+// calls are timed inclusively the prediction leaves it out, and says so.
+
+package interp
+
+import (
+	"fmt"
+	"go/token"
+	"sort"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// recursion is a function of the program that calls itself, directly or
+// through others (a cycle of the call graph the model runs).
+type recursion struct {
+	fn    string // the function's name as the program reads
+	site  string // its first recursive call site, file:line:col
+	calls int64  // recursive calls run
+}
+
+// recursiveCalls returns, for each kept static call of the model that
+// stays inside a cycle of the call graph, the recursion it belongs to
+// (its caller's): the strongly connected components of the graph of kept
+// static calls between the model's functions (Tarjan's algorithm), each
+// with more than one function or a function calling itself.
+func (c *compiler) recursiveCalls() map[*ssa.Call]*recursion {
+	funcs := make([]*ssa.Function, 0, len(c.models))
+	for f := range c.models {
+		funcs = append(funcs, f)
+	}
+	sort.Slice(funcs, func(i, j int) bool { return funcs[i].String() < funcs[j].String() })
+	type edge struct {
+		call *ssa.Call
+		to   *ssa.Function
+	}
+	out := map[*ssa.Function][]edge{}
+	for _, f := range funcs {
+		for _, b := range f.Blocks {
+			for _, instr := range b.Instrs {
+				call, ok := instr.(*ssa.Call)
+				if !ok || !c.keep[instr] {
+					continue
+				}
+				if g := call.Call.StaticCallee(); g != nil && c.models[g] != nil {
+					out[f] = append(out[f], edge{call, g})
+				}
+			}
+		}
+	}
+	index, low, onStack := map[*ssa.Function]int{}, map[*ssa.Function]int{}, map[*ssa.Function]bool{}
+	var stack []*ssa.Function
+	comp := map[*ssa.Function]int{} // function → its component
+	ncomp := 0
+	var visit func(f *ssa.Function)
+	visit = func(f *ssa.Function) {
+		index[f], low[f] = len(index), len(index)
+		stack = append(stack, f)
+		onStack[f] = true
+		for _, e := range out[f] {
+			if _, seen := index[e.to]; !seen {
+				visit(e.to)
+				low[f] = min(low[f], low[e.to])
+			} else if onStack[e.to] {
+				low[f] = min(low[f], index[e.to])
+			}
+		}
+		if low[f] == index[f] {
+			for {
+				g := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				onStack[g] = false
+				comp[g] = ncomp
+				if g == f {
+					break
+				}
+			}
+			ncomp++
+		}
+	}
+	for _, f := range funcs {
+		if _, seen := index[f]; !seen {
+			visit(f)
+		}
+	}
+	calls := map[*ssa.Call]*recursion{}
+	for _, f := range funcs {
+		var rec *recursion
+		var first token.Pos
+		for _, e := range out[f] {
+			if comp[e.to] != comp[f] {
+				continue
+			}
+			if rec == nil {
+				rec = &recursion{fn: c.models[f].ID}
+				c.w.recursions = append(c.w.recursions, rec)
+			}
+			if p := e.call.Pos(); p.IsValid() && (!first.IsValid() || p < first) {
+				first = p
+			}
+			calls[e.call] = rec
+		}
+		if rec != nil {
+			rec.site = c.l.PosString(first)
+		}
+	}
+	return calls
+}
+
+// recursive returns the recursion a kept call stays inside, or nil.
+func (c *compiler) recursive(call *ssa.Call) *recursion {
+	if c.recCalls == nil {
+		c.recCalls = c.recursiveCalls()
+	}
+	return c.recCalls[call]
+}
+
+// recursionLimits says, for each recursive function whose recursive calls
+// ran, that their time is not in the prediction.
+func (w *World) recursionLimits() []string {
+	var out []string
+	for _, r := range w.recursions {
+		if r.calls == 0 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("time of recursive calls is not modeled: %s at %s (%d calls in this run); the prediction leaves out their time but for the fragments the timing pass measured inside them",
+			r.fn, r.site, r.calls))
+	}
+	return out
+}
