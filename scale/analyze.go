@@ -25,6 +25,10 @@ type Analysis struct {
 	Machine *Machine `json:"machine,omitempty"`
 	Args    []string `json:"args"`
 	Profile string   `json:"profile,omitempty"`
+	// Limits are what the model leaves out of the predicted times
+	// (interp.Result.Limits over every np: recursive calls, ...), said
+	// with the report; the caller fills them.
+	Limits []string `json:"limits"`
 
 	// Scaling is "strong" (the same problem at every np) or "weak" (the
 	// arguments, hence the problem, grow with np: Options.Weak).
@@ -162,7 +166,7 @@ func Analyze(points []Point, failed []Failure, o Options) (Analysis, error) {
 		return Analysis{}, err
 	}
 
-	a := Analysis{Scaling: Strong, BaselineNP: base.NP, Baseline: base.Time, Args: []string{}}
+	a := Analysis{Scaling: Strong, BaselineNP: base.NP, Baseline: base.Time, Args: []string{}, Limits: []string{}}
 	if o.Weak {
 		a.Scaling = Weak
 	}

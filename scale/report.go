@@ -111,6 +111,12 @@ func (a Analysis) WriteText(w io.Writer) error {
 	}
 	tw.Flush()
 	fmt.Fprintf(bw, "\nVerdict: %s\n", a.Verdict)
+	if len(a.Limits) > 0 {
+		fmt.Fprintf(bw, "\nModeling limits (left out of the predicted times):\n")
+		for _, l := range a.Limits {
+			fmt.Fprintf(bw, "  WARNING: %s\n", l)
+		}
+	}
 	return bw.Flush()
 }
 

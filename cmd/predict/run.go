@@ -139,6 +139,12 @@ func writeResult(w io.Writer, pkg string, r *interp.Result, top int) error {
 			fmt.Fprintf(bw, "  %s: %s\n", d.Pos, d.Source)
 		}
 	}
+	if len(r.Limits) > 0 {
+		fmt.Fprintf(bw, "\nmodeling limits (left out of the predicted time)\n")
+		for _, l := range r.Limits {
+			fmt.Fprintf(bw, "  WARNING: %s\n", l)
+		}
+	}
 	if len(r.Assumptions) > 0 {
 		fmt.Fprintf(bw, "\nassumptions\n")
 		for _, a := range r.Assumptions {

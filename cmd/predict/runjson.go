@@ -25,6 +25,7 @@ type runJSON struct {
 	Hot         []hotJSON      `json:"hot"`
 	Decisions   []decisionJSON `json:"decisions"`
 	Assumptions []string       `json:"assumptions"`
+	Limits      []string       `json:"limits"` // what the model leaves out of the time
 	Messages    int64          `json:"messages"`
 	Events      int64          `json:"events"`
 }
@@ -66,6 +67,7 @@ func newRunJSON(pkg string, args []string, profile string, m *scale.Machine, r *
 		Compute: stat(r.Compute), Comm: stat(r.Comm), Wait: stat(r.Wait),
 		Ranks: []rankJSON{}, Hot: []hotJSON{}, Decisions: []decisionJSON{},
 		Assumptions: append([]string{}, r.Assumptions...),
+		Limits:      append([]string{}, r.Limits...),
 		Messages:    r.Messages, Events: r.Events,
 	}
 	if idle, ok := idleStat(r); ok {

@@ -5,9 +5,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/predict-tools/predict/interp"
 	"github.com/predict-tools/predict/scale"
@@ -76,6 +78,9 @@ the exit status is non-zero only when every np, or the baseline, failed.`,
 				return err
 			}
 			weak := scale.Args(progArgs).DependOnNP()
+			// What the model leaves out (interp.Result.Limits), over every np.
+			var limitsMu sync.Mutex
+			limits := map[string]bool{}
 			predict := func(ctx context.Context, np int) (scale.Point, error) {
 				args, err := pf.argsAt(np)
 				if err != nil {
@@ -85,6 +90,11 @@ the exit status is non-zero only when every np, or the baseline, failed.`,
 				if err != nil {
 					return scale.Point{}, err
 				}
+				limitsMu.Lock()
+				for _, l := range r.Limits {
+					limits[l] = true
+				}
+				limitsMu.Unlock()
 				pt := scale.Point{NP: np, Time: r.Time, Compute: r.Compute.Mean, Comm: r.Comm.Mean, Wait: r.Wait.Mean}
 				if weak {
 					pt.Args = args
@@ -125,6 +135,7 @@ the exit status is non-zero only when every np, or the baseline, failed.`,
 			}
 			a.Name, a.Machine, a.Profile = prog.Model.Package, pf.machineInfo(m), pf.profileUsed
 			a.Args = append([]string{}, progArgs...)
+			a.Limits = append([]string{}, slices.Sorted(maps.Keys(limits))...)
 			out := cmd.OutOrStdout()
 			switch {
 			case asJSON:
