@@ -64,27 +64,51 @@ func (p *ProfileFile) Disturbance() float64 {
 	return float64(max(plain, probed)) / float64(min(plain, probed))
 }
 
-// disturbanceNote describes the disturbance of the profile's runs.
+// disturbanceNote describes the disturbance of the profile's runs and
+// its cause, where the machine's CPU accounting tells it.
 func (p *ProfileFile) disturbanceNote() string {
 	plain, probed := p.PlainRunTime()
 	which := "slower"
 	if probed-p.ProbeCostPS() < plain {
 		which = "faster"
 	}
-	return fmt.Sprintf("the run with probes took %v and the run without %v: beyond the probes' %v, it ran %.1f× %s, so the machine's other load disturbed the measurement",
+	note := fmt.Sprintf("the run with probes took %v and the run without %v: beyond the probes' %v, it ran %.1f× %s",
 		time.Duration(probed/1000), time.Duration(plain/1000), time.Duration(p.ProbeCostPS()/1000), p.Disturbance(), which)
+	switch load, known := p.loaded(); {
+	case load:
+		return note + ", so the machine's other load disturbed the measurement"
+	case known && which == "slower":
+		return note + " on an otherwise quiet machine: the probes perturb this program more than they cost alone (fragments about as small as a probe, code they keep the compiler from optimizing), so its fragment times read slow"
+	default:
+		return note + ": the machine's other load or the probes themselves disturbed the measurement"
+	}
+}
+
+// loaded reports whether other processes took cores the profiled ranks
+// needed (load.go), and whether the profile says (CPUs and OtherCores
+// recorded).
+func (p *ProfileFile) loaded() (loaded, known bool) {
+	if p.CPUs <= 0 {
+		return false, false
+	}
+	_, loaded = loadNote(p.OtherCores, p.NP, p.CPUs)
+	return loaded, true
 }
 
 // refused reports a disturbance beyond RefuseRatio that is more than
-// refuseFloor.
+// refuseFloor and that load explains (or may: a profile that does not
+// record the load). Probes that perturb a program on a quiet machine are
+// the timing pass's own limit: warned about, never refused, since
+// measuring again gives the same.
 func (p *ProfileFile) refused() bool {
 	plain, probed := p.PlainRunTime()
 	gap := probed - p.ProbeCostPS() - plain
-	return p.Disturbance() > RefuseRatio && max(gap, -gap) > int64(refuseFloor)
+	load, known := p.loaded()
+	return p.Disturbance() > RefuseRatio && max(gap, -gap) > int64(refuseFloor) && (load || !known)
 }
 
 // CheckDisturbance refuses a profile whose runs disagree by more than
-// RefuseRatio (and by more than 20 ms).
+// RefuseRatio (and by more than 20 ms) under load.
 func (p *ProfileFile) CheckDisturbance() error {
 	if !p.refused() {
 		return nil

@@ -132,7 +132,9 @@ func Run(cfg Config) (*ProfileFile, error) {
 		if baseRun.CPUNS > 0 {
 			p.PlainRunCPUPS = baseRun.CPUNS * 1000
 		}
-		p.OtherCores = max(base.others, probed.others, 0)
+		if base.others >= 0 && probed.others >= 0 {
+			p.OtherCores, p.CPUs = max(base.others, probed.others), runtime.NumCPU()
+		}
 		p.fill(plan, raw)
 		return p
 	}
@@ -176,11 +178,14 @@ func Run(cfg Config) (*ProfileFile, error) {
 		}
 		p := assemble()
 		d := p.Disturbance()
-		load, loaded := loadNote(p.OtherCores, cfg.NP, runtime.NumCPU())
+		loaded, known := p.loaded()
+		load, _ := loadNote(p.OtherCores, cfg.NP, p.CPUs)
 		switch {
 		case d <= RemeasureRatio && !loaded:
 			return p, nil
-		case i+1 < cfg.Repeat+remeasureRounds:
+		case i+1 < cfg.Repeat+remeasureRounds && (loaded || !known):
+			// Measuring again helps against load, not against probes
+			// that perturb the program on a quiet machine.
 			why := load
 			if d > RemeasureRatio {
 				why = p.disturbanceNote()

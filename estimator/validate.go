@@ -40,6 +40,9 @@ func (p *ProfileFile) Validate() error {
 		"counter_ps": p.Overhead.CounterPS, "test_ps": p.Overhead.TestPS, "sampled_ps": p.Overhead.SampledPS})
 	v.fraction("error_rel", p.ErrorRel)
 	v.fraction("other_cores", p.OtherCores)
+	if p.CPUs < 0 {
+		v.errorf("cpus", "%d: want a number of CPUs (0: not recorded)", p.CPUs)
+	}
 	for i, f := range p.Fragments {
 		at := fmt.Sprintf("fragments[%d].", i)
 		v.node(at, f.Node)

@@ -100,6 +100,21 @@ func TestReadProfileRefuses(t *testing.T) {
 		!strings.Contains(err.Error(), "ran 3.0× slower") || !strings.Contains(err.Error(), "measure again") {
 		t.Errorf("disturbed profile: got %v", err)
 	}
+	// As disturbed, on a machine whose other load was nil: the probes'
+	// own perturbation, warned about, not refused.
+	p.CPUs, p.OtherCores = 2, 0.1
+	if _, err := ReadProfile(write(p)); err != nil {
+		t.Errorf("a disturbance on a quiet machine: %v", err)
+	}
+	if note := p.disturbanceNote(); !strings.Contains(note, "the probes perturb this program") {
+		t.Errorf("quiet machine: %s", note)
+	}
+	// Under load: refused.
+	p.OtherCores = 1.5
+	if _, err := ReadProfile(write(p)); err == nil || !strings.Contains(err.Error(), "other load disturbed the measurement") {
+		t.Errorf("a disturbance under load: %v", err)
+	}
+	p.CPUs, p.OtherCores = 0, 0
 	// As disturbed, but by less than 20 ms: warned about when measured,
 	// not refused.
 	p.PlainRunPS, p.RunPS = 5e9, 15e9
