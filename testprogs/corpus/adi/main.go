@@ -18,7 +18,7 @@
 // same way whatever the distribution, so the solution is the same bit for
 // bit for every np and the checksum is its FNV-64a hash.
 //
-// Classes (n×n, steps): S 128², 10; W 512², 12; A 2048², 50; B 4096², 100;
+// Classes (n×n, steps): S 128², 10; W 512², 16; A 2048², 50; B 4096², 100;
 // C 8192², 200.
 package main
 
@@ -39,7 +39,7 @@ var (
 
 var (
 	classN     = []int{128, 512, 2048, 4096, 8192}
-	classSteps = []int{10, 12, 50, 100, 200}
+	classSteps = []int{10, 16, 50, 100, 200}
 )
 
 // tolerance is the largest accepted difference from the closed form.
