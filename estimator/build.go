@@ -136,6 +136,9 @@ func run(bin string, np int, args []string, env []string, timeout time.Duration)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, append([]string{"-np", strconv.Itoa(np)}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
+	// Once the deadline has killed it, wait at most this long for its
+	// output to close (a descendant may hold it): never past --timeout.
+	cmd.WaitDelay = 5 * time.Second
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	busy0, haveBusy := cpuBusy()

@@ -95,6 +95,13 @@ func (p *ProfileFile) loaded() (loaded, known bool) {
 	return loaded, true
 }
 
+// MeasuredUnderLoad reports a profile whose runs other processes took
+// cores from (recorded by the timing pass; false where not recorded).
+func (p *ProfileFile) MeasuredUnderLoad() bool {
+	loaded, _ := p.loaded()
+	return loaded
+}
+
 // refused reports a disturbance beyond RefuseRatio that is more than
 // refuseFloor and that load explains (or may: a profile that does not
 // record the load). Probes that perturb a program on a quiet machine are

@@ -18,6 +18,11 @@ const (
 	ProfileVersion = 1
 )
 
+// PassVersion changes when the timing pass measures other fragments or
+// decisions for the same sources (a change of the model or of the
+// instrumentation): cached profiles of an older pass are measured again.
+const PassVersion = 2
+
 // ProfileFile is the result of a timing pass. Times are picoseconds.
 type ProfileFile struct {
 	Format      string   `json:"format"`

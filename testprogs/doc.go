@@ -24,6 +24,32 @@
 //     expected finding next to the code and a near-miss variant (-near);
 //     see patterns/README.md
 //
-// The test in this directory builds every program and checks that its
-// checksum is the same at np = 1, 2, 3, 4 and 8.
+// The accuracy corpus, corpus/...: programs written outside the tuning of
+// the timing pass, the way numerical programmers write them, to judge the
+// predictor (predict validate; go run ./validate/internal/accuracy). The
+// stages' tests do not run them ([Dirs] leaves them out); the checksum test
+// does.
+//
+//   - mg: 1-D multigrid V-cycles, recursive, Sendrecv halos on every level,
+//     Allgatherv coarse solve (np ≤ 64)
+//   - is: NPB IS bucket sort, Alltoall counts, Alltoallv keys (np ≤ 1024)
+//   - lu: SSOR wavefront pipeline, Recv/Send per column chunk
+//   - adi: ADI line solves, Alltoall transposes
+//   - nbody: O(n²) N-body, Allgather positions, leapfrog
+//   - swarm: allocation-heavy agent population, Sendrecv migration of
+//     varying counts
+//   - spmv: SpMV on a random graph, an irregular halo found through a map,
+//     Isend/Irecv/Waitall of varying counts, power iteration
+//   - bfs: level-synchronous BFS, frontiers by Alltoall + Alltoallv
+//   - montecarlo: batches until a global error estimate (Allreduce) is
+//     below a tolerance
+//   - pic: 1-D particle-in-cell, migration by Sendrecv of varying counts,
+//     Exscan field solve
+//   - cellcheck: Game of Life with ages: a few calls and branches per cell,
+//     a per-cell check that can Abort
+//   - pool: a pool of -threads threads (4 by default, more than the cores)
+//     and plain goroutines with sync.WaitGroup and sync.Mutex
+//
+// The test in this directory builds every program (the corpus's too) and
+// checks that its checksum is the same at np = 1, 2, 3, 4 and 8.
 package testprogs

@@ -137,12 +137,18 @@ func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash stri
 	if err != nil {
 		dir = os.TempDir()
 	}
-	// The probes' data format is part of the key: a cache written by an
-	// older timing pass (another clock, other fragments) is not reused.
-	key := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%d\x00%q\x00probe-v%d", prog.Model.Package, hash, np, args, probe.RawVersion)))
+	// The probes' data format and the timing pass's version are part of
+	// the key: a cache written by an older timing pass (another clock,
+	// other fragments or decisions) is not reused.
+	key := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%d\x00%q\x00probe-v%d\x00pass-v%d", prog.Model.Package, hash, np, args, probe.RawVersion, estimator.PassVersion)))
 	path := filepath.Join(dir, "predict", "profiles", hex.EncodeToString(key[:12])+".json")
 	if !f.noCache {
-		if p, err := estimator.ReadProfile(path); err == nil && p.Check(prog.Model.Package, hash) == nil && p.CheckNodes(prog.Model) == nil {
+		p, err := estimator.ReadProfile(path)
+		switch {
+		case err != nil || p.Check(prog.Model.Package, hash) != nil || p.CheckNodes(prog.Model) != nil:
+		case p.MeasuredUnderLoad():
+			fmt.Fprintf(log, "profile: the cached timing pass %s was measured under load (%.1f cores busy with other processes): measuring again\n", path, p.OtherCores)
+		default:
 			fmt.Fprintf(log, "profile: cached timing pass %s (np=%d, %s)\n", path, p.NP, p.Created)
 			f.profileUsed = fmt.Sprintf("cached timing pass at np=%d, %s", p.NP, path)
 			warnProfile(log, p)
