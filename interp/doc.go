@@ -10,8 +10,12 @@
 // trip count is computed from the induction variable, or replayed per
 // rank when its bound is opaque); opaque decisions replay the outcomes
 // the timing pass recorded for the rank (ranks beyond the profiled np
-// reuse a profiled rank's), and checks of the program (branches to
-// Abort) are assumed to pass.
+// reuse a profiled rank's). Checks of the program (branches to
+// Comm.Abort, panic, os.Exit or log.Fatal) are evaluated where they test
+// control values (np, the rank, the program's arguments, constants): a run
+// that would end there ends with an [AbortError] carrying the program's
+// message, rank and file:line (abort.go). Checks of data the model does
+// not compute are assumed to pass, and Result.Decisions says so.
 //
 // Logical processes are not goroutines: a process runs until it blocks in
 // communication, and the scheduler always runs the process with the

@@ -140,7 +140,7 @@ type decision struct {
 	stats  *estimator.DecisionStats
 	byRank map[int]*estimator.RankOutcomes
 	def    bool
-	check  bool // a check of the program: assumed to pass
+	check  bool // a check of the program: assumed to pass, whatever the profile says
 	used   bool
 }
 
@@ -150,8 +150,8 @@ func (d *decision) outcomes(r int) *estimator.RankOutcomes {
 }
 
 func (d *decision) source(w *World) string {
-	if d.check && d.stats == nil {
-		return "a check: assumed to pass"
+	if d.check {
+		return "a check of the program on data the model does not compute: assumed to pass (the real run ends there when it fails)"
 	}
 	if d.stats == nil {
 		return fmt.Sprintf("not in the profile: taken as %v", d.def)
