@@ -54,6 +54,13 @@
 // unobservable (recycle.go; tests compare runs that recycle, that do not,
 // and that poison what they release).
 //
+// A run at a large np (memoryCheckNP and more) first estimates its
+// memory: the live heap of the same run at np = 32 and 64, whose
+// difference per process is linear in np to within a percent for the test
+// programs (memory.go). A run whose estimate exceeds the limit (GOMEMLIMIT,
+// else the system's MemAvailable, with a margin; or Config.MemoryLimit) is
+// refused with a [MemoryError] before it allocates its processes.
+//
 // Per rank, compute + communication overhead + waiting = total, always.
 // Identical input gives identical output.
 package interp

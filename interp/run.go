@@ -34,6 +34,9 @@ type Program struct {
 
 	unitsMu sync.Mutex
 	units   map[*estimator.ProfileFile]*unitTimes // units.go
+
+	memoryMu sync.Mutex
+	memory   map[memoryKey]*MemoryEstimate // memory.go
 }
 
 // Prepare loads, models and reduces the main package pattern (relative to
@@ -72,6 +75,16 @@ type Config struct {
 	// Threads is what commlib.Threads returns: the threads per rank of
 	// the program's pools (0: the program's own choice, its argument).
 	Threads int
+	// MemoryLimit is the memory in bytes a run may use (0: GOMEMLIMIT,
+	// else the system's available memory; memory.go). A run at a large
+	// np that will not fit is refused with a *MemoryError.
+	MemoryLimit int64
+	// Memory, when set, is the program's measured memory per process
+	// (Program.EstimateMemory), used instead of measuring it again.
+	Memory *MemoryEstimate
+	// sample, when set, sees the world once its processes have started
+	// and after each step (memory.go measures the heap with it).
+	sample func(w *World)
 }
 
 // World is one interpretation in progress.
@@ -210,6 +223,9 @@ func (prog *Program) Run(cfg Config) (*Result, error) {
 			return nil, fmt.Errorf("counting the work of the loops timed whole at the profile's np=%d: %v", cfg.Profile.NP, err)
 		}
 	}
+	if err := prog.checkMemory(cfg, units); err != nil {
+		return nil, err
+	}
 	w, err := prog.run(cfg, units, false)
 	if err != nil {
 		return nil, err
@@ -279,6 +295,9 @@ func (prog *Program) run(cfg Config, units map[string]unitTime, counting bool) (
 		}
 	}
 	w.ready.init(w.procs)
+	if cfg.sample != nil {
+		cfg.sample(w)
+	}
 	if err := w.schedule(); err != nil {
 		return nil, err
 	}

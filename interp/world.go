@@ -189,6 +189,9 @@ func (w *World) schedule() error {
 				testHook(w)
 			}
 		}
+		if w.cfg.sample != nil {
+			w.cfg.sample(w)
+		}
 		if w.cfg.MaxEvents > 0 && w.events > w.cfg.MaxEvents {
 			return fmt.Errorf("more than %d communication events: stopped (raise --max-events)", w.cfg.MaxEvents)
 		}
