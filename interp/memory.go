@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/predict-tools/predict/estimator"
@@ -79,7 +80,7 @@ func MemoryLimit(cfg Config) (limit int64, source string) {
 	if cfg.MemoryLimit > 0 {
 		return cfg.MemoryLimit, "the limit given"
 	}
-	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 && l != softLimit.Load() {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		return int64(float64(l-int64(ms.HeapAlloc)) * memoryMargin), fmt.Sprintf("%.0f%% of GOMEMLIMIT=%s less the heap in use", memoryMargin*100, gigabytes(l))
@@ -124,11 +125,26 @@ func (prog *Program) checkMemory(cfg Config, units map[string]unitTime) error {
 			return nil
 		}
 	}
-	if need := est.Bytes(cfg.NP); need > limit {
+	need := est.Bytes(cfg.NP)
+	if need > limit {
 		return &MemoryError{NP: cfg.NP, Need: need, Estimate: *est, Limit: limit, Source: source}
+	}
+	if l := debug.SetMemoryLimit(-1); cfg.MemoryLimit == 0 && (l == math.MaxInt64 || l == softLimit.Load()) {
+		// The estimate is of the live heap; without a limit the heap
+		// may grow past it by the garbage collector's slack (GOGC), by
+		// a fifth for stencil at np = 10⁶. A soft limit at what is
+		// available makes the collector work harder there instead.
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		soft := int64(ms.HeapSys) + limit
+		softLimit.Store(soft)
+		debug.SetMemoryLimit(soft)
 	}
 	return nil
 }
+
+// softLimit is the memory limit checkMemory set (not GOMEMLIMIT).
+var softLimit atomic.Int64
 
 // EstimateMemory measures the memory per logical process of cfg's run
 // (cfg.NP is ignored): two runs at small np.
