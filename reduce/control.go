@@ -68,6 +68,11 @@ func (a *analysis) findRoots() {
 							a.rootContents(args[i], fmt.Sprintf("elements of argument %d of %s", i, op))
 						}
 					}
+				case callee != nil && callee.Pkg != nil && callee.Pkg.Pkg.Path() == "flag" && callee.Name() == "Parse":
+					// The flags take the program's arguments there: a
+					// flag read between it and commlib.Main (a check in
+					// main) must see them.
+					a.keepCalls[call] = true
 				case callee == nil:
 					if _, builtin := cc.Value.(*ssa.Builtin); !builtin {
 						a.root(cc.Value, "dynamic call target")
