@@ -167,8 +167,8 @@ type memoryKey struct {
 }
 
 // estimateMemory measures once per program, arguments, threads and
-// profile, and one measurement at a time: the live heap is the process's,
-// and two measurements at once would see each other's.
+// profile, with no other interpretation running: the live heap is the
+// process's, and another run's would count as this one's.
 func (prog *Program) estimateMemory(cfg Config, units map[string]unitTime) (*MemoryEstimate, error) {
 	prog.memoryMu.Lock()
 	defer prog.memoryMu.Unlock()
@@ -176,8 +176,8 @@ func (prog *Program) estimateMemory(cfg Config, units map[string]unitTime) (*Mem
 	if est := prog.memory[key]; est != nil {
 		return est, nil
 	}
-	measuring.Lock()
-	defer measuring.Unlock()
+	interpreting.Lock()
+	defer interpreting.Unlock()
 	var live [2]int64
 	for i, np := range memoryProbeNP {
 		c := cfg
@@ -198,8 +198,11 @@ func (prog *Program) estimateMemory(cfg Config, units map[string]unitTime) (*Mem
 	return est, nil
 }
 
-// measuring serializes the measurements of all programs.
-var measuring sync.Mutex
+// interpreting is held for reading by every interpretation (Program.run)
+// and for writing by a measurement of memory, whose runs (with
+// Config.sample set) must see the heap of no other run: in a sweep, the
+// runs at other np wait for it, for about a second.
+var interpreting sync.RWMutex
 
 // peakLive runs cfg and returns the largest live heap seen during the run
 // (after a garbage collection) when the processes have started and then

@@ -237,6 +237,10 @@ func (prog *Program) Run(cfg Config) (*Result, error) {
 // of a unit of the loops counted in units; counting counts them instead
 // (1 ps each).
 func (prog *Program) run(cfg Config, units map[string]unitTime, counting bool) (*World, error) {
+	if cfg.sample == nil {
+		interpreting.RLock() // not while memory is measured (memory.go)
+		defer interpreting.RUnlock()
+	}
 	if cfg.NP < 1 {
 		return nil, fmt.Errorf("np %d: want at least 1", cfg.NP)
 	}
