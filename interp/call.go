@@ -90,6 +90,9 @@ func (c *compiler) call(cf *function, in *ssa.Call) op {
 				return p.callFrom(fr, fn, env, args, dst, site)
 			}
 		}
+		if exit := c.exitOp(cf, in, f.String(), args, site); exit != nil {
+			return exit
+		}
 		ext := c.external(in, f.String())
 		return func(p *proc, fr *frame) ctl { return ext(p, fr, evalArgs(args, fr), dst, site) }
 	}
@@ -307,9 +310,10 @@ func (c *compiler) externalFunc(name string, sig *types.Signature) extFunc {
 		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
 			return set(fr, dst, V{R: tuple{intV(0), V{}}})
 		}
-	case "os.Exit", "log.Fatal", "log.Fatalf":
+	case "os.Exit", "log.Fatal", "log.Fatalf", "log.Fatalln":
+		// Called through a function value (exitOp compiles direct calls).
 		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
-			return p.fail(site, "the program exits ("+name+")")
+			return p.abort(site, name, exitMessage(name, a), true)
 		}
 	}
 	return nil

@@ -101,8 +101,14 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 	case "Comm.WorldRank":
 		return func(p *proc, fr *frame) ctl { return set(fr, dst, intV(int64(p.rank))) }
 	case "Comm.Abort":
+		// The message as commlib's AbortError has it: nil reads "aborted".
+		modeled := c.modeled(cf, in.Call.Args[1])
 		return func(p *proc, fr *frame) ctl {
-			return p.fail(site, "Abort: "+str(arg(fr, 1), types.Universe.Lookup("error").Type()))
+			msg := "aborted"
+			if e := arg(fr, 1); e.R != nil {
+				msg = str(e, types.Universe.Lookup("error").Type())
+			}
+			return p.abort(site, name, msg, modeled)
 		}
 	case "Comm.BufferAttach":
 		return func(p *proc, fr *frame) ctl { p.buffer = int64(num(fr, 1)); return cNext }

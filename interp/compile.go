@@ -394,8 +394,9 @@ func (c *compiler) instr(cf *function, cb *block, instr ssa.Instruction) op {
 		x := c.operand(cf, in.X)
 		where := c.l.Pos(in.Pos()).String()
 		t := in.X.Type()
+		modeled := c.modeled(cf, in.X)
 		return func(p *proc, fr *frame) ctl {
-			return p.fail(where, "panic: "+str(x.get(fr), t))
+			return p.abort(where, "panic", str(x.get(fr), t), modeled)
 		}
 	case *ssa.Store:
 		addr, val := c.operand(cf, in.Addr), c.operand(cf, in.Val)

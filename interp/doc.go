@@ -10,8 +10,12 @@
 // trip count is computed from the induction variable, or replayed per
 // rank when its bound is opaque); opaque decisions replay the outcomes
 // the timing pass recorded for the rank (ranks beyond the profiled np
-// reuse a profiled rank's), and checks of the program (branches to
-// Abort) are assumed to pass.
+// reuse a profiled rank's). Checks of the program (branches to
+// Comm.Abort, panic, os.Exit or log.Fatal) are evaluated where they test
+// control values (np, the rank, the program's arguments, constants): a run
+// that would end there ends with an [AbortError] carrying the program's
+// message, rank and file:line (abort.go). Checks of data the model does
+// not compute are assumed to pass, and Result.Decisions says so.
 //
 // Logical processes are not goroutines: a process runs until it blocks in
 // communication, and the scheduler always runs the process with the
@@ -49,6 +53,13 @@
 // collective instances are recycled, by an ownership that makes reuse
 // unobservable (recycle.go; tests compare runs that recycle, that do not,
 // and that poison what they release).
+//
+// A run at a large np (memoryCheckNP and more) first estimates its
+// memory: the live heap of the same run at np = 32 and 64, whose
+// difference per process is linear in np to within a percent for the test
+// programs (memory.go). A run whose estimate exceeds the limit (GOMEMLIMIT,
+// else the system's MemAvailable, with a margin; or Config.MemoryLimit) is
+// refused with a [MemoryError] before it allocates its processes.
 //
 // Per rank, compute + communication overhead + waiting = total, always.
 // Identical input gives identical output.

@@ -437,7 +437,7 @@ func chargeOp(f *fragment) op {
 
 // decide returns the next outcome of an opaque decision for this rank.
 func (p *proc) decide(d *decision) bool {
-	if d.stats == nil {
+	if d.stats == nil || d.check {
 		p.w.noteDefault(d)
 		return d.def
 	}

@@ -34,6 +34,9 @@ type Program struct {
 
 	unitsMu sync.Mutex
 	units   map[*estimator.ProfileFile]*unitTimes // units.go
+
+	memoryMu sync.Mutex
+	memory   map[memoryKey]*MemoryEstimate // memory.go
 }
 
 // Prepare loads, models and reduces the main package pattern (relative to
@@ -72,6 +75,16 @@ type Config struct {
 	// Threads is what commlib.Threads returns: the threads per rank of
 	// the program's pools (0: the program's own choice, its argument).
 	Threads int
+	// MemoryLimit is the memory in bytes a run may use (0: GOMEMLIMIT,
+	// else the system's available memory; memory.go). A run at a large
+	// np that will not fit is refused with a *MemoryError.
+	MemoryLimit int64
+	// Memory, when set, is the program's measured memory per process
+	// (Program.EstimateMemory), used instead of measuring it again.
+	Memory *MemoryEstimate
+	// sample, when set, sees the world once its processes have started
+	// and after each step (memory.go measures the heap with it).
+	sample func(w *World)
 }
 
 // World is one interpretation in progress.
@@ -142,7 +155,7 @@ type decision struct {
 	stats  *estimator.DecisionStats
 	byRank map[int]*estimator.RankOutcomes
 	def    bool // the outcome of the condition (the root's, as the profile's) when the profile has none
-	check  bool // a check of the program: assumed to pass
+	check  bool // a check of the program: assumed to pass, whatever the profile says
 	used   bool
 }
 
@@ -152,8 +165,8 @@ func (d *decision) outcomes(r int) *estimator.RankOutcomes {
 }
 
 func (d *decision) source(w *World) string {
-	if d.check && d.stats == nil {
-		return "a check: assumed to pass"
+	if d.check {
+		return "a check of the program on data the model does not compute: assumed to pass (the real run ends there when it fails)"
 	}
 	if d.stats == nil {
 		return fmt.Sprintf("not in the profile: taken as %v", d.def)
@@ -213,6 +226,9 @@ func (prog *Program) Run(cfg Config) (_ *Result, err error) {
 			return nil, fmt.Errorf("counting the work of the loops timed whole at the profile's np=%d: %v", cfg.Profile.NP, err)
 		}
 	}
+	if err := prog.checkMemory(cfg, units); err != nil {
+		return nil, err
+	}
 	w, err := prog.run(cfg, units, false)
 	if err != nil {
 		return nil, err
@@ -224,6 +240,10 @@ func (prog *Program) Run(cfg Config) (_ *Result, err error) {
 // of a unit of the loops counted in units; counting counts them instead
 // (1 ps each).
 func (prog *Program) run(cfg Config, units map[string]unitTime, counting bool) (_ *World, err error) {
+	if cfg.sample == nil {
+		interpreting.RLock() // not while memory is measured (memory.go)
+		defer interpreting.RUnlock()
+	}
 	if cfg.NP < 1 {
 		return nil, fmt.Errorf("np %d: want at least 1", cfg.NP)
 	}
@@ -283,6 +303,9 @@ func (prog *Program) run(cfg Config, units map[string]unitTime, counting bool) (
 		}
 	}
 	w.ready.init(w.procs)
+	if cfg.sample != nil {
+		cfg.sample(w)
+	}
 	if err := w.schedule(); err != nil {
 		return nil, err
 	}

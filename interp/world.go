@@ -26,7 +26,7 @@ type proc struct {
 
 	compute, overhead, wait int64
 
-	err    *Error
+	err    error // *Error, or *AbortError when the program ends the run
 	result V
 	done   bool
 
@@ -69,13 +69,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	who := fmt.Sprintf("rank %d", e.Rank)
-	if e.Rank < 0 {
-		who = "driver"
-	}
-	if e.Thread > 0 {
-		who += fmt.Sprintf(" thread %d", e.Thread-1)
-	}
+	who := actor(e.Rank, e.Thread, "driver")
 	if e.Pos != "" {
 		return fmt.Sprintf("%s: %s: %s", e.Pos, who, e.Msg)
 	}
@@ -195,6 +189,9 @@ func (w *World) schedule() error {
 			if testHook != nil {
 				testHook(w)
 			}
+		}
+		if w.cfg.sample != nil {
+			w.cfg.sample(w)
 		}
 		if w.cfg.MaxEvents > 0 && w.events > w.cfg.MaxEvents {
 			return fmt.Errorf("more than %d communication events: stopped (raise --max-events)", w.cfg.MaxEvents)

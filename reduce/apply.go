@@ -91,7 +91,11 @@ func (a *analysis) apply(prog *model.Program) *Report {
 					n.Opaque = a.opaque[cond]
 					n.Check = ""
 					if pass := a.checks[iff]; pass != "" && !a.ctl[cond] {
-						n.Opaque = "a check: the run ends (" + a.checkWhy[iff] + ") when it fails; assumed to pass"
+						why := a.taint[cond]
+						if why == "" {
+							why = "what its callers pass, which the model does not compute"
+						}
+						n.Opaque = why + "; a check of the program (the run ends with " + a.checkWhy[iff] + " when it fails): assumed to pass"
 						n.Check = pass
 					}
 					if n.Opaque != "" {

@@ -33,7 +33,8 @@ func (a *analysis) findRoots() {
 				_, isParam := iff.Cond.(*ssa.Parameter)
 				if pass, end := a.check(b); end != "" && !a.opts.Exact && (isParam || a.taint[iff.Cond] != "") {
 					// A check: what it tests decides nothing but whether
-					// the run ends; the model assumes it passes.
+					// the run ends; the model assumes it passes unless
+					// settleChecks finds it computable (checks.go).
 					a.checks[iff] = pass
 					a.checkWhy[iff] = end
 				} else {
@@ -68,6 +69,11 @@ func (a *analysis) findRoots() {
 							a.rootContents(args[i], fmt.Sprintf("elements of argument %d of %s", i, op))
 						}
 					}
+				case callee != nil && callee.Pkg != nil && callee.Pkg.Pkg.Path() == "flag" && callee.Name() == "Parse":
+					// The flags take the program's arguments there: a
+					// flag read between it and commlib.Main (a check in
+					// main) must see them.
+					a.keepCalls[call] = true
 				case callee == nil:
 					if _, builtin := cc.Value.(*ssa.Builtin); !builtin {
 						a.root(cc.Value, "dynamic call target")
@@ -130,6 +136,7 @@ func (a *analysis) mark(v ssa.Value) {
 		return
 	}
 	if a.taint[v] != "" {
+		a.trialFailed = a.trialFailed || a.trying
 		return // opaque data: the decisions it reaches were recorded at their roots
 	}
 	a.ctl[v] = true
@@ -138,7 +145,11 @@ func (a *analysis) mark(v ssa.Value) {
 
 // markLoc makes the data at l control.
 func (a *analysis) markLoc(l loc) {
-	if a.ctlLoc[l] || a.locTaint(l) != "" {
+	if a.ctlLoc[l] {
+		return
+	}
+	if a.locTaint(l) != "" {
+		a.trialFailed = a.trialFailed || a.trying
 		return
 	}
 	a.ctlLoc[l] = true
@@ -361,6 +372,7 @@ func (a *analysis) backwardLoc(l loc) {
 			if callee != nil && isCommlib(callee) {
 				op := opName(callee)
 				if len(commSpecs[op].recvBufs) > 0 {
+					a.trialFailed = a.trialFailed || a.trying
 					// Received data decides control: the messages must carry
 					// their contents, so every sent buffer's contents matter.
 					for _, s := range a.sendBuffers() {
@@ -462,47 +474,4 @@ func (a *analysis) sendBuffers() []ssa.Value {
 		}
 	}
 	return out
-}
-
-// check reports whether the branch ending b is a check (findRoots
-// treats as such only checks of a parameter, like a Verify(ok) helper's,
-// or of data already opaque; a check of a control value, np > n, stays
-// one): one successor
-// ends the run (it calls Comm.Abort, panic, os.Exit or log.Fatal before
-// any other branch) and the other does not. It returns the outcome that
-// goes on ("true" or "false") and what ends the run.
-func (a *analysis) check(b *ssa.BasicBlock) (pass, end string) {
-	ends := func(s *ssa.BasicBlock) string {
-		for range 4 {
-			for _, instr := range s.Instrs {
-				switch in := instr.(type) {
-				case *ssa.Panic:
-					return "panic"
-				case ssa.CallInstruction:
-					if f := in.Common().StaticCallee(); f != nil {
-						switch {
-						case isCommlib(f) && opName(f) == "Comm.Abort":
-							return "Comm.Abort"
-						case f.Pkg != nil && f.Pkg.Pkg.Path() == "os" && f.Name() == "Exit",
-							f.Pkg != nil && f.Pkg.Pkg.Path() == "log" && strings.HasPrefix(f.Name(), "Fatal"):
-							return f.Pkg.Pkg.Path() + "." + f.Name()
-						}
-					}
-				}
-			}
-			if len(s.Succs) != 1 {
-				return ""
-			}
-			s = s.Succs[0]
-		}
-		return ""
-	}
-	t, f := ends(b.Succs[0]), ends(b.Succs[1])
-	switch {
-	case t != "" && f == "":
-		return "false", t
-	case f != "" && t == "":
-		return "true", f
-	}
-	return "", ""
 }

@@ -63,6 +63,9 @@ type analysis struct {
 	checks    map[*ssa.If]string // checks: the outcome that goes on
 	checkWhy  map[*ssa.If]string
 	roots     map[ssa.Value]string // why a value is a root
+	// trying is set while a trial (checks.go) marks values, trialFailed
+	// when that reached opaque data or message contents.
+	trying, trialFailed bool
 	// sealed maps the blocks of each sealed loop to it (seal.go).
 	sealed      map[*ssa.BasicBlock]*sealedLoop
 	sealedLoops []*sealedLoop

@@ -413,6 +413,8 @@ func (a *analysis) control(prog *model.Program) {
 		a.seal(cands)
 		a.findRoots()
 		a.closure()
+		a.settleChecks()
+		a.rootMessages()
 		var left []*sealedLoop
 		for _, s := range cands {
 			if a.sealed[s.ind.Phi.Block()] == s && a.broken(s) {
