@@ -67,6 +67,12 @@ func init() {
 		commSpecs[op] = commSpec{control: []int{0}}
 	}
 	commSpecs["Mutex.Critical"] = commSpec{control: []int{0, 1}}
+	// Queries and calls whose only argument is the communicator: the
+	// interpreter answers them from it, so it is held even where the
+	// result is cut (an opaque branch on c.Rank()).
+	for _, op := range []string{"Comm.Rank", "Comm.Size", "Comm.WorldRank"} {
+		commSpecs[op] = commSpec{control: []int{0}}
+	}
 	commSpecs["Main"] = commSpec{control: []int{0}}
 	commSpecs["Run"] = commSpec{control: []int{0, 1}}
 	commSpecs["RunWith"] = commSpec{control: []int{1}}

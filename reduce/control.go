@@ -292,7 +292,13 @@ func (a *analysis) backwardCall(call *ssa.Call, k int) {
 			a.mark(cc.Args[0])
 			a.markPointees(cc.Args[0])
 		}
-		return // other results (ranks, sizes, statuses, times) come from the interpreter
+		// Other results (ranks, sizes, statuses, times) come from the
+		// interpreter, which needs the communicator they are of: a *Comm
+		// kept in a struct field or captured by a closure must be held.
+		if strings.HasPrefix(opName(callee), "Comm.") && len(cc.Args) > 0 {
+			a.mark(cc.Args[0])
+		}
+		return
 	}
 	if targets := a.callees[call]; len(targets) > 0 {
 		for _, t := range targets {
