@@ -64,7 +64,7 @@ type MemoryError struct {
 }
 
 func (e *MemoryError) Error() string {
-	return fmt.Sprintf("np=%d needs about %s (%d B per process, measured between np=%d and np=%d), more than the %s available (%s); use a smaller np or more memory",
+	return fmt.Sprintf("the model of %d processes needs about %s (%d B per process, measured between np=%d and np=%d), more than the %s available (%s); use a smaller np or more memory",
 		e.NP, gigabytes(e.Need), e.Estimate.PerProcess, e.Estimate.MeasuredAt[0], e.Estimate.MeasuredAt[1], gigabytes(e.Limit), e.Source)
 }
 

@@ -67,7 +67,7 @@ func TestMemoryRefused(t *testing.T) {
 	if me.NP != huge || me.Need != est.Bytes(huge) || me.Limit != 1<<30 {
 		t.Errorf("got %+v, want np %d, need %d, limit %d", *me, huge, est.Bytes(huge), 1<<30)
 	}
-	for _, s := range []string{"np=10000000 needs about", "B per process, measured between np=32 and np=64", "more than the 1.1 GB available (the limit given); use a smaller np or more memory"} {
+	for _, s := range []string{"the model of 10000000 processes needs about", "B per process, measured between np=32 and np=64", "more than the 1.1 GB available (the limit given); use a smaller np or more memory"} {
 		if !strings.Contains(err.Error(), s) {
 			t.Errorf("%q lacks %q", err, s)
 		}
