@@ -93,7 +93,12 @@ func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*in
 		// machine.Resolve reads a file unless the name is a preset's.
 		f.machineFile = f.machine
 	}
-	prog, err := interp.Prepare(".", pkg)
+	var prog *interp.Program
+	err = estimator.Step(log, "loading "+pkg+" and building its model", func() error {
+		var err error
+		prog, err = interp.Prepare(".", pkg)
+		return err
+	})
 	if err != nil {
 		return nil, nil, nil, err
 	}
