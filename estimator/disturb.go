@@ -19,10 +19,9 @@ const (
 	// RemeasureRatio makes the timing pass run both programs again (the
 	// fastest run of each is kept), up to remeasureRounds more times.
 	RemeasureRatio = 1.5
-	// RefuseRatio refuses the measurement (with refuseFloor): a fresh
-	// profile whose re-measurements did not get under it carries the
-	// warning, and CheckDisturbance, which predict profile and the
-	// reading of a profile file apply, refuses it.
+	// RefuseRatio (with refuseFloor) marks a measurement too disturbed to
+	// keep: CheckDisturbance reports it; the automatic timing pass of run
+	// and scale does not cache it, and every reading warns of it.
 	RefuseRatio = 2.0
 	// disturbanceFloor: differences below it are the noise of starting
 	// and ending a run, whatever the ratio.
@@ -114,8 +113,10 @@ func (p *ProfileFile) refused() bool {
 	return p.Disturbance() > RefuseRatio && max(gap, -gap) > int64(refuseFloor) && (load || !known)
 }
 
-// CheckDisturbance refuses a profile whose runs disagree by more than
-// RefuseRatio (and by more than 20 ms) under load.
+// CheckDisturbance reports a profile whose runs disagree by more than
+// RefuseRatio (and by more than 20 ms) under load: a measurement not to
+// keep. It is said, never silently used: the timing pass writes the
+// warning into the profile, and every use of the profile repeats it.
 func (p *ProfileFile) CheckDisturbance() error {
 	if !p.refused() {
 		return nil

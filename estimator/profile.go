@@ -183,9 +183,6 @@ func ReadProfile(path string) (*ProfileFile, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("profile %s: %v", path, err)
 	}
-	if err := p.CheckDisturbance(); err != nil {
-		return nil, fmt.Errorf("profile %s: %v", path, err)
-	}
 	return &p, nil
 }
 

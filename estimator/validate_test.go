@@ -93,32 +93,36 @@ func TestReadProfileRefuses(t *testing.T) {
 	if _, err := ReadProfile(path); err == nil || err.Error() != "profile "+path+": loops[0].per_iter_ps: -10: want a time of at least 0 ps" {
 		t.Errorf("negative time: got %v", err)
 	}
-	// A probed run 3× its plain run beyond its probes' cost: measured under load.
+	// A probed run 3× its plain run beyond its probes' cost: read, and
+	// reported as a measurement not to keep (the callers warn).
 	p = validProfile()
 	p.PlainRunPS, p.RunPS = 30e9, 90e9
-	if _, err := ReadProfile(write(p)); err == nil || !strings.Contains(err.Error(), "run_ps and plain_run_ps: the run with probes took 90ms and the run without 30ms") ||
+	if _, err := ReadProfile(write(p)); err != nil {
+		t.Errorf("a disturbed profile is read (and warned about): %v", err)
+	}
+	if err := p.CheckDisturbance(); err == nil || !strings.Contains(err.Error(), "run_ps and plain_run_ps: the run with probes took 90ms and the run without 30ms") ||
 		!strings.Contains(err.Error(), "ran 3.0× slower") || !strings.Contains(err.Error(), "measure again") {
 		t.Errorf("disturbed profile: got %v", err)
 	}
 	// As disturbed, on a machine whose other load was nil: the probes'
-	// own perturbation, warned about, not refused.
+	// own perturbation, not a measurement to take again.
 	p.CPUs, p.OtherCores = 2, 0.1
-	if _, err := ReadProfile(write(p)); err != nil {
+	if err := p.CheckDisturbance(); err != nil {
 		t.Errorf("a disturbance on a quiet machine: %v", err)
 	}
 	if note := p.disturbanceNote(); !strings.Contains(note, "the probes perturb this program") {
 		t.Errorf("quiet machine: %s", note)
 	}
-	// Under load: refused.
+	// Under load: not to keep.
 	p.OtherCores = 1.5
-	if _, err := ReadProfile(write(p)); err == nil || !strings.Contains(err.Error(), "other load disturbed the measurement") {
+	if err := p.CheckDisturbance(); err == nil || !strings.Contains(err.Error(), "other load disturbed the measurement") {
 		t.Errorf("a disturbance under load: %v", err)
 	}
 	p.CPUs, p.OtherCores = 0, 0
 	// As disturbed, but by less than 20 ms: warned about when measured,
-	// not refused.
+	// and kept.
 	p.PlainRunPS, p.RunPS = 5e9, 15e9
-	if _, err := ReadProfile(write(p)); err != nil {
+	if err := p.CheckDisturbance(); err != nil {
 		t.Errorf("a disturbance of 10 ms: %v", err)
 	}
 }

@@ -63,9 +63,6 @@ model's node IDs and the content hash of the sources.`,
 			if err != nil {
 				return err
 			}
-			if err := p.CheckDisturbance(); err != nil {
-				return err
-			}
 			if output != "" {
 				var buf bytes.Buffer
 				if err := p.Write(&buf); err != nil {

@@ -211,4 +211,7 @@ func warnProfile(log io.Writer, p *estimator.ProfileFile) {
 	for _, w := range p.Warnings {
 		fmt.Fprintf(log, "profile: WARNING: %s\n", w)
 	}
+	if err := p.CheckDisturbance(); err != nil && len(p.Warnings) == 0 {
+		fmt.Fprintf(log, "profile: WARNING: %v\n", err)
+	}
 }
