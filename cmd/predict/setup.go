@@ -176,6 +176,10 @@ func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash stri
 		fmt.Fprintf(log, "profile: WARNING: %v; this prediction uses it, and it is not cached\n", err)
 		return p, nil
 	}
+	if p.MeasuredUnderLoad() {
+		fmt.Fprintf(log, "profile: measured under load: this prediction uses it (see the warning above), and it is not cached\n")
+		return p, nil
+	}
 	var buf bytes.Buffer
 	if err := p.Write(&buf); err != nil {
 		return nil, err
