@@ -7,14 +7,12 @@ package interp
 import (
 	"go/token"
 	"go/types"
-	"math"
 	"sync"
 
 	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/machine"
 	"github.com/predict-tools/predict/model"
 	"github.com/predict-tools/predict/reduce"
-	"github.com/predict-tools/predict/trace"
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -516,9 +514,8 @@ func (au *allocUnits) op(f *fragment) op {
 		for i, l := range au.lens {
 			units += max(l.get(fr).I, 0) * au.sizes[i]
 		}
-		work := int64(math.Round(float64(units) * float64(au.unit.total) / float64(au.unit.units)))
-		p.charge(f, int64(p.w.mach.Compute(trace.Time(work))))
-		return cNext
+		work := roundTime(float64(units) * float64(au.unit.total) / float64(au.unit.units))
+		return p.charge(f, p.w.compute(work))
 	}
 }
 
