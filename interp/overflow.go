@@ -71,7 +71,7 @@ func (e *OverflowError) Error() string {
 // or file:line:col) in what.
 func (p *proc) clockOverflow(site, what string) ctl {
 	if p.err == nil {
-		p.err = &OverflowError{NP: len(p.w.procs), Rank: p.rank, Thread: p.thread(), Site: firstLine(site), What: what}
+		p.err = &OverflowError{NP: p.w.cfg.NP, Rank: p.rank, Thread: p.thread(), Site: firstLine(site), What: what}
 	}
 	return cStop
 }

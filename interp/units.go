@@ -5,6 +5,7 @@
 package interp
 
 import (
+	"errors"
 	"go/token"
 	"go/types"
 	"sync"
@@ -84,6 +85,15 @@ func (prog *Program) countUnits(prof *estimator.ProfileFile, mach *machine.Machi
 	m := mach.Clone()
 	m.CPUFactor = 1
 	w, err := prog.run(Config{NP: max(prof.NP, 1), Machine: m, Profile: prof, Args: prof.Args, RankDetail: -1}, nil, true)
+	if oe := (*OverflowError)(nil); errors.As(err, &oe) {
+		// The target's communication takes the profile's run past the
+		// clock: count without it (only the units matter here); the
+		// prediction's own run reports the overflow at its np.
+		if m, err = machine.Preset("ideal"); err != nil {
+			return nil, err
+		}
+		w, err = prog.run(Config{NP: max(prof.NP, 1), Machine: m, Profile: prof, Args: prof.Args, RankDetail: -1}, nil, true)
+	}
 	if err != nil {
 		return nil, err
 	}
