@@ -323,14 +323,14 @@ func (s *schedule) exchange(to, from func(r int) int, bytes int64) {
 	for r := range n {
 		t := old[r]
 		if d := to(r); d >= 0 {
-			t += cost[level(r, d)].send
-			s.ovh[r] += cost[level(r, d)].send
+			t = addTime(t, cost[level(r, d)].send)
+			s.ovh[r] = addTime(s.ovh[r], cost[level(r, d)].send)
 			sent++
 		}
 		if f := from(r); f >= 0 {
 			c := &cost[level(f, r)]
-			t = max(t, old[f]+c.transfer) + c.recv
-			s.ovh[r] += c.recv
+			t = addTime(max(t, addTime(old[f], c.transfer)), c.recv)
+			s.ovh[r] = addTime(s.ovh[r], c.recv)
 		}
 		nt[r] = t
 	}
@@ -413,10 +413,11 @@ func (s *schedule) linear(root int, toRoot bool, bytes func(r int) int64) {
 				continue
 			}
 			lk := s.link(r, root)
-			t[r] += lk.sendOvh(bytes(r))
-			at = max(at, t[r]-lk.sendOvh(bytes(r))+lk.transfer(bytes(r))) + lk.recvOvh(bytes(r))
-			s.ovh[r] += lk.sendOvh(bytes(r))
-			s.ovh[root] += lk.recvOvh(bytes(r))
+			sent := t[r]
+			t[r] = addTime(t[r], lk.sendOvh(bytes(r)))
+			at = addTime(max(at, addTime(sent, lk.transfer(bytes(r)))), lk.recvOvh(bytes(r)))
+			s.ovh[r] = addTime(s.ovh[r], lk.sendOvh(bytes(r)))
+			s.ovh[root] = addTime(s.ovh[root], lk.recvOvh(bytes(r)))
 		}
 		t[root] = at
 	} else {
@@ -426,10 +427,11 @@ func (s *schedule) linear(root int, toRoot bool, bytes func(r int) int64) {
 				continue
 			}
 			lk := s.link(root, r)
-			at += lk.sendOvh(bytes(r))
-			t[r] = max(t[r], at-lk.sendOvh(bytes(r))+lk.transfer(bytes(r))) + lk.recvOvh(bytes(r))
-			s.ovh[root] += lk.sendOvh(bytes(r))
-			s.ovh[r] += lk.recvOvh(bytes(r))
+			sent := at
+			at = addTime(at, lk.sendOvh(bytes(r)))
+			t[r] = addTime(max(t[r], addTime(sent, lk.transfer(bytes(r)))), lk.recvOvh(bytes(r)))
+			s.ovh[root] = addTime(s.ovh[root], lk.sendOvh(bytes(r)))
+			s.ovh[r] = addTime(s.ovh[r], lk.recvOvh(bytes(r)))
 		}
 		t[root] = at
 	}
@@ -608,10 +610,11 @@ func (s *schedule) uniform(rounds int, bytes int64) {
 		latest = max(latest, t)
 	}
 	lk := s.link(0, len(s.t)-1)
-	step := max(lk.sendOvh(bytes), lk.transfer(bytes)) + lk.recvOvh(bytes)
+	step := addTime(max(lk.sendOvh(bytes), lk.transfer(bytes)), lk.recvOvh(bytes))
+	ovh := mulTime(addTime(lk.sendOvh(bytes), lk.recvOvh(bytes)), int64(rounds))
 	for i := range s.t {
-		s.t[i] = latest + int64(rounds)*step
-		s.ovh[i] += int64(rounds) * (lk.sendOvh(bytes) + lk.recvOvh(bytes))
+		s.t[i] = addTime(latest, mulTime(step, int64(rounds)))
+		s.ovh[i] = addTime(s.ovh[i], ovh)
 	}
 	s.w.noteAssumption("collective", fmt.Sprintf("a schedule of %d rounds × %d ranks was costed uniformly from the latest rank's entry", rounds, len(s.t)))
 }

@@ -140,7 +140,9 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 				p.traceOp(op, enter, site, peer, tag, bytes, cm.g.id, req)
 				return p.waitFor(p.reqs1(req), false, ovh, op, site)
 			}
-			p.main.clock += ovh
+			if !p.advance(ovh, site, op) {
+				return cStop
+			}
 			p.overhead += ovh
 			p.traceOp(op, enter, site, peer, tag, bytes, cm.g.id, req)
 			return set(fr, dst, V{R: req})
@@ -208,7 +210,7 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 			}
 			_, _, sb := bufInfo(sbuf)
 			_, _, rb := bufInfo(rbuf)
-			ovh := p.w.link(p.rank, peerOf(cm, dest)).sendOvh(sb) + p.w.link(p.rank, p.rank).recvOvh(rb)
+			ovh := addTime(p.w.link(p.rank, peerOf(cm, dest)).sendOvh(sb), p.w.link(p.rank, p.rank).recvOvh(rb))
 			if useStatus || p.w.cfg.Trace != nil {
 				p.onDone = func(p *proc) {
 					fr.s[dst] = rreq.statusV()

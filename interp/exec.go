@@ -7,7 +7,6 @@ package interp
 import (
 	"fmt"
 	"go/token"
-	"math"
 
 	"github.com/predict-tools/predict/trace"
 )
@@ -336,17 +335,22 @@ func (p *proc) runLoop(fr *frame, lp *loopPlan) ctl {
 			if in.TestAtBottom {
 				k++
 			}
-			trips *= k
+			trips = mulTime(trips, k)
 		}
 	case lp.clockOp != token.ILLEGAL:
 		// for Wtime() < end: each iteration moves the clock by its time.
-		end := int64(math.Round(lp.bound.get(fr).F() * 1e12))
-		per := max(int64(p.w.mach.Compute(trace.Time(lp.perIter))), 1)
-		d := end - p.cur.clock
+		end := roundTime(lp.bound.get(fr).F() * 1e12)
+		per := max(p.w.compute(lp.perIter), 1)
 		if lp.perIter == 0 {
 			// Not timed by the profile: the loop ends when the clock
 			// reaches end, one tick of a picosecond per iteration.
 			per = 1
+		}
+		// Clocks are ≥ 0: d neither wraps nor, below, rounds up past
+		// the range; an end past the clock's limit is reached there.
+		d := max(end, p.cur.clock-1) - p.cur.clock
+		if d > overflowClock-per {
+			return p.leaveLoop(fr, lp, overflowClock)
 		}
 		switch lp.clockOp {
 		case token.LSS:
@@ -357,25 +361,26 @@ func (p *proc) runLoop(fr *frame, lp *loopPlan) ctl {
 		// The loop lasts until the clock passes end: its iterations
 		// (target time already) take it there, whatever the profile
 		// says an iteration costs, even nothing.
-		p.leaveLoop(fr, lp, trips*per)
-		return cJump
+		return p.leaveLoop(fr, lp, mulTime(trips, per))
 	case lp.ranked != nil:
 		trips = p.nextTrips(lp)
 	}
-	work := trips * lp.perIter
+	work := mulTime(trips, lp.perIter)
 	if lp.count != nil {
 		// Counted in units: its units × the measured time over the
 		// units counted at the profiled np, rounded once.
-		work = int64(math.Round(float64(lp.count(p, fr)) * float64(lp.unit.total) / float64(lp.unit.units)))
+		work = roundTime(float64(lp.count(p, fr)) * float64(lp.unit.total) / float64(lp.unit.units))
 	}
-	p.leaveLoop(fr, lp, int64(p.w.mach.Compute(trace.Time(work))))
-	return cJump
+	return p.leaveLoop(fr, lp, p.w.compute(work))
 }
 
 // leaveLoop charges a collapsed loop its time t and goes on at its exit.
-func (p *proc) leaveLoop(fr *frame, lp *loopPlan, t int64) {
-	p.charge(lp.frag, t)
+func (p *proc) leaveLoop(fr *frame, lp *loopPlan, t int64) ctl {
+	if c := p.charge(lp.frag, t); c != cNext {
+		return c
+	}
 	p.moveTo(fr, lp.exitFrom, lp.exit)
+	return cJump
 }
 
 // tripCount is the number of iterations of "for i := first; i op bound;
@@ -410,19 +415,25 @@ func floorDiv(a, b int64) int64 {
 }
 
 // charge adds t picoseconds of compute to the running thread and to the
-// fragment's hot-spot counters.
-func (p *proc) charge(fr *fragment, t int64) {
-	p.cur.clock += t
+// fragment's hot-spot counters; cStop when the clock passes its limit.
+func (p *proc) charge(fr *fragment, t int64) ctl {
+	c := addTime(p.cur.clock, t)
+	if c == overflowClock {
+		return p.clockOverflow(fr.pos, "compute")
+	}
+	p.cur.clock = c
 	if p.cur == &p.main {
 		p.compute += t
 	}
-	p.w.hot[fr.index].time += t
+	h := &p.w.hot[fr.index]
+	h.time = addTime(h.time, t) // summed over ranks: may pass the limit
 	if !fr.units {
-		p.w.hot[fr.index].freq++
+		h.freq++
 	}
 	if p.w.cfg.Trace != nil && t > 0 {
 		p.emit(trace.Event{Kind: trace.KindCompute, Op: fr.node, Site: fr.pos, Enter: trace.Time(p.cur.clock - t), Exit: trace.Time(p.cur.clock), Peer: trace.NoPeer, Root: trace.NoPeer})
 	}
+	return cNext
 }
 
 func chargeOp(f *fragment) op {
@@ -430,8 +441,7 @@ func chargeOp(f *fragment) op {
 		return f.alloc.op(f)
 	}
 	return func(p *proc, fr *frame) ctl {
-		p.charge(f, int64(p.w.mach.Compute(trace.Time(f.mean))))
-		return cNext
+		return p.charge(f, int64(p.w.mach.Compute(trace.Time(f.mean))))
 	}
 }
 

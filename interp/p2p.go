@@ -190,13 +190,13 @@ func (p *proc) send(g *group, me int, buf V, dest, tag int, proto, op, site stri
 	}
 	if m.rendezvous {
 		m.start = t
-		m.arrive = t + lk.ctrl
+		m.arrive = addTime(t, lk.ctrl)
 	} else {
 		start := max(t, p.nicFree)
-		p.nicFree = start + lk.gap(bytes)
+		p.nicFree = addTime(start, lk.gap(bytes))
 		m.start = start
-		m.arrive = start + lk.transfer(bytes)
-		sreq.done, sreq.doneAt = true, start+lk.sendOvh(bytes)
+		m.arrive = addTime(start, lk.transfer(bytes))
+		sreq.done, sreq.doneAt = true, addTime(start, lk.sendOvh(bytes))
 	}
 	if proto == "ready" && !w.hasPosted(g, dest, m) {
 		return nil, fmt.Sprintf("Rsend to rank %d tag %d: no matching receive is posted", dest, tag)
@@ -281,13 +281,13 @@ func (w *World) match(r *request, m *message, tr int64) {
 	var recvDone int64
 	if m.rendezvous {
 		tm := max(m.arrive, tr)
-		td := tm + lk.latency
-		arrive := td + lk.transfer(m.bytes)
-		recvDone = arrive + lk.recvOvh(m.bytes)
-		m.sreq.doneAt = arrive - lk.latency
+		td := addTime(tm, lk.latency)
+		arrive := addTime(td, lk.transfer(m.bytes))
+		recvDone = addTime(arrive, lk.recvOvh(m.bytes))
+		m.sreq.doneAt = subTime(arrive, lk.latency)
 		w.complete(m.sreq)
 	} else {
-		recvDone = max(tr, m.arrive) + lk.recvOvh(m.bytes)
+		recvDone = addTime(max(tr, m.arrive), lk.recvOvh(m.bytes))
 	}
 	r.msg = m
 	r.doneAt = recvDone
@@ -362,7 +362,10 @@ func (p *proc) waitFor(reqs []*request, any bool, ovh int64, op, site string) ct
 	}
 	if ready {
 		p.waitReqs = nil
-		t = max(t, p.waitEnter+ovh)
+		t = max(t, addTime(p.waitEnter, ovh))
+		if p.overflowed(t, site, op) {
+			return cStop
+		}
 		p.overhead += ovh
 		p.wait += t - p.waitEnter - ovh
 		p.main.clock = t

@@ -102,7 +102,7 @@ func (ts *threadSet) candidate(th *thread, start int64) (int64, bool) {
 	case th.stack != nil:
 		return th.clock, true
 	case ts.pool != nil && ts.pool.next < len(ts.pool.queue):
-		return max(th.free, ts.pool.queue[ts.pool.next].set+start), true
+		return max(th.free, addTime(ts.pool.queue[ts.pool.next].set, start)), true
 	}
 	return 0, false
 }
@@ -245,12 +245,16 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 				Enter: trace.Time(enter), Exit: trace.Time(p.cur.clock)})
 		}
 	}
-	// spend advances the running thread by t of overhead.
-	spend := func(p *proc, t int64) {
-		p.cur.clock += t
+	// spend advances the running thread by t of overhead; false when
+	// its clock passes the limit (the run stops).
+	spend := func(p *proc, t int64) bool {
+		if !p.advance(t, site, name) {
+			return false
+		}
 		if p.cur == &p.main {
 			p.overhead += t
 		}
+		return true
 	}
 	switch name {
 	case "Comm.NewPool":
@@ -263,7 +267,9 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 			for i := range n {
 				pool.workers = append(pool.workers, &thread{id: i, task: -1})
 			}
-			spend(p, int64(costs.PoolCreate(n)))
+			if !spend(p, int64(costs.PoolCreate(n))) {
+				return cStop
+			}
 			for _, t := range pool.workers {
 				t.free = p.cur.clock
 			}
@@ -288,7 +294,9 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 			if pool == nil {
 				return p.fail(site, "SetTask on a nil pool")
 			}
-			spend(p, int64(costs.SetTask))
+			if !spend(p, int64(costs.SetTask)) {
+				return cStop
+			}
 			// Queued: the earliest free worker takes it when the master
 			// waits for the pool, from the master's clock now.
 			pool.queue = append(pool.queue, task{fn: arg(fr, 1), set: p.cur.clock})
@@ -300,6 +308,9 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 			pool, _ := arg(fr, 0).R.(*poolV)
 			enter := p.cur.clock
 			if !p.runThreads(&threadSet{threads: pool.workers, pool: pool}) {
+				return cStop
+			}
+			if p.overflowed(pool.end, site, name) {
 				return cStop
 			}
 			if pool.end > p.cur.clock {
@@ -326,8 +337,10 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 	case "Comm.Parallel":
 		return func(p *proc, fr *frame) ctl {
 			n := int(arg(fr, 1).I)
-			spend(p, int64(costs.PoolCreate(n)))
-			start := p.cur.clock + int64(costs.Start)
+			if !spend(p, int64(costs.PoolCreate(n))) {
+				return cStop
+			}
+			start := addTime(p.cur.clock, int64(costs.Start))
 			ts := &threadSet{}
 			for tid := range n {
 				th := &thread{id: tid, task: -1}
@@ -343,6 +356,9 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 			for _, th := range ts.threads {
 				end = max(end, th.clock)
 			}
+			if p.overflowed(end, site, name) {
+				return cStop
+			}
 			d := end - p.cur.clock
 			p.cur.clock = end
 			if p.cur == &p.main {
@@ -352,7 +368,9 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 		}
 	case "Comm.NewMutex":
 		return func(p *proc, fr *frame) ctl {
-			spend(p, int64(costs.CreateSemaphore))
+			if !spend(p, int64(costs.CreateSemaphore)) {
+				return cStop
+			}
 			return set(fr, dst, V{R: &mutexV{id: objID(p.w)}})
 		}
 	case "Mutex.Lock", "Mutex.TryLock":
@@ -367,7 +385,9 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 			}
 			enter := p.cur.clock
 			if try {
-				spend(p, int64(costs.TryLock))
+				if !spend(p, int64(costs.TryLock)) {
+					return cStop
+				}
 				ok := !m.held && m.released <= p.cur.clock
 				if ok {
 					m.held = true
@@ -382,6 +402,9 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 				return p.fail(site, "Lock of a mutex the rank's main thread holds already (it would wait forever)")
 			}
 			t := int64(costs.LockAcquired(trace.Time(p.cur.clock), trace.Time(m.released)))
+			if p.overflowed(t, site, name) {
+				return cStop
+			}
 			if p.cur == &p.main {
 				p.overhead += int64(costs.TryLock)
 				p.wait += t - p.cur.clock - int64(costs.TryLock)
@@ -398,7 +421,9 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 				return p.fail(site, "Unlock of an unlocked mutex")
 			}
 			enter := p.cur.clock
-			spend(p, int64(costs.Release))
+			if !spend(p, int64(costs.Release)) {
+				return cStop
+			}
 			m.held = false
 			m.released = p.cur.clock
 			p.wake(m)
@@ -423,6 +448,9 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 			}
 			enter := p.cur.clock
 			t := int64(costs.LockAcquired(trace.Time(p.cur.clock), trace.Time(m.released)))
+			if p.overflowed(t, site, name) {
+				return cStop
+			}
 			if p.cur == &p.main {
 				p.overhead += int64(costs.TryLock)
 				p.wait += t - p.cur.clock - int64(costs.TryLock)
@@ -438,7 +466,9 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 			}
 			p.cur.clock = end
 			enter = p.cur.clock
-			spend(p, int64(costs.Release))
+			if !spend(p, int64(costs.Release)) {
+				return cStop
+			}
 			m.released = p.cur.clock
 			p.wake(m)
 			traceThread(p, "Mutex.Unlock", enter, m.id)
@@ -446,7 +476,9 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 		}
 	case "Comm.NewSemaphore":
 		return func(p *proc, fr *frame) ctl {
-			spend(p, int64(costs.CreateSemaphore))
+			if !spend(p, int64(costs.CreateSemaphore)) {
+				return cStop
+			}
 			n := int(arg(fr, 1).I)
 			s := &semV{id: objID(p.w), permits: n, released: make([]int64, n)}
 			return set(fr, dst, V{R: s})
@@ -479,7 +511,9 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 				at = s.released[n-1]
 			}
 			if try {
-				spend(p, int64(costs.TryLock))
+				if !spend(p, int64(costs.TryLock)) {
+					return cStop
+				}
 				if at > p.cur.clock {
 					return set(fr, dst, boolV(false))
 				}
@@ -488,6 +522,9 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 			}
 			enter := p.cur.clock
 			t := int64(costs.LockAcquired(trace.Time(p.cur.clock), trace.Time(at)))
+			if p.overflowed(t, site, name) {
+				return cStop
+			}
 			if p.cur == &p.main {
 				p.overhead += int64(costs.TryLock)
 				p.wait += t - p.cur.clock - int64(costs.TryLock)
@@ -501,7 +538,9 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 		return func(p *proc, fr *frame) ctl {
 			s, _ := arg(fr, 0).R.(*semV)
 			enter := p.cur.clock
-			spend(p, int64(costs.Release))
+			if !spend(p, int64(costs.Release)) {
+				return cStop
+			}
 			for range int(arg(fr, 1).I) {
 				s.released = append(s.released, p.cur.clock)
 			}
@@ -511,7 +550,9 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 		}
 	case "Comm.NewBarrier":
 		return func(p *proc, fr *frame) ctl {
-			spend(p, int64(costs.CreateSemaphore))
+			if !spend(p, int64(costs.CreateSemaphore)) {
+				return cStop
+			}
 			return set(fr, dst, V{R: &barrierV{id: objID(p.w), n: int(arg(fr, 1).I)}})
 		}
 	case "Barrier.Wait":
@@ -532,7 +573,9 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 				return cNext
 			}
 			if b.n <= 1 {
-				spend(p, int64(costs.CAS))
+				if !spend(p, int64(costs.CAS)) {
+					return cStop
+				}
 				return cNext
 			}
 			if th == nil {
@@ -548,7 +591,10 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 			for _, t := range b.arrived {
 				rel = max(rel, t)
 			}
-			b.release = rel + int64(costs.CAS)
+			b.release = addTime(rel, int64(costs.CAS))
+			if p.overflowed(b.release, site, name) {
+				return cStop
+			}
 			for _, w := range b.waiting {
 				w.blocked, w.passed = nil, b
 			}
@@ -620,7 +666,9 @@ func (c *compiler) atomicOp(name string, args []operand, dst int, site string) o
 			return cYield
 		}
 		// The interpreter keeps the atomic's value in its first field.
-		p.cur.clock += int64(costs.CAS)
+		if !p.advance(int64(costs.CAS), site, name) {
+			return cStop
+		}
 		if p.cur == &p.main {
 			p.overhead += int64(costs.CAS)
 		}

@@ -26,7 +26,14 @@ func syntheticProfile(t *testing.T, p *Program, np int, args []string) *estimato
 // iteration of spin's loop costs one unit, nothing else is timed.
 func unitProfile(t *testing.T, p *Program, unit int64) *estimator.ProfileFile {
 	t.Helper()
-	pf := syntheticProfile(t, p, 1, nil)
+	return spinProfile(t, p, 1, unit)
+}
+
+// spinProfile is a synthetic profile of p taken at np in which an
+// iteration of the loop of p's function spin costs unit, nothing else.
+func spinProfile(t *testing.T, p *Program, np int, unit int64) *estimator.ProfileFile {
+	t.Helper()
+	pf := syntheticProfile(t, p, np, nil)
 	for _, f := range p.Model.Functions {
 		if f.ID != "spin" {
 			continue

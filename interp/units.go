@@ -5,16 +5,15 @@
 package interp
 
 import (
+	"errors"
 	"go/token"
 	"go/types"
-	"math"
 	"sync"
 
 	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/machine"
 	"github.com/predict-tools/predict/model"
 	"github.com/predict-tools/predict/reduce"
-	"github.com/predict-tools/predict/trace"
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -86,6 +85,15 @@ func (prog *Program) countUnits(prof *estimator.ProfileFile, mach *machine.Machi
 	m := mach.Clone()
 	m.CPUFactor = 1
 	w, err := prog.run(Config{NP: max(prof.NP, 1), Machine: m, Profile: prof, Args: prof.Args, RankDetail: -1}, nil, true)
+	if oe := (*OverflowError)(nil); errors.As(err, &oe) {
+		// The target's communication takes the profile's run past the
+		// clock: count without it (only the units matter here); the
+		// prediction's own run reports the overflow at its np.
+		if m, err = machine.Preset("ideal"); err != nil {
+			return nil, err
+		}
+		w, err = prog.run(Config{NP: max(prof.NP, 1), Machine: m, Profile: prof, Args: prof.Args, RankDetail: -1}, nil, true)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -516,9 +524,8 @@ func (au *allocUnits) op(f *fragment) op {
 		for i, l := range au.lens {
 			units += max(l.get(fr).I, 0) * au.sizes[i]
 		}
-		work := int64(math.Round(float64(units) * float64(au.unit.total) / float64(au.unit.units)))
-		p.charge(f, int64(p.w.mach.Compute(trace.Time(work))))
-		return cNext
+		work := roundTime(float64(units) * float64(au.unit.total) / float64(au.unit.units))
+		return p.charge(f, p.w.compute(work))
 	}
 }
 

@@ -174,6 +174,11 @@ func (p *proc) mustYield() bool {
 func (w *World) schedule() error {
 	for len(w.ready) > 0 {
 		p := w.ready.pop()
+		if p.main.clock == overflowClock {
+			// Resumed at a completion past the clock's limit.
+			p.clockOverflow(p.waitSite, p.waitOp)
+			return p.err
+		}
 		w.running = p
 		switch p.step() {
 		case cYield:
@@ -210,7 +215,7 @@ var testHook func(w *World)
 // it blocked was communication overhead, the rest waiting.
 func (w *World) resume(p *proc, t, ovh int64) {
 	enter := p.waitEnter
-	t = max(t, enter+ovh)
+	t = max(t, addTime(enter, ovh))
 	p.overhead += ovh
 	p.wait += t - enter - ovh
 	p.main.clock = t
