@@ -44,7 +44,7 @@ func (a *analysis) apply(prog *model.Program) *Report {
 					continue
 				}
 				o := a.objects[v]
-				if o == nil || !a.ctl[v] || a.ctlLoc[loc{o, "[]"}] || a.ctlLoc[loc{o, "*"}] || a.ctlField(o) {
+				if o == nil || !a.ctl[v] || a.ctlData(o) {
 					continue
 				}
 				if _, isAlloc := v.(*ssa.Alloc); isAlloc && o.bulk == "" {
@@ -298,11 +298,12 @@ func sortedInts(m map[int]bool) []int {
 	return out
 }
 
-// ctlField reports whether a field of o (of o's elements, for a slice of
-// structs) is control: o then holds data the model needs.
-func (a *analysis) ctlField(o *object) bool {
-	for _, fl := range a.fieldLocs[o] {
-		if a.ctlLoc[fl] {
+// ctlData reports whether some data of o (its elements, a field, a field
+// of its elements for a slice of structs) is control: o then holds data
+// the model needs.
+func (a *analysis) ctlData(o *object) bool {
+	for _, sel := range a.locsOf[o] {
+		if a.ctlLoc[loc{o, sel}] {
 			return true
 		}
 	}
