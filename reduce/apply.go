@@ -38,8 +38,18 @@ func (a *analysis) apply(prog *model.Program) *Report {
 				if !ok {
 					continue
 				}
-				switch v.(type) {
+				var desc string
+				switch v := v.(type) {
 				case *ssa.MakeSlice, *ssa.Alloc:
+					desc = a.describe(v)
+				case *ssa.Call:
+					// An append whose result's length is needed but none of
+					// whose elements are (a send count, a loop bound) grows
+					// a shape: the model does not copy the data appended.
+					if b, ok := v.Call.Value.(*ssa.Builtin); !ok || b.Name() != "append" {
+						continue
+					}
+					desc = "append at " + a.where(v.Pos())
 				default:
 					continue
 				}
@@ -50,7 +60,7 @@ func (a *analysis) apply(prog *model.Program) *Report {
 				if _, isAlloc := v.(*ssa.Alloc); isAlloc && o.bulk == "" {
 					continue // a small variable: nothing to save
 				}
-				f.ShapeOnly = append(f.ShapeOnly, a.describe(v))
+				f.ShapeOnly = append(f.ShapeOnly, desc)
 				rep.ShapeOnly[v] = true
 			}
 		}
