@@ -385,11 +385,15 @@ func (c *compiler) builtin(in *ssa.Call, name string, args []operand, dst int, s
 		}
 	case "append":
 		elem := in.Type().Underlying().(*types.Slice).Elem()
+		shape := c.rep != nil && c.rep.ShapeOnly[in] // only the length is needed
 		return func(p *proc, fr *frame) ctl {
 			x, _ := args[0].get(fr).R.(*sliceV)
 			var add []V
 			switch y := args[1].get(fr).R.(type) {
 			case *sliceV:
+				if shape && y != nil {
+					return set(fr, dst, V{R: appendShape(x, y.len, elem)})
+				}
 				for i := range y.len {
 					add = append(add, y.a.load(y.off+i))
 				}
@@ -459,6 +463,20 @@ func appendSlice(x *sliceV, vals []V, elem types.Type) *sliceV {
 		a.store(x.len+i, v)
 	}
 	return &sliceV{a: a, len: n, cap: newCap}
+}
+
+// appendShape appends n elements of which the model needs none (the
+// reduction made the append shape-only): the result has the length and
+// capacity Go's append gives it and no elements.
+func appendShape(x *sliceV, n int, elem types.Type) *sliceV {
+	if x == nil {
+		x = &sliceV{a: newArray(0, zeroOf(elem), true)}
+	}
+	if l := x.len + n; l <= x.cap {
+		return &sliceV{a: x.a, off: x.off, len: l, cap: x.cap}
+	}
+	newCap := max(x.len+n, 2*x.cap, 4)
+	return &sliceV{a: newArray(newCap, x.a.zero, true), len: x.len + n, cap: newCap}
 }
 
 // deferOp compiles a defer statement: the call is evaluated now and run

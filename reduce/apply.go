@@ -38,19 +38,29 @@ func (a *analysis) apply(prog *model.Program) *Report {
 				if !ok {
 					continue
 				}
-				switch v.(type) {
+				var desc string
+				switch v := v.(type) {
 				case *ssa.MakeSlice, *ssa.Alloc:
+					desc = a.describe(v)
+				case *ssa.Call:
+					// An append whose result's length is needed but none of
+					// whose elements are (a send count, a loop bound) grows
+					// a shape: the model does not copy the data appended.
+					if b, ok := v.Call.Value.(*ssa.Builtin); !ok || b.Name() != "append" {
+						continue
+					}
+					desc = "append at " + a.where(v.Pos())
 				default:
 					continue
 				}
 				o := a.objects[v]
-				if o == nil || !a.ctl[v] || a.ctlLoc[loc{o, "[]"}] || a.ctlLoc[loc{o, "*"}] || a.ctlField(o) {
+				if o == nil || !a.ctl[v] || a.ctlData(o) {
 					continue
 				}
 				if _, isAlloc := v.(*ssa.Alloc); isAlloc && o.bulk == "" {
 					continue // a small variable: nothing to save
 				}
-				f.ShapeOnly = append(f.ShapeOnly, a.describe(v))
+				f.ShapeOnly = append(f.ShapeOnly, desc)
 				rep.ShapeOnly[v] = true
 			}
 		}
@@ -298,11 +308,12 @@ func sortedInts(m map[int]bool) []int {
 	return out
 }
 
-// ctlField reports whether a field of o (of o's elements, for a slice of
-// structs) is control: o then holds data the model needs.
-func (a *analysis) ctlField(o *object) bool {
-	for _, fl := range a.fieldLocs[o] {
-		if a.ctlLoc[fl] {
+// ctlData reports whether some data of o (its elements, a field, a field
+// of its elements for a slice of structs) is control: o then holds data
+// the model needs.
+func (a *analysis) ctlData(o *object) bool {
+	for _, sel := range a.locsOf[o] {
+		if a.ctlLoc[loc{o, sel}] {
 			return true
 		}
 	}

@@ -199,7 +199,7 @@ func (a *analysis) storesFromControl(l loc, seen map[ssa.Value]bool) bool {
 	if a.locTaint(l) != "" {
 		return false
 	}
-	for _, w := range a.writers[l] {
+	for _, w := range a.writersOf(l) {
 		st, ok := w.(*ssa.Store)
 		if !ok || !a.fromControl(st.Val, seen) {
 			return false

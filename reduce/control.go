@@ -347,19 +347,7 @@ func (a *analysis) markResults(fn *ssa.Function, k int) {
 // backwardLoc marks what may write the data at l: stores, copies,
 // appends, received messages, atomics, calls outside the module.
 func (a *analysis) backwardLoc(l loc) {
-	writers := a.writers[l]
-	switch {
-	case strings.HasPrefix(l.sel, ".f"):
-		// A field is also written by stores of the whole struct: the
-		// object, or one of its elements (a slice of structs).
-		writers = append(writers[:len(writers):len(writers)], a.writers[loc{l.obj, "*"}]...)
-		writers = append(writers, a.writers[loc{l.obj, "[]"}]...)
-	case l.sel == "*" || l.sel == "[]":
-		// The whole struct (or element) is also written field by field.
-		for _, fl := range a.fieldLocs[l.obj] {
-			writers = append(writers[:len(writers):len(writers)], a.writers[fl]...)
-		}
-	}
+	writers := a.writersOf(l)
 	for _, w := range writers {
 		switch w := w.(type) {
 		case *ssa.Store:
@@ -398,16 +386,23 @@ func (a *analysis) backwardLoc(l loc) {
 	}
 }
 
+// writersOf returns what may write the data at l: the writers of every
+// location that overlaps it (a whole struct is written field by field,
+// a field by stores of the whole struct or of a struct around it).
+func (a *analysis) writersOf(l loc) []ssa.Instruction {
+	var out []ssa.Instruction
+	for _, r := range a.related(l) {
+		out = append(out, a.writers[r]...)
+	}
+	return out
+}
+
 // indexWriters records, for every location, the instructions that may
 // write it.
 func (a *analysis) indexWriters() {
 	a.writers = map[loc][]ssa.Instruction{}
-	a.fieldLocs = map[*object][]loc{}
 	add := func(v ssa.Value, instr ssa.Instruction) {
 		for l := range a.pts[v] {
-			if strings.HasPrefix(l.sel, ".f") && len(a.writers[l]) == 0 {
-				a.fieldLocs[l.obj] = append(a.fieldLocs[l.obj], l)
-			}
 			a.writers[l] = append(a.writers[l], instr)
 		}
 	}
@@ -444,7 +439,7 @@ func (a *analysis) indexWriters() {
 						if len(op) > 6 && op[:6] == "Atomic" {
 							add(cc.Args[0], w)
 						}
-					case len(a.callees[w]) == 0:
+					case len(a.callees[w]) == 0 && !readsOnly(cc):
 						for _, arg := range cc.Args {
 							if pointerLike(arg.Type()) {
 								add(arg, w)

@@ -7,7 +7,10 @@
 //
 //   - a flow-insensitive points-to analysis gives, for every pointer,
 //     slice or map, the abstract memory locations it may designate: an
-//     allocation site (or global) and a field or "all elements";
+//     allocation site (or global) and a path into it — a field, "all
+//     elements", a field of a field (a struct held by value in a struct),
+//     a field of the elements; locations whose paths overlap (a whole
+//     struct and its fields) are read and written together;
 //   - a forward taint pass finds the values that depend on data the
 //     interpreter will not have: the contents of bulk allocations (large
 //     or problem-size-dependent), random numbers, time, I/O, map iteration
@@ -25,7 +28,8 @@
 // ControlResults, ShapeOnly) and summarized in a [Report]. An allocation
 // whose value (its length) is control but whose elements are not is
 // shape-only: the interpreter keeps its length and capacity, no backing
-// store. Loops that do not communicate get a trip-count formula of kept
+// store; so is an append whose result's length is needed but none of its
+// elements (a message built by append: its count, not its data). Loops that do not communicate get a trip-count formula of kept
 // values and are collapse candidates; whether one is collapsed is decided
 // from its measured balance.
 //

@@ -352,7 +352,7 @@ func (a *analysis) writtenIn(p ssa.Value, fn *ssa.Function, inLoop map[int]bool)
 		}
 	}
 	for l := range a.pts[p] {
-		for _, w := range a.writers[l] {
+		for _, w := range a.writersOf(l) {
 			b := w.Block()
 			if b == nil {
 				continue

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"go/token"
 	"go/types"
+	"slices"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -20,11 +22,70 @@ type object struct {
 	bulk string // why its elements are bulk data, or ""
 }
 
-// loc is an abstract memory location: a field of an object ("f2"), all of
-// its elements ("[]"), or the whole object ("*").
+// loc is an abstract memory location: the whole object ("*"), all of its
+// elements ("[]"), or a path into it: a field (".f2"), a field of a field
+// (".f1.f0", a struct held by value in a struct), a field of the elements
+// ("[].f0", a slice of structs), the elements of an array field (".f2[]").
+// Two locations of one object overlap when one's path is a prefix of the
+// other's (or either is "*"): a store of a whole struct writes its
+// fields, a load of a whole struct reads them.
 type loc struct {
 	obj *object
 	sel string
+}
+
+// maxPath bounds the components of a path: deeper selections (only
+// conversions through unsafe.Pointer could build them) stay at the bound.
+const maxPath = 8
+
+// fieldSel is the path of field n of the memory at sel.
+func fieldSel(sel string, n int) string {
+	if sel == "*" {
+		sel = ""
+	}
+	if strings.Count(sel, ".")+strings.Count(sel, "[") >= maxPath {
+		return sel
+	}
+	return fmt.Sprintf("%s.f%d", sel, n)
+}
+
+// elemSel is the path of the elements of the memory at sel: of an array
+// (an array variable, an array field) or of a slice, whose locations are
+// already its elements'.
+func elemSel(sel string) string {
+	switch {
+	case sel == "*":
+		return "[]"
+	case strings.HasSuffix(sel, "[]"), strings.Count(sel, ".")+strings.Count(sel, "[") >= maxPath:
+		return sel
+	}
+	return sel + "[]"
+}
+
+// overlaps reports whether the paths x and y of one object may designate
+// common memory.
+func overlaps(x, y string) bool {
+	return x == "*" || y == "*" || prefixPath(x, y) || prefixPath(y, x)
+}
+
+// prefixPath reports whether path x selects memory that contains y's.
+func prefixPath(x, y string) bool {
+	return strings.HasPrefix(y, x) && (len(y) == len(x) || y[len(x)] == '.' || y[len(x)] == '[')
+}
+
+// related returns the locations of l's object that overlap l (l among
+// them), in a deterministic order.
+func (a *analysis) related(l loc) []loc {
+	var out []loc
+	for _, sel := range a.locsOf[l.obj] {
+		if overlaps(sel, l.sel) {
+			out = append(out, loc{l.obj, sel})
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, l)
+	}
+	return out
 }
 
 func (l loc) String() string { return fmt.Sprintf("%s%s", l.obj.desc, l.sel) }
@@ -66,7 +127,7 @@ func (a *analysis) objectOf(site ssa.Value, desc string) *object {
 	switch s := site.(type) {
 	case *ssa.MakeSlice:
 		if c, ok := s.Len.(*ssa.Const); !ok {
-			if problemSized(s.Len, 8) {
+			if a.problemSized(s.Len, 8) {
 				o.bulk = fmt.Sprintf("the contents of %s, whose size depends on the problem", a.describe(site))
 			}
 		} else if c.Int64() > BulkThreshold {
@@ -127,6 +188,10 @@ func (a *analysis) addLoc(v ssa.Value, l loc) bool {
 	if s[l] {
 		return false
 	}
+	if sels := a.locsOf[l.obj]; !slices.Contains(sels, l.sel) {
+		i, _ := slices.BinarySearch(sels, l.sel)
+		a.locsOf[l.obj] = slices.Insert(sels, i, l.sel)
+	}
 	if s == nil {
 		s = locSet{}
 	}
@@ -135,12 +200,12 @@ func (a *analysis) addLoc(v ssa.Value, l loc) bool {
 	return true
 }
 
-// reselect makes every location of src point at selector sel of its
-// object, into dst.
-func (a *analysis) reselect(dst, src ssa.Value, sel string) bool {
+// reselect adds to dst, for every location of src, the location that
+// path(its selector) designates in its object.
+func (a *analysis) reselect(dst, src ssa.Value, path func(string) string) bool {
 	grew := false
 	for l := range a.pts[src] {
-		if a.addLoc(dst, loc{l.obj, sel}) {
+		if a.addLoc(dst, loc{l.obj, path(l.sel)}) {
 			grew = true
 		}
 	}
@@ -160,23 +225,25 @@ func (a *analysis) ptsInstr(fn *ssa.Function, instr ssa.Instruction) bool {
 		val := v.(ssa.Value)
 		return a.addLoc(val, loc{a.objectOf(val, a.describe(val)), "[]"})
 	case *ssa.FieldAddr:
-		return a.reselect(v, v.X, fmt.Sprintf(".f%d", v.Field))
+		return a.reselect(v, v.X, func(sel string) string { return fieldSel(sel, v.Field) })
 	case *ssa.IndexAddr:
-		return a.reselect(v, v.X, "[]")
+		return a.reselect(v, v.X, elemSel)
 	case *ssa.Slice:
-		return a.reselect(v, v.X, "[]")
+		return a.reselect(v, v.X, elemSel)
 	case *ssa.Field:
 		return a.flow(v, v.X)
 	case *ssa.Index:
 		return a.flow(v, v.X)
 	case *ssa.UnOp:
-		if v.Op == token.MUL { // load
+		if v.Op == token.MUL { // load: of what was stored there, in a whole or in parts
 			grew := false
 			for l := range a.pts[v.X] {
-				s := a.pts[v]
-				if addAll(&s, a.contents[l]) {
-					a.pts[v] = s
-					grew = true
+				for _, r := range a.related(l) {
+					s := a.pts[v]
+					if addAll(&s, a.contents[r]) {
+						a.pts[v] = s
+						grew = true
+					}
 				}
 			}
 			return grew
@@ -265,10 +332,12 @@ func (a *analysis) ptsCall(call ssa.CallInstruction) bool {
 		case "copy":
 			for d := range a.pts[cc.Args[0]] {
 				for s := range a.pts[cc.Args[1]] {
-					c := a.contents[d]
-					if addAll(&c, a.contents[s]) {
-						a.contents[d] = c
-						grew = true
+					for _, r := range a.related(s) {
+						c := a.contents[d]
+						if addAll(&c, a.contents[r]) {
+							a.contents[d] = c
+							grew = true
+						}
 					}
 				}
 			}
@@ -330,8 +399,10 @@ type resultValue struct {
 
 // problemSized reports whether an allocation size may depend on the
 // problem: anything but constants and the number of ranks (per-rank
-// tables of counts and displacements are control data, not bulk).
-func problemSized(v ssa.Value, depth int) bool {
+// tables of counts and displacements are control data, not bulk). A
+// parameter is the size its callers pass (a partition table made by a
+// helper that is given np).
+func (a *analysis) problemSized(v ssa.Value, depth int) bool {
 	if depth == 0 {
 		return true
 	}
@@ -339,9 +410,9 @@ func problemSized(v ssa.Value, depth int) bool {
 	case *ssa.Const:
 		return false
 	case *ssa.BinOp:
-		return problemSized(v.X, depth-1) || problemSized(v.Y, depth-1)
+		return a.problemSized(v.X, depth-1) || a.problemSized(v.Y, depth-1)
 	case *ssa.Convert:
-		return problemSized(v.X, depth-1)
+		return a.problemSized(v.X, depth-1)
 	case *ssa.Call:
 		if f := v.Call.StaticCallee(); f != nil && isCommlib(f) {
 			switch opName(f) {
@@ -349,6 +420,24 @@ func problemSized(v ssa.Value, depth int) bool {
 				return false
 			}
 		}
+	case *ssa.Parameter:
+		fn := v.Parent()
+		i := slices.Index(fn.Params, v)
+		callers := a.callers[fn]
+		if i < 0 || len(callers) == 0 || len(a.closures[fn]) > 0 {
+			return true
+		}
+		for _, call := range callers {
+			cc := call.Common()
+			args := cc.Args
+			if cc.IsInvoke() {
+				args = append([]ssa.Value{cc.Value}, args...)
+			}
+			if cc.StaticCallee() != fn || i >= len(args) || a.problemSized(args[i], depth-1) {
+				return true
+			}
+		}
+		return false
 	}
 	return true
 }

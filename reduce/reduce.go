@@ -40,8 +40,9 @@ type analysis struct {
 	contents map[loc]locSet
 	results  map[*ssa.Function]*resultValue
 	writers  map[loc][]ssa.Instruction
-	// fieldLocs are the field locations of an object that have writers.
-	fieldLocs map[*object][]loc
+	// locsOf holds, per object, the sorted paths of its locations that
+	// some value designates.
+	locsOf map[*object][]string
 
 	taint    map[ssa.Value]string
 	taintLoc map[loc]string
@@ -81,8 +82,8 @@ func Reduce(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Function]*
 		callees: map[ssa.CallInstruction][]*ssa.Function{}, callers: map[*ssa.Function][]ssa.CallInstruction{},
 		closures: map[*ssa.Function][]*ssa.MakeClosure{},
 		objects:  map[ssa.Value]*object{}, pts: map[ssa.Value]locSet{}, contents: map[loc]locSet{},
-		results: map[*ssa.Function]*resultValue{},
-		taint:   map[ssa.Value]string{}, taintLoc: map[loc]string{}, resTaint: map[*ssa.Function][]string{},
+		locsOf: map[*object][]string{}, results: map[*ssa.Function]*resultValue{},
+		taint: map[ssa.Value]string{}, taintLoc: map[loc]string{}, resTaint: map[*ssa.Function][]string{},
 		ctl: map[ssa.Value]bool{}, ctlLoc: map[loc]bool{}, ctlParams: map[*ssa.Function]map[int]bool{},
 		ctlResults: map[*ssa.Function]map[int]bool{}, keepCalls: map[ssa.Instruction]bool{},
 		opaque: map[ssa.Value]string{}, roots: map[ssa.Value]string{}, induction: map[*model.Node]string{}, counted: map[*model.Node]*Induction{},

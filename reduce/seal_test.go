@@ -11,7 +11,7 @@ import (
 
 const sealSrc = `package main
 
-import "math/rand"
+import ("flag"; "math/rand")
 
 type csr struct {
 	ptr []int
@@ -81,7 +81,7 @@ func rect(g grid, a []float64) {
 func sink(int) {}
 
 func main() {
-	n := 100
+	n := *size
 	m := build(n)
 	v, out := make([]float64, n), make([]float64, n)
 	for it := 0; it < 10; it++ {
@@ -93,6 +93,8 @@ func main() {
 	sink(find([]int{1, 2, 3}, 2))
 	rect(grid{3, 4}, make([]float64, 12))
 }
+
+var size = flag.Int("n", 100, "problem size")
 `
 
 // TestSealed checks which loops are sealed and what sealing drops.

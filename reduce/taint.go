@@ -67,13 +67,14 @@ func least(xs ...string) string {
 // locTaint is why the data at l is tainted: stored tainted data, or the
 // elements of a bulk allocation.
 func (a *analysis) locTaint(l loc) string {
-	if t := a.taintLoc[l]; t != "" {
-		return t
+	var t string
+	for _, r := range a.related(l) {
+		t = least(t, a.taintLoc[r])
 	}
-	if l.sel == "[]" {
+	if t == "" && (l.sel == "[]" || strings.HasPrefix(l.sel, "[].")) {
 		return l.obj.bulk
 	}
-	return ""
+	return t
 }
 
 // pointeeTaint is the taint of the data v points to.
@@ -257,6 +258,9 @@ func (a *analysis) taintCall(call ssa.CallInstruction) bool {
 		grew = true
 	}
 	// It may store what it was given into what its arguments point to.
+	if readsOnly(cc) {
+		return grew
+	}
 	for _, arg := range args {
 		for l := range a.pts[arg] {
 			if a.setTaintLoc(l, t) {
@@ -265,6 +269,34 @@ func (a *analysis) taintCall(call ssa.CallInstruction) bool {
 		}
 	}
 	return grew
+}
+
+// readOnly names the functions outside the module, by package and name
+// (or name prefix, ending in "*"), that read what their arguments point
+// to and write nothing there: searches, comparisons, formatting into a
+// new string.
+var readOnly = map[string][]string{
+	"sort":    {"Search*", "Find", "IsSorted", "IntsAreSorted", "Float64sAreSorted", "StringsAreSorted", "SliceIsSorted"},
+	"slices":  {"Index*", "Contains*", "BinarySearch*", "Max*", "Min*", "Equal*", "Compare*", "IsSorted*"},
+	"bytes":   {"Index*", "LastIndex*", "Contains*", "Count", "Equal", "EqualFold", "Compare", "HasPrefix", "HasSuffix"},
+	"strings": {"*"},
+	"math":    {"*"},
+	"fmt":     {"Sprint*", "Errorf"},
+}
+
+// readsOnly reports whether a call outside the module is one of
+// readOnly's.
+func readsOnly(cc *ssa.CallCommon) bool {
+	f := cc.StaticCallee()
+	if f == nil || f.Pkg == nil || f.Signature.Recv() != nil {
+		return false
+	}
+	for _, pat := range readOnly[f.Pkg.Pkg.Path()] {
+		if name, prefix := strings.CutSuffix(pat, "*"); name == f.Name() || (prefix && strings.HasPrefix(f.Name(), name)) {
+			return true
+		}
+	}
+	return false
 }
 
 // sourceKind says whether a call outside the module produces data the
