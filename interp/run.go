@@ -6,14 +6,11 @@
 package interp
 
 import (
-	"flag"
 	"fmt"
 	"go/token"
-	"io"
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/machine"
@@ -271,7 +268,7 @@ func (prog *Program) run(cfg Config, units map[string]unitTime, counting bool) (
 		return nil, err
 	}
 	// Package initializers, then the driver up to commlib.Main.
-	w.flags = newFlagSet(cfg.Args)
+	w.flags = newFlagSet(cfg.Args, prog.unfollowedFlagCalls())
 	driver := &proc{w: w, rank: -1}
 	driver.cur = &driver.main
 	if init := prog.Loaded.Main.Func("init"); init != nil {
@@ -748,96 +745,6 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 	lp.exitFrom = c.fn(fn).blockOf(exitFrom)
 	c.loopHeads[header] = lp
 	w.loops = append(w.loops, lp)
-}
-
-// flagSet gives the program's flags the values of its arguments, with
-// the flag package's own parsing, when the program parses them: at its
-// first flag.Parse, or in commlib.Main if it has not parsed them yet, as
-// the real run does. A flag defined in main before that is known; one
-// read before it holds its default.
-type flagSet struct {
-	fs     *flag.FlagSet
-	args   []string
-	parsed bool
-	boxes  []func()
-	rest   []string
-}
-
-func newFlagSet(args []string) *flagSet {
-	fs := flag.NewFlagSet("program", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	// commlib's own flags.
-	fs.Int("np", 0, "")
-	fs.String("trace", "", "")
-	fs.Int("eager", 0, "")
-	return &flagSet{fs: fs, args: args}
-}
-
-// define handles flag.String, flag.Int, ...: a variable holding the
-// default until the arguments are parsed.
-func (f *flagSet) define(name string, a []V) V {
-	b := &box{}
-	f.bind(strings.TrimPrefix(name, "flag."), b, a[0], a[1])
-	return V{R: b}
-}
-
-// defineVar handles flag.StringVar, ...: the variable is the first
-// argument.
-func (f *flagSet) defineVar(name string, a []V) {
-	var b *box
-	switch r := a[0].R.(type) {
-	case *box:
-		b = r
-	default:
-		return
-	}
-	f.bind(strings.TrimPrefix(name, "flag."), b, a[1], a[2])
-}
-
-func (f *flagSet) bind(kind string, b *box, nameV, def V) {
-	name, _ := nameV.R.(string)
-	if f.fs.Lookup(name) != nil {
-		return
-	}
-	switch kind {
-	case "String":
-		s, _ := def.R.(string)
-		p := f.fs.String(name, s, "")
-		b.v = V{R: s}
-		f.boxes = append(f.boxes, func() { b.v = V{R: *p} })
-	case "Int", "Int64", "Uint":
-		p := f.fs.Int64(name, def.I, "")
-		b.v = def
-		f.boxes = append(f.boxes, func() { b.v = intV(*p) })
-	case "Bool":
-		p := f.fs.Bool(name, def.B(), "")
-		b.v = def
-		f.boxes = append(f.boxes, func() { b.v = boolV(*p) })
-	case "Float64":
-		p := f.fs.Float64(name, def.F(), "")
-		b.v = def
-		f.boxes = append(f.boxes, func() { b.v = floatV(*p) })
-	case "Duration":
-		p := f.fs.Duration(name, time.Duration(def.I), "")
-		b.v = def
-		f.boxes = append(f.boxes, func() { b.v = intV(int64(*p)) })
-	}
-}
-
-// parse parses the arguments the first time it is called.
-func (f *flagSet) parse() error {
-	if f.parsed {
-		return nil
-	}
-	f.parsed = true
-	if err := f.fs.Parse(f.args); err != nil {
-		return fmt.Errorf("program arguments %q: %v", strings.Join(f.args, " "), err)
-	}
-	for _, set := range f.boxes {
-		set()
-	}
-	f.rest = f.fs.Args()
-	return nil
 }
 
 // pureBlock reports whether the kept instructions of b are values without
