@@ -144,37 +144,6 @@ type fragment struct {
 	alloc *allocUnits
 }
 
-// decision is an opaque branch replayed from the profile.
-type decision struct {
-	index  int
-	node   string
-	pos    string
-	stats  *estimator.DecisionStats
-	byRank map[int]*estimator.RankOutcomes
-	def    bool // the outcome of the condition (the root's, as the profile's) when the profile has none
-	check  bool // a check of the program: assumed to pass, whatever the profile says
-	used   bool
-}
-
-func (d *decision) outcomes(r int) *estimator.RankOutcomes {
-	d.used = true
-	return d.byRank[r]
-}
-
-func (d *decision) source(w *World) string {
-	if d.check {
-		return "a check of the program on data the model does not compute: assumed to pass (the real run ends there when it fails)"
-	}
-	if d.stats == nil {
-		return fmt.Sprintf("not in the profile: taken as %v", d.def)
-	}
-	return "outcomes " + w.profSource()
-}
-
-func (w *World) noteDefault(d *decision) {
-	d.used = true
-}
-
 // loopPlan is a loop run as a whole.
 type loopPlan struct {
 	node      string
@@ -531,7 +500,12 @@ func (w *World) plan() error {
 			root = n
 		}
 		d := &decision{index: len(w.decisions), node: root.ID, pos: n.Pos.Start.String(), def: (n.Check == "true") != negated[n], check: n.Check != ""}
-		if ds := decStats[root.ID]; ds != nil {
+		if ds := decStats[root.ID]; ds == nil && !d.check {
+			// Not in the profile (a function the timing pass runs
+			// without probes, inside a loop it times whole): a loop's
+			// exit test leaves the loop.
+			d.exitDefault(b, negated[n], w.prog.Loaded.PosString)
+		} else if ds != nil {
 			d.stats = ds
 			d.byRank = map[int]*estimator.RankOutcomes{}
 			for i := range ds.Ranks {
