@@ -1,15 +1,13 @@
 // This file defines opaque decisions as the interpreter replays them:
 // the outcomes the timing pass recorded per rank, the default of a
 // decision the profile does not have (a loop's exit test leaves its
-// loop), and what a loop that never ends in the model reports.
+// loop).
 
 package interp
 
 import (
 	"fmt"
 	"go/token"
-	"sort"
-	"strings"
 
 	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/reduce"
@@ -65,7 +63,7 @@ func (w *World) noteDefault(d *decision) {
 // time is in the code the timing pass timed around it, so one iteration
 // costs what many would. negate says the branch tests the negation of the
 // decision's condition.
-func (d *decision) exitDefault(b *ssa.BasicBlock, negate bool, pos func(token.Pos) string) {
+func (d *decision) exitDefault(b *ssa.BasicBlock, negate bool, loopAt func(*ssa.BasicBlock) string) {
 	loop, header := innermostLoop(b)
 	if loop == nil || len(b.Succs) != 2 {
 		return
@@ -77,14 +75,14 @@ func (d *decision) exitDefault(b *ssa.BasicBlock, negate bool, pos func(token.Po
 	// The branch goes to Succs[0] when its condition holds, and its
 	// condition is the decision's outcome, negated when negate.
 	d.def = out0 != negate
-	d.exitOf = blockPos(header, pos)
+	d.exitOf = loopAt(header)
 }
 
-// blockPos is the position of the first instruction of b that has one
-// (of its function when none has).
+// blockPos is the position of the first instruction of b but its φs
+// that has one (of its function when none has).
 func blockPos(b *ssa.BasicBlock, pos func(token.Pos) string) string {
 	for _, in := range b.Instrs {
-		if in.Pos().IsValid() {
+		if _, phi := in.(*ssa.Phi); !phi && in.Pos().IsValid() {
 			return pos(in.Pos())
 		}
 	}
@@ -181,44 +179,4 @@ func (p *proc) nextTrips(lp *loopPlan) int64 {
 type cursor struct {
 	run  int
 	used int64
-}
-
-// endlessLoop describes a loop that iterated maxSpins times while the
-// clock stood still (header is its header, a block of fr's function):
-// what decides its end, and why the model never saw it end.
-func (p *proc) endlessLoop(fr *frame, header *block) string {
-	fn := fr.f.ssa
-	pos := p.w.prog.Loaded.PosString
-	if fn == nil || header.index >= len(fn.Blocks) {
-		return fmt.Sprintf("a loop of %s iterated %d times without modeled time passing: it would run forever in the model", fr.f.id, maxSpins)
-	}
-	h := fn.Blocks[header.index]
-	loop := reduce.NaturalLoop(h, map[int]bool{h.Index: true})
-	var opaque, computed []string
-	for i := range loop {
-		b := fn.Blocks[i]
-		iff, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If)
-		if !ok || loop[b.Succs[0].Index] == loop[b.Succs[1].Index] {
-			continue
-		}
-		at := pos(iff.Cond.Pos())
-		if at == "" {
-			at = blockPos(b, pos)
-		}
-		if ob := p.w.comp.opaqueIf[iff]; ob.d != nil {
-			opaque = append(opaque, fmt.Sprintf("%s (%s)", at, ob.d.source(p.w)))
-		} else {
-			computed = append(computed, at)
-		}
-	}
-	sort.Strings(opaque)
-	sort.Strings(computed)
-	msg := fmt.Sprintf("the loop at %s (in %s) iterated %d times without modeled time passing: it would run forever in the model", blockPos(h, pos), fr.f.id, maxSpins)
-	switch {
-	case len(opaque) > 0:
-		return msg + ": the model cannot decide when it ends: its exit test at " + strings.Join(opaque, ", ") + " depends on data the model does not compute"
-	case len(computed) > 0:
-		return msg + ": its exit test at " + strings.Join(computed, ", ") + ", which the model computes, never held (a loop waiting for time, for Wtime() < t, needs its compute time from a profile)"
-	}
-	return msg + ": it has no exit test"
 }

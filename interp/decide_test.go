@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -76,7 +77,7 @@ func TestOpaqueExitNotInProfile(t *testing.T) {
 		if r.Messages != 10*2 {
 			t.Errorf("profile %v: %d messages, want 10 barriers' 20", pf != nil, r.Messages)
 		}
-		want := "the exit test of the loop at interp/testdata/rejection/main.go:29"
+		want := "the exit test of the loop at interp/testdata/rejection/main.go:29-34"
 		found := false
 		for _, d := range r.Decisions {
 			if strings.HasPrefix(d.Pos, "interp/testdata/rejection/main.go:31") && strings.Contains(d.Source, want) {
@@ -106,8 +107,56 @@ func TestEndlessOpaqueLoop(t *testing.T) {
 		ds.Ranks = append(ds.Ranks, estimator.RankOutcomes{Rank: r, True: 5, FirstTrue: true, Runs: []int64{5}})
 	}
 	_, err := p.Run(Config{NP: 2, Machine: handMachine(t), Profile: rejectionProfile(t, p, args, ds), Args: args})
-	want := "the loop at interp/testdata/rejection/main.go:29:6 (in sample) iterated 67108864 times without modeled time passing: it would run forever in the model: the model cannot decide when it ends: its exit test at interp/testdata/rejection/main.go:31"
+	want := "the loop at interp/testdata/rejection/main.go:29-34 (in sample) iterated 67108864 times without modeled time passing: it would run forever in the model: the model cannot decide when it ends: its exit test at interp/testdata/rejection/main.go:31"
 	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "waiting for time") {
 		t.Errorf("got %v, want an error containing %q", err, want)
+	}
+}
+
+// TestRunawayStops: a batch loop whose exit test is replayed as never
+// leaving it (the profile recorded 3 batches that stayed) runs far more
+// batches than the timing pass saw with the same arguments: the model
+// stops with an error naming the loop and its exit test once the batch's
+// sample loop has run 16 × its recorded iterations + 2^12, rather than run
+// the program's million batches for minutes (montecarlo of the corpus:
+// its exit test, computed from sums the model reads as zero, never held).
+func TestRunawayStops(t *testing.T) {
+	p := prepare(t, "./interp/testdata/batches")
+	args := []string{"-tol", "1e-3"}
+	pf := syntheticProfile(t, p, 2, args)
+	for _, f := range p.Model.Functions {
+		model.Walk(f.Tree, func(n *model.Node) bool {
+			if n.Kind == model.KindLoop && n.Pos.Start.Line == 44 {
+				pf.Fragments = append(pf.Fragments, estimator.FragmentStats{Node: n.ID, Kind: estimator.FragLoop, Pos: n.Pos.String(), Executions: 6, MeanPS: 1000})
+				pf.Loops = append(pf.Loops, estimator.LoopStats{Node: n.ID, Trips: []estimator.TripCount{{Trips: 256, Count: 6}}, PerIterPS: 4, Balanced: true})
+			}
+			if n.Cond != nil {
+				model.Walk(n.Cond, func(x *model.Node) bool {
+					if x.Kind == model.KindTest && x.Opaque != "" && x.Pos.Start.Line == 55 {
+						ds := estimator.DecisionStats{Node: n.Cond.ID, Pos: n.Cond.Pos.Start.String()}
+						for r := range 2 {
+							ds.Ranks = append(ds.Ranks, estimator.RankOutcomes{Rank: r, False: 3, Runs: []int64{3}})
+						}
+						pf.Decisions = append(pf.Decisions, ds)
+					}
+					return true
+				})
+			}
+			return true
+		})
+	}
+	if len(pf.Loops) != 1 || len(pf.Decisions) != 1 {
+		t.Fatalf("%d loops, %d decisions: want the sample loop at main.go:44 and the exit test at main.go:55", len(pf.Loops), len(pf.Decisions))
+	}
+	_, err := p.Run(Config{NP: 2, Machine: handMachine(t), Profile: pf, Args: args})
+	const limit = 16*256*6 + 1<<12
+	for _, want := range []string{
+		fmt.Sprintf("ran %d times in the model, more than %d: the timing pass ran it %d times with the same arguments at np=2", limit+1, limit, 256*6),
+		"the loop at interp/testdata/batches/main.go:41-58",
+		"its exit test at interp/testdata/batches/main.go:55",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("got %v, want an error containing %q", err, want)
+		}
 	}
 }

@@ -210,9 +210,6 @@ func (fn *function) releaseFrame(fr *frame) {
 	fn.freeFrames = append(fn.freeFrames, fr)
 }
 
-// maxSpins bounds the iterations of loops while the clock stands still.
-const maxSpins = 1 << 26
-
 // maxDepth bounds the interpreted call depth.
 const maxDepth = 10000
 
@@ -357,8 +354,7 @@ func (p *proc) runLoop(fr *frame, lp *loopPlan) ctl {
 		// The loop lasts until the clock passes end: its iterations
 		// (target time already) take it there, whatever the profile
 		// says an iteration costs, even nothing.
-		p.leaveLoop(fr, lp, trips*per)
-		return cJump
+		return p.leaveLoop(fr, lp, trips*per)
 	case lp.ranked != nil:
 		trips = p.nextTrips(lp)
 	}
@@ -368,14 +364,17 @@ func (p *proc) runLoop(fr *frame, lp *loopPlan) ctl {
 		// units counted at the profiled np, rounded once.
 		work = int64(math.Round(float64(lp.count(p, fr)) * float64(lp.unit.total) / float64(lp.unit.units)))
 	}
-	p.leaveLoop(fr, lp, int64(p.w.mach.Compute(trace.Time(work))))
-	return cJump
+	return p.leaveLoop(fr, lp, int64(p.w.mach.Compute(trace.Time(work))))
 }
 
 // leaveLoop charges a collapsed loop its time t and goes on at its exit.
-func (p *proc) leaveLoop(fr *frame, lp *loopPlan, t int64) {
+func (p *proc) leaveLoop(fr *frame, lp *loopPlan, t int64) ctl {
 	p.charge(lp.frag, t)
+	if f := lp.frag; f.limit > 0 && p.w.hot[f.index].freq > f.limit {
+		return p.runaway(f, fr)
+	}
 	p.moveTo(fr, lp.exitFrom, lp.exit)
+	return cJump
 }
 
 // tripCount is the number of iterations of "for i := first; i op bound;
@@ -431,6 +430,9 @@ func chargeOp(f *fragment) op {
 	}
 	return func(p *proc, fr *frame) ctl {
 		p.charge(f, int64(p.w.mach.Compute(trace.Time(f.mean))))
+		if f.limit > 0 && p.w.hot[f.index].freq > f.limit {
+			return p.runaway(f, fr)
+		}
 		return cNext
 	}
 }

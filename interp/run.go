@@ -8,6 +8,7 @@ package interp
 import (
 	"fmt"
 	"go/token"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -137,8 +138,13 @@ type fragment struct {
 	node  string
 	kind  string
 	pos   string
-	mean  int64
-	units bool // the innermost iterations of a loop counted in units: not an execution of it
+	// limit bounds the executions the model may charge, far beyond those
+	// the timing pass counted with the run's arguments (0: none; see
+	// runawayLimit).
+	limit    int64
+	recorded int64 // the executions the timing pass counted, when limit is set
+	mean     int64
+	units    bool // the innermost iterations of a loop counted in units: not an execution of it
 	// alloc, for a segment that allocates problem-sized slices: its time
 	// follows the bytes it allocates (units.go).
 	alloc *allocUnits
@@ -379,17 +385,23 @@ func (w *World) plan() error {
 	planned := map[string]bool{}
 	var loopStats map[string]*estimator.LoopStats
 	var decStats map[string]*estimator.DecisionStats
+	sameArgs := false // the profile counted the executions of a run like this one
 	if pf != nil {
 		loopStats = map[string]*estimator.LoopStats{}
 		for i := range pf.Loops {
 			loopStats[pf.Loops[i].Node] = &pf.Loops[i]
 		}
+		sameArgs = slices.Equal(pf.Args, w.cfg.Args)
 		decStats = map[string]*estimator.DecisionStats{}
 		for i := range pf.Decisions {
 			decStats[pf.Decisions[i].Node] = &pf.Decisions[i]
 		}
 		for _, fs := range pf.Fragments {
 			f := &fragment{index: len(w.frags), node: fs.Node, kind: "compute", pos: fs.Pos, mean: fs.MeanPS}
+			if sameArgs {
+				f.recorded = fs.Executions
+				f.limit = runawayLimit(f.recorded, pf.NP, w.cfg.NP)
+			}
 			switch fs.Kind {
 			case estimator.FragSegment:
 				n := leaves[fs.Node]
@@ -411,6 +423,11 @@ func (w *World) plan() error {
 					continue
 				}
 				w.frags = append(w.frags, f)
+				if sameArgs {
+					// Iterated, the loop is charged per iteration.
+					f.recorded = max(fs.Executions, iterations(ls))
+					f.limit = runawayLimit(f.recorded, pf.NP, w.cfg.NP)
+				}
 				if u := c.unitNestOf(fnOfNode[fs.Node], n); u != nil && !ls.Innermost && (w.counting || w.unitTime[n.ID].units > 0) {
 					ut := unitTime{total: 1, units: 1}
 					if !w.counting {
@@ -504,7 +521,7 @@ func (w *World) plan() error {
 			// Not in the profile (a function the timing pass runs
 			// without probes, inside a loop it times whole): a loop's
 			// exit test leaves the loop.
-			d.exitDefault(b, negated[n], w.prog.Loaded.PosString)
+			d.exitDefault(b, negated[n], w.prog.loopAt)
 		} else if ds != nil {
 			d.stats = ds
 			d.byRank = map[int]*estimator.RankOutcomes{}
@@ -658,7 +675,7 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 		// Iterated: the time of an iteration at each entry of the body:
 		// the header itself when the test is at the bottom (it runs once
 		// per iteration), else the header's successor in the loop.
-		perIter := &fragment{index: f.index, node: f.node, kind: f.kind, pos: f.pos, mean: ls.PerIterPS}
+		perIter := &fragment{index: f.index, node: f.node, kind: f.kind, pos: f.pos, mean: ls.PerIterPS, limit: f.limit, recorded: f.recorded}
 		on, onHeader := n, header
 		if ls.Innermost {
 			// The time is per iteration of the inner loop's body.
