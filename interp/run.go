@@ -398,7 +398,7 @@ func (w *World) plan() error {
 		}
 		for _, fs := range pf.Fragments {
 			f := &fragment{index: len(w.frags), node: fs.Node, kind: "compute", pos: fs.Pos, mean: fs.MeanPS}
-			if sameArgs {
+			if sameArgs && fs.Executions > 0 {
 				f.recorded = fs.Executions
 				f.limit = runawayLimit(f.recorded, pf.NP, w.cfg.NP)
 			}
@@ -423,7 +423,7 @@ func (w *World) plan() error {
 					continue
 				}
 				w.frags = append(w.frags, f)
-				if sameArgs {
+				if sameArgs && fs.Executions > 0 {
 					// Iterated, the loop is charged per iteration.
 					f.recorded = max(fs.Executions, iterations(ls))
 					f.limit = runawayLimit(f.recorded, pf.NP, w.cfg.NP)

@@ -33,11 +33,14 @@ const (
 	runawayFloor = 1 << 12
 )
 
+// A fragment the profile counts no execution of (a synthetic profile, or
+// one whose counts were not kept) has no limit.
+
 // runawayLimit is the most executions of a fragment the timing pass ran
 // recorded times at profNP that a run at np may charge.
 func runawayLimit(recorded int64, profNP, np int) int64 {
 	s := int64(max(1, (np+profNP-1)/max(profNP, 1)))
-	return runawaySlack*max(recorded, 1)*s*s + runawayFloor
+	return runawaySlack*recorded*s*s + runawayFloor
 }
 
 // iterations is the iterations the timing pass counted of a loop it
