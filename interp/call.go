@@ -200,6 +200,9 @@ func (c *compiler) externalFunc(name string, sig *types.Signature) extFunc {
 			return set(fr, dst, floatV(f(a[0].F(), a[1].F())))
 		}
 	}
+	if f := flagFunc(name); f != nil {
+		return f
+	}
 	switch name {
 	case "(time.Duration).Seconds", "(time.Duration).Minutes", "(time.Duration).Hours":
 		unit := map[string]float64{"(time.Duration).Seconds": 1e9, "(time.Duration).Minutes": 60e9, "(time.Duration).Hours": 3600e9}[name]
@@ -271,39 +274,6 @@ func (c *compiler) externalFunc(name string, sig *types.Signature) extFunc {
 				e = V{R: err}
 			}
 			return set(fr, dst, V{R: tuple{intV(int64(n)), e}})
-		}
-	case "flag.String", "flag.Int", "flag.Int64", "flag.Uint", "flag.Bool", "flag.Float64", "flag.Duration":
-		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
-			return set(fr, dst, p.w.flags.define(name, a))
-		}
-	case "flag.StringVar", "flag.IntVar", "flag.Int64Var", "flag.BoolVar", "flag.Float64Var", "flag.DurationVar":
-		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
-			p.w.flags.defineVar(strings.TrimSuffix(name, "Var"), a)
-			return cNext
-		}
-	case "flag.Parse":
-		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
-			if err := p.w.flags.parse(); err != nil {
-				return p.fail(site, err.Error())
-			}
-			return cNext
-		}
-	case "flag.Parsed":
-		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
-			return set(fr, dst, boolV(p.w.flags.parsed))
-		}
-	case "flag.NArg":
-		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
-			return set(fr, dst, intV(int64(len(p.w.flags.rest))))
-		}
-	case "flag.Arg":
-		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
-			i := int(a[0].I)
-			s := ""
-			if i >= 0 && i < len(p.w.flags.rest) {
-				s = p.w.flags.rest[i]
-			}
-			return set(fr, dst, V{R: s})
 		}
 	case "fmt.Printf", "fmt.Println", "fmt.Print", "fmt.Fprintf", "fmt.Fprintln", "fmt.Fprint", "log.Printf", "log.Println":
 		// Output is not part of the prediction.

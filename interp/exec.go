@@ -209,9 +209,6 @@ func (fn *function) releaseFrame(fr *frame) {
 	fn.freeFrames = append(fn.freeFrames, fr)
 }
 
-// maxSpins bounds the iterations of loops while the clock stands still.
-const maxSpins = 1 << 26
-
 // maxDepth bounds the interpreted call depth.
 const maxDepth = 10000
 
@@ -255,7 +252,7 @@ func (p *proc) jump(fr *frame, succ *block) ctl {
 		}
 		p.spins++
 		if p.spins > maxSpins {
-			return p.fail(fr.f.id, fmt.Sprintf("a loop of %s iterated %d times without modeled time passing: it would run forever in the model (a loop waiting for time needs its compute time from a profile)", fr.f.id, maxSpins))
+			return p.fail(fr.f.id, p.endlessLoop(fr, succ))
 		}
 	}
 	p.moveTo(fr, from, succ)
@@ -379,6 +376,9 @@ func (p *proc) leaveLoop(fr *frame, lp *loopPlan, t int64) ctl {
 	if c := p.charge(lp.frag, t); c != cNext {
 		return c
 	}
+	if f := lp.frag; f.limit > 0 && p.w.hot[f.index].freq > f.limit {
+		return p.runaway(f, fr)
+	}
 	p.moveTo(fr, lp.exitFrom, lp.exit)
 	return cJump
 }
@@ -441,74 +441,14 @@ func chargeOp(f *fragment) op {
 		return f.alloc.op(f)
 	}
 	return func(p *proc, fr *frame) ctl {
-		return p.charge(f, int64(p.w.mach.Compute(trace.Time(f.mean))))
-	}
-}
-
-// decide returns the next outcome of an opaque decision for this rank.
-func (p *proc) decide(d *decision) bool {
-	if d.stats == nil || d.check {
-		p.w.noteDefault(d)
-		return d.def
-	}
-	if p.cursors == nil {
-		p.cursors = make([]cursor, len(p.w.decisions))
-	}
-	c := &p.cursors[d.index]
-	ro := d.outcomes(p.w.profRank(p.rank))
-	if ro == nil {
-		return d.def
-	}
-	if len(ro.Runs) == 0 {
-		return ro.True > ro.False
-	}
-	for c.used >= ro.Runs[c.run] {
-		c.run++
-		c.used = 0
-		if c.run >= len(ro.Runs) {
-			// Past the recorded sequence: it starts again (a loop's exit
-			// test recorded over one entry repeats for the next), from
-			// a run of the first run's outcome.
-			c.run = 0
+		if c := p.charge(f, int64(p.w.mach.Compute(trace.Time(f.mean)))); c != cNext {
+			return c
 		}
-	}
-	c.used++
-	return ro.FirstTrue == (c.run%2 == 0)
-}
-
-// nextTrips returns the next trip count of a loop whose bound is opaque,
-// replayed from the profile.
-func (p *proc) nextTrips(lp *loopPlan) int64 {
-	if p.loopCursors == nil {
-		p.loopCursors = map[*loopPlan]*cursor{}
-	}
-	c := p.loopCursors[lp]
-	if c == nil {
-		c = &cursor{}
-		p.loopCursors[lp] = c
-	}
-	rt := lp.rankTrips(p.w.profRank(p.rank))
-	if rt == nil {
-		return lp.meanTrips
-	}
-	if len(rt.Runs) == 0 {
-		return lp.meanTrips
-	}
-	for c.used >= rt.Runs[c.run][1] {
-		c.run++
-		c.used = 0
-		if c.run >= len(rt.Runs) {
-			c.run = 0 // the sequence starts again
+		if f.limit > 0 && p.w.hot[f.index].freq > f.limit {
+			return p.runaway(f, fr)
 		}
+		return cNext
 	}
-	c.used++
-	return rt.Runs[c.run][0]
-}
-
-// cursor is a position in a replayed sequence of runs.
-type cursor struct {
-	run  int
-	used int64
 }
 
 // runDefers runs the deferred calls of fr, last first, one per execution

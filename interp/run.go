@@ -6,14 +6,12 @@
 package interp
 
 import (
-	"flag"
 	"fmt"
 	"go/token"
-	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/machine"
@@ -140,42 +138,16 @@ type fragment struct {
 	node  string
 	kind  string
 	pos   string
-	mean  int64
-	units bool // the innermost iterations of a loop counted in units: not an execution of it
+	// limit bounds the executions the model may charge, far beyond those
+	// the timing pass counted with the run's arguments (0: none; see
+	// runawayLimit).
+	limit    int64
+	recorded int64 // the executions the timing pass counted, when limit is set
+	mean     int64
+	units    bool // the innermost iterations of a loop counted in units: not an execution of it
 	// alloc, for a segment that allocates problem-sized slices: its time
 	// follows the bytes it allocates (units.go).
 	alloc *allocUnits
-}
-
-// decision is an opaque branch replayed from the profile.
-type decision struct {
-	index  int
-	node   string
-	pos    string
-	stats  *estimator.DecisionStats
-	byRank map[int]*estimator.RankOutcomes
-	def    bool // the outcome of the condition (the root's, as the profile's) when the profile has none
-	check  bool // a check of the program: assumed to pass, whatever the profile says
-	used   bool
-}
-
-func (d *decision) outcomes(r int) *estimator.RankOutcomes {
-	d.used = true
-	return d.byRank[r]
-}
-
-func (d *decision) source(w *World) string {
-	if d.check {
-		return "a check of the program on data the model does not compute: assumed to pass (the real run ends there when it fails)"
-	}
-	if d.stats == nil {
-		return fmt.Sprintf("not in the profile: taken as %v", d.def)
-	}
-	return "outcomes " + w.profSource()
-}
-
-func (w *World) noteDefault(d *decision) {
-	d.used = true
 }
 
 // loopPlan is a loop run as a whole.
@@ -271,7 +243,7 @@ func (prog *Program) run(cfg Config, units map[string]unitTime, counting bool) (
 		return nil, err
 	}
 	// Package initializers, then the driver up to commlib.Main.
-	w.flags = newFlagSet(cfg.Args)
+	w.flags = newFlagSet(cfg.Args, prog.unfollowedFlagCalls())
 	driver := &proc{w: w, rank: -1}
 	driver.cur = &driver.main
 	if init := prog.Loaded.Main.Func("init"); init != nil {
@@ -413,17 +385,23 @@ func (w *World) plan() error {
 	planned := map[string]bool{}
 	var loopStats map[string]*estimator.LoopStats
 	var decStats map[string]*estimator.DecisionStats
+	sameArgs := false // the profile counted the executions of a run like this one
 	if pf != nil {
 		loopStats = map[string]*estimator.LoopStats{}
 		for i := range pf.Loops {
 			loopStats[pf.Loops[i].Node] = &pf.Loops[i]
 		}
+		sameArgs = slices.Equal(pf.Args, w.cfg.Args)
 		decStats = map[string]*estimator.DecisionStats{}
 		for i := range pf.Decisions {
 			decStats[pf.Decisions[i].Node] = &pf.Decisions[i]
 		}
 		for _, fs := range pf.Fragments {
 			f := &fragment{index: len(w.frags), node: fs.Node, kind: "compute", pos: fs.Pos, mean: fs.MeanPS}
+			if sameArgs && fs.Executions > 0 {
+				f.recorded = fs.Executions
+				f.limit = runawayLimit(f.recorded, pf.NP, w.cfg.NP)
+			}
 			switch fs.Kind {
 			case estimator.FragSegment:
 				n := leaves[fs.Node]
@@ -445,6 +423,11 @@ func (w *World) plan() error {
 					continue
 				}
 				w.frags = append(w.frags, f)
+				if sameArgs && fs.Executions > 0 {
+					// Iterated, the loop is charged per iteration.
+					f.recorded = max(fs.Executions, iterations(ls))
+					f.limit = runawayLimit(f.recorded, pf.NP, w.cfg.NP)
+				}
 				if u := c.unitNestOf(fnOfNode[fs.Node], n); u != nil && !ls.Innermost && (w.counting || w.unitTime[n.ID].units > 0) {
 					ut := unitTime{total: 1, units: 1}
 					if !w.counting {
@@ -534,7 +517,12 @@ func (w *World) plan() error {
 			root = n
 		}
 		d := &decision{index: len(w.decisions), node: root.ID, pos: n.Pos.Start.String(), def: (n.Check == "true") != negated[n], check: n.Check != ""}
-		if ds := decStats[root.ID]; ds != nil {
+		if ds := decStats[root.ID]; ds == nil && !d.check {
+			// Not in the profile (a function the timing pass runs
+			// without probes, inside a loop it times whole): a loop's
+			// exit test leaves the loop.
+			d.exitDefault(b, negated[n], w.prog.loopAt)
+		} else if ds != nil {
 			d.stats = ds
 			d.byRank = map[int]*estimator.RankOutcomes{}
 			for i := range ds.Ranks {
@@ -687,7 +675,7 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 		// Iterated: the time of an iteration at each entry of the body:
 		// the header itself when the test is at the bottom (it runs once
 		// per iteration), else the header's successor in the loop.
-		perIter := &fragment{index: f.index, node: f.node, kind: f.kind, pos: f.pos, mean: ls.PerIterPS}
+		perIter := &fragment{index: f.index, node: f.node, kind: f.kind, pos: f.pos, mean: ls.PerIterPS, limit: f.limit, recorded: f.recorded}
 		on, onHeader := n, header
 		if ls.Innermost {
 			// The time is per iteration of the inner loop's body.
@@ -748,96 +736,6 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 	lp.exitFrom = c.fn(fn).blockOf(exitFrom)
 	c.loopHeads[header] = lp
 	w.loops = append(w.loops, lp)
-}
-
-// flagSet gives the program's flags the values of its arguments, with
-// the flag package's own parsing, when the program parses them: at its
-// first flag.Parse, or in commlib.Main if it has not parsed them yet, as
-// the real run does. A flag defined in main before that is known; one
-// read before it holds its default.
-type flagSet struct {
-	fs     *flag.FlagSet
-	args   []string
-	parsed bool
-	boxes  []func()
-	rest   []string
-}
-
-func newFlagSet(args []string) *flagSet {
-	fs := flag.NewFlagSet("program", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	// commlib's own flags.
-	fs.Int("np", 0, "")
-	fs.String("trace", "", "")
-	fs.Int("eager", 0, "")
-	return &flagSet{fs: fs, args: args}
-}
-
-// define handles flag.String, flag.Int, ...: a variable holding the
-// default until the arguments are parsed.
-func (f *flagSet) define(name string, a []V) V {
-	b := &box{}
-	f.bind(strings.TrimPrefix(name, "flag."), b, a[0], a[1])
-	return V{R: b}
-}
-
-// defineVar handles flag.StringVar, ...: the variable is the first
-// argument.
-func (f *flagSet) defineVar(name string, a []V) {
-	var b *box
-	switch r := a[0].R.(type) {
-	case *box:
-		b = r
-	default:
-		return
-	}
-	f.bind(strings.TrimPrefix(name, "flag."), b, a[1], a[2])
-}
-
-func (f *flagSet) bind(kind string, b *box, nameV, def V) {
-	name, _ := nameV.R.(string)
-	if f.fs.Lookup(name) != nil {
-		return
-	}
-	switch kind {
-	case "String":
-		s, _ := def.R.(string)
-		p := f.fs.String(name, s, "")
-		b.v = V{R: s}
-		f.boxes = append(f.boxes, func() { b.v = V{R: *p} })
-	case "Int", "Int64", "Uint":
-		p := f.fs.Int64(name, def.I, "")
-		b.v = def
-		f.boxes = append(f.boxes, func() { b.v = intV(*p) })
-	case "Bool":
-		p := f.fs.Bool(name, def.B(), "")
-		b.v = def
-		f.boxes = append(f.boxes, func() { b.v = boolV(*p) })
-	case "Float64":
-		p := f.fs.Float64(name, def.F(), "")
-		b.v = def
-		f.boxes = append(f.boxes, func() { b.v = floatV(*p) })
-	case "Duration":
-		p := f.fs.Duration(name, time.Duration(def.I), "")
-		b.v = def
-		f.boxes = append(f.boxes, func() { b.v = intV(int64(*p)) })
-	}
-}
-
-// parse parses the arguments the first time it is called.
-func (f *flagSet) parse() error {
-	if f.parsed {
-		return nil
-	}
-	f.parsed = true
-	if err := f.fs.Parse(f.args); err != nil {
-		return fmt.Errorf("program arguments %q: %v", strings.Join(f.args, " "), err)
-	}
-	for _, set := range f.boxes {
-		set()
-	}
-	f.rest = f.fs.Args()
-	return nil
 }
 
 // pureBlock reports whether the kept instructions of b are values without

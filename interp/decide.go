@@ -1,0 +1,182 @@
+// This file defines opaque decisions as the interpreter replays them:
+// the outcomes the timing pass recorded per rank, the default of a
+// decision the profile does not have (a loop's exit test leaves its
+// loop).
+
+package interp
+
+import (
+	"fmt"
+	"go/token"
+
+	"github.com/predict-tools/predict/estimator"
+	"github.com/predict-tools/predict/reduce"
+	"golang.org/x/tools/go/ssa"
+)
+
+// decision is an opaque branch replayed from the profile.
+type decision struct {
+	index  int
+	node   string
+	pos    string
+	stats  *estimator.DecisionStats
+	byRank map[int]*estimator.RankOutcomes
+	def    bool // the outcome of the condition (the root's, as the profile's) when the profile has none
+	check  bool // a check of the program: assumed to pass, whatever the profile says
+	// exitOf is the position of the loop whose exit test this is, when
+	// the default (def) leaves that loop.
+	exitOf string
+	used   bool
+	// wrapped: a rank replayed past the outcomes recorded for it, and the
+	// sequence started again.
+	wrapped bool
+}
+
+func (d *decision) outcomes(r int) *estimator.RankOutcomes {
+	d.used = true
+	return d.byRank[r]
+}
+
+func (d *decision) source(w *World) string {
+	switch {
+	case d.check:
+		return "a check of the program on data the model does not compute: assumed to pass (the real run ends there when it fails)"
+	case d.stats == nil && d.exitOf != "":
+		return fmt.Sprintf("not in the profile (the timing pass times the code around it whole): the exit test of the loop at %s, taken as leaving it at its first test", d.exitOf)
+	case d.stats == nil:
+		return fmt.Sprintf("not in the profile: taken as %v", d.def)
+	case d.wrapped:
+		return "outcomes " + w.profSource() + ", replayed past those recorded: the recorded sequence starts again"
+	}
+	return "outcomes " + w.profSource()
+}
+
+func (w *World) noteDefault(d *decision) {
+	d.used = true
+}
+
+// exitDefault makes the default of a decision the profile does not have
+// leave the loop when the branch b ends is the exit test of a loop (one
+// way stays in the innermost loop around b, the other leaves it): taken
+// the other way, a loop whose exit depends on data the model does not
+// compute ("for { x := rnd(); if ok(x) { break } }") would never end. Its
+// time is in the code the timing pass timed around it, so one iteration
+// costs what many would. negate says the branch tests the negation of the
+// decision's condition.
+func (d *decision) exitDefault(b *ssa.BasicBlock, negate bool, loopAt func(*ssa.BasicBlock) string) {
+	loop, header := innermostLoop(b)
+	if loop == nil || len(b.Succs) != 2 {
+		return
+	}
+	out0, out1 := !loop[b.Succs[0].Index], !loop[b.Succs[1].Index]
+	if out0 == out1 {
+		return
+	}
+	// The branch goes to Succs[0] when its condition holds, and its
+	// condition is the decision's outcome, negated when negate.
+	d.def = out0 != negate
+	d.exitOf = loopAt(header)
+}
+
+// blockPos is the position of the first instruction of b but its φs
+// that has one (of its function when none has).
+func blockPos(b *ssa.BasicBlock, pos func(token.Pos) string) string {
+	for _, in := range b.Instrs {
+		if _, phi := in.(*ssa.Phi); !phi && in.Pos().IsValid() {
+			return pos(in.Pos())
+		}
+	}
+	return pos(b.Parent().Pos())
+}
+
+// innermostLoop returns the blocks of the innermost natural loop that
+// holds b, and its header, or nil.
+func innermostLoop(b *ssa.BasicBlock) (map[int]bool, *ssa.BasicBlock) {
+	var best map[int]bool
+	var header *ssa.BasicBlock
+	for _, h := range b.Parent().Blocks {
+		if !h.Dominates(b) {
+			continue
+		}
+		back := false
+		for _, p := range h.Preds {
+			if p == h || h.Dominates(p) {
+				back = true
+			}
+		}
+		if !back {
+			continue
+		}
+		if loop := reduce.NaturalLoop(h, nil); loop[b.Index] && (best == nil || len(loop) < len(best)) {
+			best, header = loop, h
+		}
+	}
+	return best, header
+}
+
+// decide returns the next outcome of an opaque decision for this rank.
+func (p *proc) decide(d *decision) bool {
+	if d.stats == nil || d.check {
+		p.w.noteDefault(d)
+		return d.def
+	}
+	if p.cursors == nil {
+		p.cursors = make([]cursor, len(p.w.decisions))
+	}
+	c := &p.cursors[d.index]
+	ro := d.outcomes(p.w.profRank(p.rank))
+	if ro == nil {
+		return d.def
+	}
+	if len(ro.Runs) == 0 {
+		return ro.True > ro.False
+	}
+	for c.used >= ro.Runs[c.run] {
+		c.run++
+		c.used = 0
+		if c.run >= len(ro.Runs) {
+			// Past the recorded sequence: it starts again (a loop's exit
+			// test recorded over one entry repeats for the next), from
+			// a run of the first run's outcome.
+			c.run = 0
+			d.wrapped = true
+		}
+	}
+	c.used++
+	return ro.FirstTrue == (c.run%2 == 0)
+}
+
+// nextTrips returns the next trip count of a loop whose bound is opaque,
+// replayed from the profile.
+func (p *proc) nextTrips(lp *loopPlan) int64 {
+	if p.loopCursors == nil {
+		p.loopCursors = map[*loopPlan]*cursor{}
+	}
+	c := p.loopCursors[lp]
+	if c == nil {
+		c = &cursor{}
+		p.loopCursors[lp] = c
+	}
+	rt := lp.rankTrips(p.w.profRank(p.rank))
+	if rt == nil {
+		return lp.meanTrips
+	}
+	if len(rt.Runs) == 0 {
+		return lp.meanTrips
+	}
+	for c.used >= rt.Runs[c.run][1] {
+		c.run++
+		c.used = 0
+		if c.run >= len(rt.Runs) {
+			c.run = 0 // the sequence starts again
+		}
+	}
+	c.used++
+	return rt.Runs[c.run][0]
+}
+
+// cursor is a position in a replayed sequence of runs.
+type cursor struct {
+	run  int
+	used int64
+}

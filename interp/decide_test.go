@@ -1,0 +1,162 @@
+package interp
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/predict-tools/predict/estimator"
+	"github.com/predict-tools/predict/model"
+)
+
+// rejectionProfile is a synthetic profile of interp/testdata/rejection
+// that times the loop drawing the samples whole (as the timing pass does,
+// running sample without probes: its exit test has no recorded outcome),
+// plus the given decisions.
+func rejectionProfile(t *testing.T, p *Program, args []string, ds ...estimator.DecisionStats) *estimator.ProfileFile {
+	t.Helper()
+	pf := syntheticProfile(t, p, 2, args)
+	for _, f := range p.Model.Functions {
+		model.Walk(f.Tree, func(n *model.Node) bool {
+			if n.Kind == model.KindLoop && n.Pos.Start.Line == 45 {
+				pf.Fragments = append(pf.Fragments, estimator.FragmentStats{Node: n.ID, Kind: estimator.FragLoop, Pos: n.Pos.String(), MeanPS: 1000})
+				pf.Loops = append(pf.Loops, estimator.LoopStats{Node: n.ID, PerIterPS: 100, Balanced: true})
+			}
+			return true
+		})
+	}
+	if len(pf.Loops) != 1 {
+		t.Fatalf("the sampling loop at main.go:45 not found")
+	}
+	pf.Decisions = ds
+	return pf
+}
+
+// exitCond returns the root of the condition holding the rejection
+// loop's opaque exit test (the node the profile records outcomes of).
+func exitCond(t *testing.T, p *Program) *model.Node {
+	t.Helper()
+	var root *model.Node
+	for _, f := range p.Model.Functions {
+		model.Walk(f.Tree, func(n *model.Node) bool {
+			if n.Cond != nil {
+				model.Walk(n.Cond, func(x *model.Node) bool {
+					if x.Kind == model.KindTest && x.Opaque != "" && x.Pos.Start.Line == 31 {
+						root = n.Cond
+					}
+					return true
+				})
+			}
+			return true
+		})
+	}
+	if root == nil {
+		t.Fatal("the opaque exit test at main.go:31 not found")
+	}
+	return root
+}
+
+// TestOpaqueExitNotInProfile: a rejection-sampling loop (its exit depends
+// on data the model does not compute) inside a loop the timing pass times
+// whole, which the model iterates because the slice it fills decides the
+// communication after it. The exit test has no outcome in the profile; it
+// leaves the loop at its first test (the loop around it carries the time),
+// so the run ends with the program's 10 barriers, and the decision says
+// so. Before, the model took the branch the other way and the loop spun
+// until the model gave up (nbody of the corpus).
+func TestOpaqueExitNotInProfile(t *testing.T) {
+	p := prepare(t, "./interp/testdata/rejection")
+	args := []string{"-items", "10"}
+	for _, pf := range []*estimator.ProfileFile{nil, rejectionProfile(t, p, args)} {
+		r, err := p.Run(Config{NP: 2, Machine: handMachine(t), Profile: pf, Args: args})
+		if err != nil {
+			t.Fatalf("profile %v: %v", pf != nil, err)
+		}
+		// A barrier at np = 2 is one round of 2 messages.
+		if r.Messages != 10*2 {
+			t.Errorf("profile %v: %d messages, want 10 barriers' 20", pf != nil, r.Messages)
+		}
+		want := "the exit test of the loop at interp/testdata/rejection/main.go:29-34"
+		found := false
+		for _, d := range r.Decisions {
+			if strings.HasPrefix(d.Pos, "interp/testdata/rejection/main.go:31") && strings.Contains(d.Source, want) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("profile %v: decisions %+v, want main.go:31 as %q", pf != nil, r.Decisions, want)
+		}
+	}
+}
+
+// TestEndlessOpaqueLoop: when the profile's outcomes keep a loop going
+// forever (its exit test recorded as never leaving it), the model stops
+// with an error that names the loop and the exit test it cannot decide,
+// not a hint about loops waiting for time. It spins 2^26 iterations
+// first, so it runs with PREDICT_SLOW_TESTS=1 only.
+func TestEndlessOpaqueLoop(t *testing.T) {
+	if os.Getenv("PREDICT_SLOW_TESTS") == "" {
+		t.Skip("spins 2^26 iterations; set PREDICT_SLOW_TESTS=1")
+	}
+	p := prepare(t, "./interp/testdata/rejection")
+	args := []string{"-items", "10"}
+	cond := exitCond(t, p)
+	ds := estimator.DecisionStats{Node: cond.ID, Pos: cond.Pos.Start.String()}
+	for r := range 2 {
+		ds.Ranks = append(ds.Ranks, estimator.RankOutcomes{Rank: r, True: 5, FirstTrue: true, Runs: []int64{5}})
+	}
+	_, err := p.Run(Config{NP: 2, Machine: handMachine(t), Profile: rejectionProfile(t, p, args, ds), Args: args})
+	want := "the loop at interp/testdata/rejection/main.go:29-34 (in sample) iterated 67108864 times without modeled time passing: it would run forever in the model: the model cannot decide when it ends: its exit test at interp/testdata/rejection/main.go:31"
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "waiting for time") {
+		t.Errorf("got %v, want an error containing %q", err, want)
+	}
+}
+
+// TestRunawayStops: a batch loop whose exit test is replayed as never
+// leaving it (the profile recorded 3 batches that stayed) runs far more
+// batches than the timing pass saw with the same arguments: the model
+// stops with an error naming the loop and its exit test once the batch's
+// sample loop has run 16 × its recorded iterations + 2^12, rather than run
+// the program's million batches for minutes (montecarlo of the corpus:
+// its exit test, computed from sums the model reads as zero, never held).
+func TestRunawayStops(t *testing.T) {
+	p := prepare(t, "./interp/testdata/batches")
+	args := []string{"-tol", "1e-3"}
+	pf := syntheticProfile(t, p, 2, args)
+	for _, f := range p.Model.Functions {
+		model.Walk(f.Tree, func(n *model.Node) bool {
+			if n.Kind == model.KindLoop && n.Pos.Start.Line == 44 {
+				pf.Fragments = append(pf.Fragments, estimator.FragmentStats{Node: n.ID, Kind: estimator.FragLoop, Pos: n.Pos.String(), Executions: 6, MeanPS: 1000})
+				pf.Loops = append(pf.Loops, estimator.LoopStats{Node: n.ID, Trips: []estimator.TripCount{{Trips: 256, Count: 6}}, PerIterPS: 4, Balanced: true})
+			}
+			if n.Cond != nil {
+				model.Walk(n.Cond, func(x *model.Node) bool {
+					if x.Kind == model.KindTest && x.Opaque != "" && x.Pos.Start.Line == 55 {
+						ds := estimator.DecisionStats{Node: n.Cond.ID, Pos: n.Cond.Pos.Start.String()}
+						for r := range 2 {
+							ds.Ranks = append(ds.Ranks, estimator.RankOutcomes{Rank: r, False: 3, Runs: []int64{3}})
+						}
+						pf.Decisions = append(pf.Decisions, ds)
+					}
+					return true
+				})
+			}
+			return true
+		})
+	}
+	if len(pf.Loops) != 1 || len(pf.Decisions) != 1 {
+		t.Fatalf("%d loops, %d decisions: want the sample loop at main.go:44 and the exit test at main.go:55", len(pf.Loops), len(pf.Decisions))
+	}
+	_, err := p.Run(Config{NP: 2, Machine: handMachine(t), Profile: pf, Args: args})
+	const limit = 16*256*6 + 1<<12
+	for _, want := range []string{
+		fmt.Sprintf("ran %d times in the model, more than %d: the timing pass ran it %d times with the same arguments at np=2", limit+1, limit, 256*6),
+		"the loop at interp/testdata/batches/main.go:41-58",
+		"its exit test at interp/testdata/batches/main.go:55",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("got %v, want an error containing %q", err, want)
+		}
+	}
+}
