@@ -153,7 +153,14 @@ func Run(cfg Config) (*Report, error) {
 		var modeled []trace.Event
 		pcfg := interp.Config{NP: np, Machine: cfg.Machine, Profile: p, Args: pt.Args, Threads: cfg.Threads}
 		if cfg.Attribute {
-			pcfg.Trace = func(e trace.Event) { modeled = append(modeled, e) }
+			// Only the calls of the main threads: the regions are cut
+			// at them, and a program of tiny fragments charges millions
+			// of compute events.
+			pcfg.Trace = func(e trace.Event) {
+				if e.Kind == trace.KindOp && e.Thread == 0 {
+					modeled = append(modeled, e)
+				}
+			}
 		}
 		res, err := cfg.Program.Run(pcfg)
 		if err != nil {

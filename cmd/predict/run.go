@@ -57,13 +57,29 @@ program argument is replaced by the value of an integer expression in np
 				return err
 			}
 			cfg := interp.Config{NP: np, Machine: m, Profile: prof, Args: runArgs, Threads: pf.threads}
-			var events []trace.Event
+			var (
+				events  []trace.Event
+				dropped int64
+			)
 			if traceFile != "" {
-				cfg.Trace = func(e trace.Event) { events = append(events, e) }
+				// The trace is held in memory to be sorted: past
+				// maxTraceEvents, compute fragments (a program of tiny
+				// fragments charges millions) are counted, not kept;
+				// the calls are always kept.
+				cfg.Trace = func(e trace.Event) {
+					if e.Kind == trace.KindCompute && len(events) >= maxTraceEvents {
+						dropped++
+						return
+					}
+					events = append(events, e)
+				}
 			}
 			r, err := prog.Run(cfg)
 			if err != nil {
 				return err
+			}
+			if dropped > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "predict: WARNING: the trace keeps the first %d events: %d later compute fragments are left out of %s (its calls are all there)\n", maxTraceEvents, dropped, traceFile)
 			}
 			if traceFile != "" {
 				if err := writeTrace(traceFile, pkg, prog.Model.Package, np, runArgs, m.Inter.EagerLimit, events); err != nil {
@@ -86,6 +102,10 @@ program argument is replaced by the value of an integer expression in np
 	fl.IntVar(&top, "top", 10, "hot spots to show")
 	return cmd
 }
+
+// maxTraceEvents is how many events a modeled trace holds before its
+// compute fragments are left out (about 1 GB of memory).
+const maxTraceEvents = 5_000_000
 
 func writeTrace(path, pkg, importPath string, np int, args []string, eager int64, events []trace.Event) error {
 	f, err := os.Create(path)
