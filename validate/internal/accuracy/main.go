@@ -140,13 +140,15 @@ func writeTable(w io.Writer, rows []row) {
 	fmt.Fprintf(tw, "\nPROGRAM\tSET\tNP\tMEASURED\tSPREAD\tPREDICTED\tERROR\t\n")
 	errs := map[string][]float64{}
 	var ranked []row
+	var failures []string
 	for _, r := range rows {
 		if r.Point == nil || r.Point.Predicted == 0 {
 			np := "—"
 			if r.Point != nil {
 				np = fmt.Sprint(r.Point.NP)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\tfailed: %s\t\t\t\t\n", r.Program, r.Set, np, firstLine(r.Failed))
+			fmt.Fprintf(tw, "%s\t%s\t%s\tfailed (%d)\t\t\t\t\n", r.Program, r.Set, np, len(failures)+1)
+			failures = append(failures, fmt.Sprintf("(%d) %s at np=%s: %s", len(failures)+1, r.Program, np, firstLine(r.Failed)))
 			continue
 		}
 		p := r.Point
@@ -159,6 +161,9 @@ func writeTable(w io.Writer, rows []row) {
 		ranked = append(ranked, r)
 	}
 	tw.Flush()
+	for _, f := range failures {
+		fmt.Fprintln(w, f)
+	}
 	fmt.Fprintln(w)
 	for _, set := range []string{"tuned", "corpus"} {
 		e := errs[set]
