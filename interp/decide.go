@@ -7,6 +7,7 @@ package interp
 
 import (
 	"fmt"
+	"github.com/predict-tools/predict/modelgen"
 	"go/token"
 
 	"github.com/predict-tools/predict/estimator"
@@ -69,13 +70,34 @@ func (d *decision) exitDefault(b *ssa.BasicBlock, negate bool, loopAt func(*ssa.
 		return
 	}
 	out0, out1 := !loop[b.Succs[0].Index], !loop[b.Succs[1].Index]
-	if out0 == out1 {
+	if out0 == out1 || communicates(b.Parent(), loop) {
+		// A loop that communicates is not in code timed whole: leaving it
+		// at once would drop its messages (a silent −100 %), so the
+		// decision keeps its default and the runaway check stops a run
+		// that never ends.
 		return
 	}
 	// The branch goes to Succs[0] when its condition holds, and its
 	// condition is the decision's outcome, negated when negate.
 	d.def = out0 != negate
 	d.exitOf = loopAt(header)
+}
+
+// communicates reports a commlib call in the blocks of loop.
+func communicates(fn *ssa.Function, loop map[int]bool) bool {
+	for _, b := range fn.Blocks {
+		if !loop[b.Index] {
+			continue
+		}
+		for _, in := range b.Instrs {
+			if call, ok := in.(ssa.CallInstruction); ok {
+				if f := call.Common().StaticCallee(); f != nil && modelgen.IsCommlib(f) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // blockPos is the position of the first instruction of b but its φs
