@@ -221,8 +221,11 @@ func TestLoopForms(t *testing.T) {
 			t.Errorf("%s: trips %v, want %v", name, l.Trips, want)
 		}
 		// The entry (sampled: the loop's first) resumes after
-		// IterSamples outer iterations.
-		if name == "resumed" && l.Samples != probe.IterSamples {
+		// IterSamples outer iterations. Under load the probes' cost,
+		// measured at start-up, can read so high that the iterations
+		// count as too short for the clock and their samples are set
+		// aside (Samples 0): the profile says it was measured so.
+		if name == "resumed" && l.Samples != probe.IterSamples && !(l.Samples == 0 && p.MeasuredUnderLoad()) {
 			t.Errorf("resumed: %d iteration samples, want %d", l.Samples, probe.IterSamples)
 		}
 	}
