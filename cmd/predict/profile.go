@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/predict-tools/predict/estimator"
+	"github.com/predict-tools/predict/scale"
 	"github.com/spf13/cobra"
 )
 
@@ -57,6 +58,15 @@ model's node IDs and the content hash of the sources.`,
 			var progArgs []string
 			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
 				progArgs = args[dash:]
+			}
+			// Arguments in np ({np*65536}) are those of the profiled np,
+			// as for run and scale.
+			if err := scale.Args(progArgs).Check(); err != nil {
+				return usagef(cmd, "program arguments: %v", err)
+			}
+			progArgs, err := scale.Args(progArgs).At(np)
+			if err != nil {
+				return usagef(cmd, "program arguments at -np %d: %v", np, err)
 			}
 			p, err := estimator.Run(estimator.Config{Pattern: args[0], Tags: tags, NP: np, Args: progArgs,
 				Alpha: alpha, Timeout: timeout, Log: cmd.ErrOrStderr()})
