@@ -14,15 +14,13 @@ import (
 // progressEvery is how often a long step says it is still going.
 var progressEvery = 5 * time.Second
 
-// Step is step for the CLI's own long steps (loading a program for run
-// and scale), so that every step prints its progress the same way.
-func Step(log io.Writer, what string, do func() error) error { return step(log, what, do) }
-
-// step runs do, telling log (which may be nil) what it does: "what…" when
+// Step runs do, telling log (which may be nil) what it does: "what…" when
 // it starts, "what… 5s" while it runs, and "what: done in 1.2s" (or
 // "failed after") at the end. The start line is enough for a step that
-// takes less than a second: nothing else is printed then.
-func step(log io.Writer, what string, do func() error) error {
+// takes less than a second: nothing else is printed then. The CLI uses it
+// for its own long steps (loading a program for run and scale), so that
+// every step prints its progress the same way.
+func Step(log io.Writer, what string, do func() error) error {
 	if log == nil {
 		return do()
 	}

@@ -27,7 +27,7 @@ type PlainProgram struct {
 // exists), telling log (nil: nothing) how it goes.
 func BuildPlain(l *modelgen.Loaded, work string, log io.Writer) (*PlainProgram, error) {
 	bin := filepath.Join(work, plainName)
-	err := step(log, "building "+l.Main.Pkg.Path(), func() error {
+	err := Step(log, "building "+l.Main.Pkg.Path(), func() error {
 		return build(l, l.Main.Pkg.Path(), work, plainName, bin, plainOverlay(l))
 	})
 	if err != nil {

@@ -69,7 +69,7 @@ func Run(cfg Config) (*ProfileFile, error) {
 		l    *modelgen.Loaded
 		plan *Plan
 	)
-	err := step(cfg.Log, fmt.Sprintf("loading %s and building its model", cfg.Pattern), func() error {
+	err := Step(cfg.Log, fmt.Sprintf("loading %s and building its model", cfg.Pattern), func() error {
 		var err error
 		if l, err = modelgen.Load(modelgen.Config{Dir: cfg.Dir, Pattern: cfg.Pattern, Tags: cfg.Tags}); err != nil {
 			return err
@@ -104,12 +104,12 @@ func Run(cfg Config) (*ProfileFile, error) {
 	pattern := l.Main.Pkg.Path()
 	plain, instr := filepath.Join(work, plainName), filepath.Join(work, instrumentedName)
 	logf("building %s (plain and with %d probes)", pattern, len(plan.Fragments))
-	if err := step(cfg.Log, "  building the plain program", func() error {
+	if err := Step(cfg.Log, "  building the plain program", func() error {
 		return build(l, pattern, work, plainName, plain, plainOverlay(l))
 	}); err != nil {
 		return nil, err
 	}
-	if err := step(cfg.Log, "  building the instrumented program", func() error {
+	if err := Step(cfg.Log, "  building the instrumented program", func() error {
 		return build(l, pattern, work, instrumentedName, instr, plan.Overlay)
 	}); err != nil {
 		return nil, err
@@ -143,7 +143,7 @@ func Run(cfg Config) (*ProfileFile, error) {
 	for i := 0; ; i++ {
 		runPath := filepath.Join(work, fmt.Sprintf("run%d.json", i))
 		var b runResult
-		if err := step(cfg.Log, fmt.Sprintf("running at np=%d without probes", cfg.NP), func() error {
+		if err := Step(cfg.Log, fmt.Sprintf("running at np=%d without probes", cfg.NP), func() error {
 			var err error
 			b, err = run(plain, cfg.NP, cfg.Args, []string{runclock.OutEnv + "=" + runPath}, cfg.Timeout)
 			return err
@@ -159,7 +159,7 @@ func Run(cfg Config) (*ProfileFile, error) {
 		}
 		rawPath := filepath.Join(work, fmt.Sprintf("raw%d.json", i))
 		var pr runResult
-		if err := step(cfg.Log, fmt.Sprintf("running at np=%d with probes", cfg.NP), func() error {
+		if err := Step(cfg.Log, fmt.Sprintf("running at np=%d with probes", cfg.NP), func() error {
 			var err error
 			pr, err = run(instr, cfg.NP, cfg.Args, []string{probe.OutEnv + "=" + rawPath}, cfg.Timeout)
 			return err

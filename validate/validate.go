@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -170,7 +171,7 @@ func Run(cfg Config) (*Report, error) {
 		}
 		pt.Predicted = res.Time
 		pt.Error = float64(res.Time-pt.Measured.Median) / float64(pt.Measured.Median)
-		pt.WithinNoise = pt.Measured.Relative() > abs(pt.Error)
+		pt.WithinNoise = pt.Measured.Relative() > math.Abs(pt.Error)
 		if cfg.Attribute {
 			if err := attribute(cfg, bin, &pt, work, modeled, res.Time, sites, logf); err != nil {
 				pt.Failed = "traced run: " + err.Error()
@@ -221,11 +222,4 @@ func attribute(cfg Config, bin *estimator.PlainProgram, pt *Point, work string, 
 	pt.TracedSpan = trace.Time(r.Span.Nanoseconds()) * trace.Nanosecond
 	pt.Regions = Attribute(pt.NP, events, modeled, pt.TracedSpan, modeledEnd, sites)
 	return nil
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
