@@ -134,7 +134,7 @@ func (in *instrumenter) callSiteLoop(decl *ast.FuncDecl, fc *funcCtx) *callSiteF
 	if node == nil {
 		return nil
 	}
-	trips, ok := in.staticTrips(loopStmt, body, node, fc)
+	trips, ok := in.staticTrips(loopStmt, node, fc)
 	if !ok {
 		return nil
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/predict-tools/predict/model"
 	"github.com/predict-tools/predict/modelgen"
+	"github.com/predict-tools/predict/reduce"
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -75,6 +76,7 @@ type instrumenter struct {
 	l        *modelgen.Loaded
 	fset     *token.FileSet
 	plan     *Plan
+	loops    *reduce.Plan         // the loop plan: which loops are counted, and how
 	edits    map[string][]edit    // by file
 	versions map[string][]version // by file
 	seq      int
@@ -107,8 +109,8 @@ type funcCtx struct {
 // Instrument plans probes for every function of the model prog (reduced:
 // it needs the collapse candidates and the opaque decisions) and returns
 // the instrumented sources.
-func Instrument(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Function]*ssa.Function) (*Plan, error) {
-	in := &instrumenter{l: l, fset: l.Prog.Fset, plan: &Plan{Overlay: map[string][]byte{}}, edits: map[string][]edit{},
+func Instrument(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Function]*ssa.Function, loops *reduce.Plan) (*Plan, error) {
+	in := &instrumenter{l: l, fset: l.Prog.Fset, loops: loops, plan: &Plan{Overlay: map[string][]byte{}}, edits: map[string][]edit{},
 		versions: map[string][]version{}, now: "__probe.Now()"}
 	if in.plan.Threads = usesThreads(prog); in.plan.Threads {
 		in.now = "__probe.NowThread()"

@@ -26,10 +26,11 @@ func plan(t *testing.T, dir string) (*modelgen.Loaded, *Plan) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := reduce.Reduce(l, prog, ssaOf, reduce.Options{}); err != nil {
+	rep, err := reduce.Reduce(l, prog, ssaOf, reduce.Options{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Instrument(l, prog, ssaOf)
+	p, err := Instrument(l, prog, ssaOf, rep.Plan)
 	if err != nil {
 		t.Fatal(err)
 	}

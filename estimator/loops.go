@@ -56,7 +56,7 @@ func (in *instrumenter) loopFragment(s ast.Stmt, body *ast.BlockStmt, fc *funcCt
 	start := in.fset.Position(s.Pos())
 	v := version{start: start.Offset, end: in.fset.Position(s.End()).Offset, line: start.Line, col: start.Column,
 		close: fmt.Sprintf(" }; __probe.%s(%d, %s, %s)", record, id, t, n)}
-	if trips, ok := in.staticTrips(s, body, node, fc); ok {
+	if trips, ok := in.staticTrips(s, node, fc); ok {
 		// The trip count is computed before the loop: the original copy
 		// runs as it is. Iteration k of a sampled entry is the
 		// (IterSamples+1-ls)th, ls counting the Iter calls left.
@@ -373,19 +373,15 @@ func leavesEarly(body *ast.BlockStmt) bool {
 
 // innerTrips returns the trip count of the loop that is the whole body of
 // the loop s (a perfect nest), as an expression valid before s runs: the
-// inner loop's count must not depend on anything the outer loop changes
-// (its variable, or what its body assigns).
+// loop plan must find the inner loop's start and bound unchanged by the
+// outer loop (its Inner induction).
 func (in *instrumenter) innerTrips(s ast.Stmt, body *ast.BlockStmt, node *model.Node, fc *funcCtx) (string, bool) {
 	if len(body.List) != 1 {
 		return "", false
 	}
 	inner := body.List[0]
-	var innerBody *ast.BlockStmt
-	switch st := inner.(type) {
-	case *ast.ForStmt:
-		innerBody = st.Body
-	case *ast.RangeStmt:
-		innerBody = st.Body
+	switch inner.(type) {
+	case *ast.ForStmt, *ast.RangeStmt:
 	default:
 		return "", false
 	}
@@ -399,71 +395,8 @@ func (in *instrumenter) innerTrips(s ast.Stmt, body *ast.BlockStmt, node *model.
 	if innerNode == nil {
 		return "", false
 	}
-	expr, ok := in.staticTrips(inner, innerBody, innerNode, fc)
-	if !ok {
+	if pl := in.loops.Loop(node); pl == nil || pl.Inner == nil || in.loops.Loop(innerNode).Ind != pl.Inner {
 		return "", false
 	}
-	// The outer loop's variables and whatever its body assigns.
-	var changed []string
-	switch st := s.(type) {
-	case *ast.ForStmt:
-		if a, ok := st.Init.(*ast.AssignStmt); ok {
-			for _, l := range a.Lhs {
-				if id, ok := l.(*ast.Ident); ok {
-					changed = append(changed, id.Name)
-				}
-			}
-		}
-	case *ast.RangeStmt:
-		for _, e := range []ast.Expr{st.Key, st.Value} {
-			if id, ok := e.(*ast.Ident); ok {
-				changed = append(changed, id.Name)
-			}
-		}
-	}
-	// The expressions the inner count is computed from.
-	var from []ast.Expr
-	own := map[string]bool{}
-	switch st := inner.(type) {
-	case *ast.ForStmt:
-		if a, ok := st.Init.(*ast.AssignStmt); ok {
-			from = append(from, a.Rhs...)
-			for _, l := range a.Lhs {
-				if id, ok := l.(*ast.Ident); ok {
-					own[id.Name] = true
-				}
-			}
-		}
-		if st.Cond != nil {
-			from = append(from, st.Cond)
-		}
-	case *ast.RangeStmt:
-		from = append(from, st.X)
-	}
-	ast.Inspect(body, func(n ast.Node) bool {
-		switch a := n.(type) {
-		case *ast.AssignStmt:
-			for _, l := range a.Lhs {
-				if id, ok := l.(*ast.Ident); ok {
-					changed = append(changed, id.Name)
-				}
-			}
-		case *ast.IncDecStmt:
-			if id, ok := a.X.(*ast.Ident); ok {
-				changed = append(changed, id.Name)
-			}
-		}
-		return true
-	})
-	for _, name := range changed {
-		if name == "_" || own[name] {
-			continue
-		}
-		for _, e := range from {
-			if mentionsIdent(e, name) {
-				return "", false
-			}
-		}
-	}
-	return expr, true
+	return in.staticTrips(inner, innerNode, fc)
 }

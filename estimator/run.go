@@ -78,10 +78,11 @@ func Run(cfg Config) (*ProfileFile, error) {
 		if err != nil {
 			return err
 		}
-		if _, err := reduce.Reduce(l, prog, ssaOf, reduce.Options{}); err != nil {
+		rep, err := reduce.Reduce(l, prog, ssaOf, reduce.Options{})
+		if err != nil {
 			return err
 		}
-		plan, err = Instrument(l, prog, ssaOf)
+		plan, err = Instrument(l, prog, ssaOf, rep.Plan)
 		return err
 	})
 	if err != nil {

@@ -93,7 +93,6 @@ type compiler struct {
 	charges   map[ssa.Instruction][]*fragment
 	loopHeads map[*ssa.BasicBlock]*loopPlan
 	globals   map[*ssa.Global]*box
-	quiet     map[*ssa.Function]bool // functions without kept effects
 	queue     []*function
 	at        token.Pos // what is being compiled or planned, for modeling limits
 	recCalls  map[*ssa.Call]*recursion

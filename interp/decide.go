@@ -64,8 +64,8 @@ func (w *World) noteDefault(d *decision) {
 // time is in the code the timing pass timed around it, so one iteration
 // costs what many would. negate says the branch tests the negation of the
 // decision's condition.
-func (d *decision) exitDefault(b *ssa.BasicBlock, negate bool, loopAt func(*ssa.BasicBlock) string) {
-	loop, header := innermostLoop(b)
+func (d *decision) exitDefault(plan *reduce.Plan, b *ssa.BasicBlock, negate bool, loopAt func(*ssa.BasicBlock) string) {
+	loop, header := plan.InnermostLoop(b)
 	if loop == nil || len(b.Succs) != 2 {
 		return
 	}
@@ -109,31 +109,6 @@ func blockPos(b *ssa.BasicBlock, pos func(token.Pos) string) string {
 		}
 	}
 	return pos(b.Parent().Pos())
-}
-
-// innermostLoop returns the blocks of the innermost natural loop that
-// holds b, and its header, or nil.
-func innermostLoop(b *ssa.BasicBlock) (map[int]bool, *ssa.BasicBlock) {
-	var best map[int]bool
-	var header *ssa.BasicBlock
-	for _, h := range b.Parent().Blocks {
-		if !h.Dominates(b) {
-			continue
-		}
-		back := false
-		for _, p := range h.Preds {
-			if p == h || h.Dominates(p) {
-				back = true
-			}
-		}
-		if !back {
-			continue
-		}
-		if loop := reduce.NaturalLoop(h, nil); loop[b.Index] && (best == nil || len(loop) < len(best)) {
-			best, header = loop, h
-		}
-	}
-	return best, header
 }
 
 // decide returns the next outcome of an opaque decision for this rank.

@@ -342,7 +342,7 @@ func linkOf(l machine.Link) linkCost {
 func (w *World) plan() error {
 	prog := w.prog
 	c := &compiler{w: w, l: prog.Loaded, rep: prog.Report, funcs: map[*ssa.Function]*function{},
-		models: map[*ssa.Function]*model.Function{}, keep: map[ssa.Instruction]bool{},
+		models: map[*ssa.Function]*model.Function{}, keep: prog.Report.Plan.Kept(),
 		charges: map[ssa.Instruction][]*fragment{}, loopHeads: map[*ssa.BasicBlock]*loopPlan{},
 		globals: map[*ssa.Global]*box{}}
 	w.comp = c
@@ -367,9 +367,6 @@ func (w *World) plan() error {
 				case n.Leaf != nil:
 					leaves[n.ID] = n
 					fnOfNode[n.ID] = fn
-					for _, k := range n.Leaf.Keep {
-						c.keep[fn.Blocks[n.Leaf.Block].Instrs[n.Leaf.First+k]] = true
-					}
 				case n.Kind == model.KindLoop:
 					loopNodes[n.ID] = n
 					fnOfNode[n.ID] = fn
@@ -428,14 +425,14 @@ func (w *World) plan() error {
 					f.recorded = max(fs.Executions, iterations(ls))
 					f.limit = runawayLimit(f.recorded, pf.NP, w.cfg.NP)
 				}
-				if u := c.unitNestOf(fnOfNode[fs.Node], n); u != nil && !ls.Innermost && (w.counting || w.unitTime[n.ID].units > 0) {
+				if pl := prog.Report.Plan.Loop(n); pl.Units != nil && !ls.Innermost && (w.counting || w.unitTime[n.ID].units > 0) {
 					ut := unitTime{total: 1, units: 1}
 					if !w.counting {
 						ut = w.unitTime[n.ID]
 					}
-					w.planUnits(c, u, f, ut)
+					w.planUnits(c, pl, f, ut)
 				} else {
-					w.planLoop(c, fnOfNode[fs.Node], n, f, ls)
+					w.planLoop(c, pl, f, ls)
 				}
 				planned[fs.Node] = true
 			}
@@ -451,9 +448,11 @@ func (w *World) plan() error {
 	sort.Strings(ids)
 	// Sealed loops first: the reduction kept nothing inside them, so they
 	// are always collapsed, and the loops inside them are never reached.
+	plan := prog.Report.Plan
 	for _, id := range ids {
 		n := loopNodes[id]
-		if !prog.Report.Sealed[n] {
+		pl := plan.Loop(n)
+		if !pl.Sealed {
 			continue
 		}
 		model.Walk(n.Loop.Body, func(x *model.Node) bool {
@@ -466,8 +465,7 @@ func (w *World) plan() error {
 			continue
 		}
 		planned[id] = true
-		fn := fnOfNode[id]
-		if !c.timeless(fn, prog.Report.LoopBlocks(n)) {
+		if !c.timeless(pl.Fn, pl.Blocks) {
 			// The timing pass times a sealed loop whole (or a loop
 			// around it): time charged inside it means the profile was
 			// planned on another reduction.
@@ -475,38 +473,25 @@ func (w *World) plan() error {
 		}
 		f := &fragment{index: len(w.frags), node: id, kind: "compute", pos: n.Pos.String()}
 		w.frags = append(w.frags, f)
-		w.planLoop(c, fn, n, f, &estimator.LoopStats{Node: id})
+		w.planLoop(c, pl, f, &estimator.LoopStats{Node: id})
 	}
 	for _, id := range ids {
 		if planned[id] {
 			continue
 		}
-		n := loopNodes[id]
-		fn := fnOfNode[id]
-		blocks := model.Blocks(n)
-		h := loopHeader(fn, n)
-		if ind := prog.Report.Counted[n]; ind != nil {
-			h = ind.Phi.Block()
-		}
-		if h != nil {
-			blocks = reduce.NaturalLoop(h, blocks)
-		}
-		switch {
-		case h != nil && clockTest(h, blocks) != nil:
-			f := &fragment{index: len(w.frags), node: id, kind: "compute", pos: n.Pos.String()}
+		pl := plan.Loop(loopNodes[id])
+		if pl.Clock != nil || (pl.Ind != nil && c.timeless(pl.Fn, pl.Blocks)) {
+			// A loop until a moment of modeled time; or a counted loop in
+			// which nothing is timed (no fragment, no call): its
+			// iterations cost nothing, so it is collapsed rather than
+			// iterated, whatever its trip count.
+			f := &fragment{index: len(w.frags), node: id, kind: "compute", pos: pl.Node.Pos.String()}
 			w.frags = append(w.frags, f)
-			w.planLoop(c, fn, n, f, &estimator.LoopStats{Node: id})
-		case prog.Report.Counted[n] != nil && c.timeless(fn, blocks):
-			// A counted loop in which nothing is timed (no fragment,
-			// no call): its iterations cost nothing, so it is collapsed
-			// rather than iterated, whatever its trip count.
-			f := &fragment{index: len(w.frags), node: id, kind: "compute", pos: n.Pos.String()}
-			w.frags = append(w.frags, f)
-			w.planLoop(c, fn, n, f, &estimator.LoopStats{Node: id})
+			w.planLoop(c, pl, f, &estimator.LoopStats{Node: id})
 		}
 	}
 	for _, lp := range w.iterated {
-		if n := loopNodes[lp.node]; prog.Report.Sealed[n] {
+		if plan.Loop(loopNodes[lp.node]).Sealed {
 			return fmt.Errorf("internal error: %s: the reduction sealed this loop (its body is not kept) but the interpreter cannot collapse it: %s", lp.pos, lp.why)
 		}
 	}
@@ -521,7 +506,7 @@ func (w *World) plan() error {
 			// Not in the profile (a function the timing pass runs
 			// without probes, inside a loop it times whole): a loop's
 			// exit test leaves the loop.
-			d.exitDefault(b, negated[n], w.prog.loopAt)
+			d.exitDefault(prog.Report.Plan, b, negated[n], w.prog.loopAt)
 		} else if ds != nil {
 			d.stats = ds
 			d.byRank = map[int]*estimator.RankOutcomes{}
@@ -537,7 +522,13 @@ func (w *World) plan() error {
 		// branch tests its own: "if !(r < tol)" branches on r < tol.
 		c.opaqueIf[b.Instrs[len(b.Instrs)-1].(*ssa.If)] = opaqueBranch{d, negated[n]}
 	}
-	sort.Slice(w.decisions, func(i, j int) bool { return w.decisions[i].pos < w.decisions[j].pos })
+	sort.Slice(w.decisions, func(i, j int) bool {
+		a, b := w.decisions[i], w.decisions[j]
+		if a.pos != b.pos {
+			return a.pos < b.pos
+		}
+		return a.node < b.node // tests without a position: their order must not follow the map's
+	})
 	for i, d := range w.decisions {
 		d.index = i
 	}
@@ -574,150 +565,54 @@ func firstNonPhi(b *ssa.BasicBlock, from int) ssa.Instruction {
 	return nil
 }
 
-// planLoop decides how a loop timed as a whole runs: collapsed (its trip
-// count computed or replayed, its time charged at once) when nothing
-// after it needs values it computes, iterated with its time charged per
-// iteration otherwise.
-func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragment, ls *estimator.LoopStats) {
+// planLoop plans loop pl, timed as a whole, as its plan says: collapsed
+// (its trip count computed, replayed or until a moment of modeled time, its
+// time charged at once) or iterated with its time charged per iteration.
+// What the profile adds: a loop whose trips are replayed needs their
+// record, and a nest timed per innermost iteration its inner count on
+// entry.
+func (w *World) planLoop(c *compiler, pl *reduce.Loop, f *fragment, ls *estimator.LoopStats) {
+	fn, n := pl.Fn, pl.Node
 	c.working(nodePos(fn, n))
-	lp := &loopPlan{node: n.ID, pos: n.Pos.String(), frag: f, perIter: ls.PerIterPS, blocks: model.Blocks(n)}
-	header := loopHeader(fn, n)
-	ind := w.prog.Report.Counted[n]
-	if ind != nil {
-		if int(ind.Phi.Block().Index) != header.Index {
-			header = ind.Phi.Block()
-		}
-	}
-	if header != nil {
-		// The model's leaves miss blocks that hold only a jump: the
-		// loop's blocks are the natural loop of its header in the CFG.
-		lp.blocks = reduce.NaturalLoop(header, lp.blocks)
-	}
-	var clock *ssa.BinOp
-	if ind == nil && header != nil {
-		clock = clockTest(header, lp.blocks)
-	}
-	collapsible := header != nil && (ind != nil || clock != nil || len(ls.Ranks) > 0)
-	if !collapsible {
-		lp.why = "no trip count: neither a counted loop nor one replayed from the profile"
-	}
-	// The only exit is the header's; nothing kept in the loop but its
-	// own control is used outside it; no kept side effects.
-	// The loop is left at one place only: from its test (the header's
-	// for a test at the top, the latch's for a test at the bottom).
-	var exit, exitFrom *ssa.BasicBlock
-	if collapsible {
-		for b := range lp.blocks {
-			for _, s := range fn.Blocks[b].Succs {
-				if lp.blocks[s.Index] {
-					continue
-				}
-				if exit != nil && (exit != s || exitFrom != fn.Blocks[b]) {
-					collapsible, lp.why = false, "it is left from several places"
-				}
-				exit, exitFrom = s, fn.Blocks[b]
-			}
-		}
-		if collapsible && exit == nil {
-			collapsible, lp.why = false, "it is never left by its test"
-		}
-		if ind != nil && collapsible {
-			// The bound must be known on entry: computed before the loop
-			// or in its header.
-			if bi, ok := ind.Bound.(ssa.Instruction); ok && bi.Block() != nil && lp.blocks[bi.Block().Index] {
-				lp.runHeader = true
-				if bi.Block() != header || exitFrom != header || !c.pureBlock(header) {
-					collapsible, lp.why = false, "its bound is computed inside it"
-				}
-			}
-			if ii, ok := ind.Init.(ssa.Instruction); ok && ii.Block() != nil && lp.blocks[ii.Block().Index] {
-				collapsible, lp.why = false, "its start is computed inside it"
-			}
-		}
-	}
-	if collapsible {
-	check:
-		for b := range lp.blocks {
-			blk := fn.Blocks[b]
-			for _, instr := range blk.Instrs {
-				if !c.keep[instr] {
-					continue
-				}
-				if call, ok := instr.(*ssa.Call); ok && c.quietCall(call) {
-					instr = nil // no effect the model keeps
-				}
-				switch instr.(type) {
-				case *ssa.Store, *ssa.Call, *ssa.Defer, *ssa.Go, *ssa.Return, *ssa.Panic, *ssa.Send, *ssa.MapUpdate:
-					collapsible, lp.why = false, "it has effects the model keeps"
-					break check
-				}
-				v, ok := instr.(ssa.Value)
-				if instr == nil {
-					v, ok = blk.Instrs[0].(ssa.Value), false
-				}
-				if !ok || (ind != nil && v == ssa.Value(ind.Phi)) {
-					continue
-				}
-				for _, ref := range *v.Referrers() {
-					if ref.Block() != nil && !lp.blocks[ref.Block().Index] && c.keep[ref] {
-						collapsible, lp.why = false, "a value it computes is used after it"
-						break check
-					}
-				}
-			}
-		}
-	}
-	if collapsible && ls.Innermost && ind != nil && w.prog.Report.NestInner[n] == nil {
+	lp := &loopPlan{node: n.ID, pos: n.Pos.String(), frag: f, perIter: ls.PerIterPS, blocks: pl.Blocks, why: pl.Why, runHeader: pl.RunHeader}
+	ind := pl.Ind
+	collapsible := pl.Verdict != reduce.Iterate
+	switch {
+	case collapsible && pl.Source == reduce.TripsReplayed && len(ls.Ranks) == 0:
+		collapsible, lp.why = false, "no trip count: neither a counted loop nor one replayed from the profile"
+	case collapsible && ls.Innermost && ind != nil && pl.Inner == nil:
 		collapsible, lp.why = false, "the inner loop's count is not known on entry"
 	}
 	if !collapsible {
 		w.iterated = append(w.iterated, lp)
-		// Iterated: the time of an iteration at each entry of the body:
-		// the header itself when the test is at the bottom (it runs once
-		// per iteration), else the header's successor in the loop.
+		// Iterated: the time of an iteration at each entry of the body
+		// (of the inner loop's body when it is per innermost iteration).
 		perIter := &fragment{index: f.index, node: f.node, kind: f.kind, pos: f.pos, mean: ls.PerIterPS, limit: f.limit, recorded: f.recorded}
-		on, onHeader := n, header
+		at := pl.IterStart
 		if ls.Innermost {
-			// The time is per iteration of the inner loop's body.
-			on, onHeader = model.InnerLoop(n), nil
-			if on != nil {
-				onHeader = loopHeader(fn, on)
-				if ind := w.prog.Report.Counted[on]; ind != nil {
-					onHeader = ind.Phi.Block()
-				}
+			at = nil
+			if in := model.InnerLoop(n); in != nil {
+				at = w.prog.Report.Plan.Loop(in).IterStart
 			}
 		}
-		chargePerIteration(c, on, onHeader, perIter)
+		if at != nil {
+			c.charges[at] = append(c.charges[at], perIter)
+		}
 		return
 	}
-	if clock != nil {
-		if exitFrom != header {
-			return
-		}
-		cf := c.fn(fn)
-		lp.clockOp = clock.Op
-		if _, left := clock.X.(*ssa.Call); left {
-			lp.bound = c.operand(cf, clock.Y)
-		} else {
-			lp.bound = c.operand(cf, clock.X)
-			lp.clockOp = reduce.Mirror(clock.Op)
-		}
-		lp.exit = c.fn(fn).blockOf(exit)
-		lp.exitFrom = c.fn(fn).blockOf(exitFrom)
-		c.loopHeads[header] = lp
-		w.loops = append(w.loops, lp)
-		return
-	}
-	if ind != nil {
+	cf := c.fn(fn)
+	switch {
+	case ind != nil:
 		lp.ind = ind
-		cf := c.fn(fn)
 		lp.init, lp.bound, lp.phiSlot = c.operand(cf, ind.Init), c.operand(cf, ind.Bound), c.slot(cf, ind.Phi)
 		if ls.Innermost {
-			lp.inner = w.prog.Report.NestInner[n]
+			lp.inner = pl.Inner
 			lp.innerInit, lp.innerBound = c.operand(cf, lp.inner.Init), c.operand(cf, lp.inner.Bound)
 			lp.innerPrep = c.entryOps(cf, lp.blocks, lp.inner.Init, lp.inner.Bound)
 		}
-	} else {
+	case pl.Clock != nil:
+		lp.clockOp, lp.bound = pl.Clock.Op, c.operand(cf, pl.Clock.Bound)
+	default:
 		lp.ranked = ls
 		lp.byRank = map[int]*estimator.RankTrips{}
 		for i := range ls.Ranks {
@@ -732,79 +627,10 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 			lp.meanTrips = sum / cnt
 		}
 	}
-	lp.exit = c.fn(fn).blockOf(exit)
-	lp.exitFrom = c.fn(fn).blockOf(exitFrom)
-	c.loopHeads[header] = lp
+	lp.exit = cf.blockOf(pl.Exit)
+	lp.exitFrom = cf.blockOf(pl.ExitFrom)
+	c.loopHeads[pl.Header] = lp
 	w.loops = append(w.loops, lp)
-}
-
-// pureBlock reports whether the kept instructions of b are values without
-// calls or effects (the header of a collapsed loop runs them).
-func (c *compiler) pureBlock(b *ssa.BasicBlock) bool {
-	for _, instr := range b.Instrs {
-		if !c.keep[instr] {
-			continue
-		}
-		switch in := instr.(type) {
-		case *ssa.Call:
-			if !pureBuiltin(in) {
-				return false
-			}
-		case *ssa.Store, *ssa.Defer, *ssa.Go, *ssa.Panic, *ssa.Send, *ssa.MapUpdate, *ssa.RunDefers:
-			return false
-		}
-	}
-	return true
-}
-
-// clockTest returns the header's test when it compares commlib.Wtime()
-// with a value computed before the loop: a loop that runs until a moment
-// of (modeled) time.
-func clockTest(header *ssa.BasicBlock, blocks map[int]bool) *ssa.BinOp {
-	iff, ok := header.Instrs[len(header.Instrs)-1].(*ssa.If)
-	if !ok {
-		return nil
-	}
-	bin, ok := iff.Cond.(*ssa.BinOp)
-	if !ok {
-		return nil
-	}
-	switch bin.Op {
-	case token.LSS, token.LEQ, token.GTR, token.GEQ:
-	default:
-		return nil
-	}
-	isWtime := func(v ssa.Value) bool {
-		call, ok := v.(*ssa.Call)
-		if !ok {
-			return false
-		}
-		f := call.Call.StaticCallee()
-		return f != nil && modelgen.IsCommlib(f) && modelgen.CommlibOp(f) == "Wtime"
-	}
-	outside := func(v ssa.Value) bool {
-		i, ok := v.(ssa.Instruction)
-		return !ok || i.Block() == nil || !blocks[i.Block().Index]
-	}
-	if isWtime(bin.X) && outside(bin.Y) || isWtime(bin.Y) && outside(bin.X) {
-		// The loop goes on on the true edge.
-		if blocks[header.Succs[0].Index] {
-			return bin
-		}
-	}
-	return nil
-}
-
-// loopHeader returns the block of a loop's test.
-func loopHeader(fn *ssa.Function, n *model.Node) *ssa.BasicBlock {
-	cond := n.Cond
-	for cond != nil && cond.Kind == model.KindNot {
-		cond = cond.Children[0]
-	}
-	if cond != nil && cond.Kind == model.KindTest && cond.Block != nil {
-		return fn.Blocks[*cond.Block]
-	}
-	return nil
 }
 
 // entryOps returns the operations computing the instructions inside the
@@ -833,42 +659,4 @@ func (c *compiler) entryOps(cf *function, blocks map[int]bool, vs ...ssa.Value) 
 		visit(v)
 	}
 	return ops
-}
-
-// chargePerIteration charges f at each iteration of the loop n whose
-// header is given: at the header when its test is at the bottom (the
-// header runs once per iteration), else at the header's successor in the
-// loop.
-func chargePerIteration(c *compiler, n *model.Node, header *ssa.BasicBlock, f *fragment) {
-	if n == nil || header == nil {
-		return
-	}
-	blocks := reduce.NaturalLoop(header, model.Blocks(n))
-	if n.Loop != nil && n.Loop.TestAtBottom {
-		if instr := firstNonPhi(header, 0); instr != nil {
-			c.charges[instr] = append(c.charges[instr], f)
-		}
-		return
-	}
-	for _, s := range header.Succs {
-		if blocks[s.Index] && s != header {
-			if instr := firstNonPhi(s, 0); instr != nil {
-				c.charges[instr] = append(c.charges[instr], f)
-			}
-			return
-		}
-	}
-}
-
-// pureBuiltin reports whether call is of a builtin without effects.
-func pureBuiltin(call *ssa.Call) bool {
-	b, ok := call.Call.Value.(*ssa.Builtin)
-	if !ok {
-		return false
-	}
-	switch b.Name() {
-	case "len", "cap", "min", "max":
-		return true
-	}
-	return false
 }

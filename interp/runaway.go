@@ -12,7 +12,6 @@ import (
 
 	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/model"
-	"github.com/predict-tools/predict/reduce"
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -58,7 +57,7 @@ func (p *proc) runaway(f *fragment, fr *frame) ctl {
 	msg := fmt.Sprintf("%s ran %d times in the model, more than %d: the timing pass ran it %d times with the same arguments at np=%d, so the modeled run no longer follows the real one and stops here",
 		f.pos, p.w.hot[f.index].freq, f.limit, f.recorded, p.w.profNP)
 	if fn := fr.f.ssa; fn != nil && fr.blk.index < len(fn.Blocks) {
-		if _, h := innermostLoop(fn.Blocks[fr.blk.index]); h != nil {
+		if _, h := p.w.prog.Report.Plan.InnermostLoop(fn.Blocks[fr.blk.index]); h != nil {
 			opaque, computed := p.loopExits(fn, h)
 			msg += fmt.Sprintf(": the loop at %s goes on where the real run left it", p.w.prog.loopAt(h))
 			if len(opaque) > 0 {
@@ -77,7 +76,7 @@ func (p *proc) runaway(f *fragment, fr *frame) ctl {
 // and those the model computes, as file:line, sorted.
 func (p *proc) loopExits(fn *ssa.Function, header *ssa.BasicBlock) (opaque, computed []string) {
 	pos := p.w.prog.Loaded.PosString
-	loop := reduce.NaturalLoop(header, map[int]bool{header.Index: true})
+	loop := p.w.prog.Report.Plan.CFGLoop(header)
 	tests := p.w.testPositions(fn)
 	for i := range loop {
 		b := fn.Blocks[i]

@@ -6,7 +6,6 @@ package interp
 
 import (
 	"errors"
-	"go/token"
 	"go/types"
 	"sync"
 
@@ -34,15 +33,6 @@ import (
 // the units the model counts for it at the profiled np and arguments
 // (a reference interpretation, made once per program and profile): what
 // the timing pass measured is spread over the work the model sees.
-
-// unitNest is a loop whose work is counted in units.
-type unitNest struct {
-	node      *model.Node
-	fn        *ssa.Function
-	innermost []*model.Node
-	copies    map[*model.Node][][]ssa.Value // per innermost loop: per copy call, its slices' bounds (hi, lo or nil)
-	entries   []ssa.Instruction             // the jumps or guards into its header from outside
-}
 
 // unitTime is the time of a unit of a loop: total ps over units.
 type unitTime struct{ total, units int64 }
@@ -123,147 +113,28 @@ type unitFrag struct {
 	minUnits     int64
 }
 
-// unitNestOf returns loop n of fn as a nest counted in units, or nil when
-// the model cannot run its skeleton.
-func (c *compiler) unitNestOf(fn *ssa.Function, n *model.Node) *unitNest {
-	rep := c.w.prog.Report
-	if !rep.Sealed[n] {
-		return nil
-	}
-	u := &unitNest{node: n, fn: fn}
-	loops := []*model.Node{}
-	model.Walk(n, func(x *model.Node) bool {
-		if x.Kind == model.KindLoop {
-			loops = append(loops, x)
-		}
-		return true
-	})
-	tests := map[*ssa.If]bool{}
-	phis := map[*ssa.Phi]bool{}
-	inner := map[int]bool{} // blocks of the innermost loops
-	for _, x := range loops {
-		ind := rep.Counted[x]
-		iff := reduce.LoopTest(fn, x)
-		if ind == nil || iff == nil || !c.computed(iff.Cond) || model.OpaqueCond(x) {
-			return nil
-		}
-		tests[iff] = true
-		for _, g := range reduce.LoopGuards(fn, x, ind) {
-			if !c.computed(g.Cond) {
-				return nil
-			}
-			tests[g] = true
-		}
-		phis[ind.Phi] = true
-		innermost := true
-		if x != n {
-			model.Walk(x.Loop.Body, func(y *model.Node) bool {
-				if y.Kind == model.KindLoop {
-					innermost = false
-				}
-				return innermost
-			})
-		} else {
-			innermost = false
-		}
-		if innermost {
-			u.innermost = append(u.innermost, x)
-			xb := rep.LoopBlocks(x)
-			for b := range xb {
-				inner[b] = true
-			}
-			// What copy moves per iteration must be known on entry.
-			for b := range xb {
-				for _, instr := range fn.Blocks[b].Instrs {
-					call, ok := instr.(*ssa.Call)
-					if !ok {
-						continue
-					}
-					if bi, ok := call.Call.Value.(*ssa.Builtin); !ok || bi.Name() != "copy" {
-						continue
-					}
-					var bounds []ssa.Value
-					for _, arg := range call.Call.Args {
-						sl, ok := arg.(*ssa.Slice)
-						if !ok || sl.High == nil || !invariant(c, sl.High, xb) || (sl.Low != nil && !invariant(c, sl.Low, xb)) {
-							return nil
-						}
-						bounds = append(bounds, sl.High, sl.Low)
-					}
-					if u.copies == nil {
-						u.copies = map[*model.Node][][]ssa.Value{}
-					}
-					u.copies[x] = append(u.copies[x], bounds)
-				}
-			}
-		}
-	}
-	if len(u.innermost) == 0 {
-		return nil
-	}
-	header := rep.Counted[n].Phi.Block()
-	blocks := rep.LoopBlocks(n)
-	for b := range blocks {
-		if inner[b] {
-			continue
-		}
-		for _, instr := range fn.Blocks[b].Instrs {
-			switch in := instr.(type) {
-			case *ssa.If:
-				if !tests[in] {
-					return nil // a branch the skeleton would not follow
-				}
-			case *ssa.Phi:
-				if c.keep[in] && !phis[in] {
-					return nil // a value merged from branches
-				}
-			case *ssa.Call:
-				if c.keep[in] {
-					if f := in.Call.StaticCallee(); (f != nil && c.models[f] != nil) || !c.quietCall(in) {
-						return nil // its work is the loop's: it must not run
-					}
-				}
-			case *ssa.Go, *ssa.Defer, *ssa.Panic, *ssa.Store, *ssa.MapUpdate, *ssa.Send:
-				if c.keep[in] {
-					return nil
-				}
-			}
-		}
-	}
-	for _, p := range header.Preds {
-		if blocks[p.Index] {
-			continue
-		}
-		// The jump into the loop, or the guard that decides whether it
-		// runs (reached on every execution of the loop statement, as the
-		// timing pass counts them).
-		u.entries = append(u.entries, p.Instrs[len(p.Instrs)-1])
-	}
-	return u
-}
-
 // planUnits plans a nest counted in units: its entries are counted on f,
 // its innermost loops collapsed, each unit costing ut.total/ut.units.
-func (w *World) planUnits(c *compiler, u *unitNest, f *fragment, ut unitTime) {
+func (w *World) planUnits(c *compiler, u *reduce.Loop, f *fragment, ut unitTime) {
 	entry := &fragment{index: f.index, node: f.node, kind: f.kind, pos: f.pos}
 	units := &fragment{index: f.index, node: f.node, kind: f.kind, pos: f.pos, units: true}
-	for _, e := range u.entries {
+	for _, e := range u.Units.Entries {
 		c.charges[e] = append(c.charges[e], entry)
 	}
-	cf := c.fn(u.fn)
-	rep := w.prog.Report
+	cf := c.fn(u.Fn)
+	plan := w.prog.Report.Plan
 	per := (ut.total + ut.units/2) / ut.units // for loops that end up iterated
 	// The outermost loops below the nest's head whose units are known on
 	// entry are collapsed; the others run, and so on down.
-	var plan func(x *model.Node)
-	plan = func(x *model.Node) {
+	var visit func(x *model.Node)
+	visit = func(x *model.Node) {
 		for _, y := range model.ChildLoops(x) {
-			blocks := rep.LoopBlocks(y)
-			if count, ok := c.unitsOnEntry(cf, u, y, blocks); ok {
-				w.planLoop(c, u.fn, y, units, &estimator.LoopStats{Node: y.ID, PerIterPS: per})
-				lp := c.loopHeads[rep.Counted[y].Phi.Block()]
-				if lp == nil {
-					lp = c.loopHeads[loopHeader(u.fn, y)]
+			yl := plan.Loop(y)
+			if count, ok := c.unitsOnEntry(cf, u.Units, yl, yl.Blocks); ok {
+				w.planLoop(c, yl, units, &estimator.LoopStats{Node: y.ID, PerIterPS: per})
+				lp := c.loopHeads[yl.Header]
+				if lp == nil && yl.Test != nil {
+					lp = c.loopHeads[yl.Test.Block()]
 				}
 				if lp != nil {
 					lp.unit, lp.count = ut, count
@@ -272,10 +143,10 @@ func (w *World) planUnits(c *compiler, u *unitNest, f *fragment, ut unitTime) {
 			}
 			// Iterated: its inner loops are planned (an innermost loop
 			// iterated is charged a unit's time per iteration).
-			plan(y)
+			visit(y)
 		}
 	}
-	plan(u.node)
+	visit(u.Node)
 	w.unitFrags = append(w.unitFrags, unitFrag{entry: entry, units: units})
 }
 
@@ -283,17 +154,17 @@ func (w *World) planUnits(c *compiler, u *unitNest, f *fragment, ut unitTime) {
 // units all its runs will count — its innermost iterations and the
 // elements their copies move — when every trip count and length they
 // depend on is known then (does not change inside rel, y's blocks).
-func (c *compiler) unitsOnEntry(cf *function, u *unitNest, y *model.Node, rel map[int]bool) (func(p *proc, fr *frame) int64, bool) {
-	trips, ok := c.tripsOnEntry(cf, u.fn, y, rel)
+func (c *compiler) unitsOnEntry(cf *function, u *reduce.UnitNest, y *reduce.Loop, rel map[int]bool) (func(p *proc, fr *frame) int64, bool) {
+	trips, ok := c.tripsOnEntry(cf, y, rel)
 	if !ok {
 		return nil, false
 	}
-	kids := model.ChildLoops(y)
+	kids := model.ChildLoops(y.Node)
 	if len(kids) == 0 {
 		// An innermost loop: an iteration is a unit, plus what its
 		// copies move.
 		var moved []func(p *proc, fr *frame) (int64, bool)
-		for _, bounds := range u.copies[y] {
+		for _, bounds := range u.Copies[y.Node] {
 			var sides [2]func(p *proc, fr *frame) (int64, bool)
 			for i := 0; i < len(bounds); i += 2 {
 				hi, ok := c.valueOnEntry(cf, bounds[i], rel)
@@ -333,7 +204,7 @@ func (c *compiler) unitsOnEntry(cf *function, u *unitNest, y *model.Node, rel ma
 	}
 	var inner []func(p *proc, fr *frame) int64
 	for _, k := range kids {
-		f, ok := c.unitsOnEntry(cf, u, k, rel)
+		f, ok := c.unitsOnEntry(cf, u, c.w.prog.Report.Plan.Loop(k), rel)
 		if !ok {
 			return nil, false
 		}
@@ -356,8 +227,8 @@ func (c *compiler) unitsOnEntry(cf *function, u *unitNest, y *model.Node, rel ma
 // values known before it runs (invariant in rel). A loop tested at the
 // bottom behind a guard (Go's range over an int) runs as a loop tested at
 // the top would.
-func (c *compiler) tripsOnEntry(cf *function, fn *ssa.Function, y *model.Node, rel map[int]bool) (func(p *proc, fr *frame) int64, bool) {
-	ind := c.w.prog.Report.Counted[y]
+func (c *compiler) tripsOnEntry(cf *function, y *reduce.Loop, rel map[int]bool) (func(p *proc, fr *frame) int64, bool) {
+	ind := y.Ind
 	if ind == nil {
 		return nil, false
 	}
@@ -366,7 +237,7 @@ func (c *compiler) tripsOnEntry(cf *function, fn *ssa.Function, y *model.Node, r
 	if !ok1 || !ok2 {
 		return nil, false
 	}
-	guarded := len(reduce.LoopGuards(fn, y, ind)) > 0
+	guarded := len(y.Guards) > 0
 	return func(p *proc, fr *frame) int64 {
 		i, _ := init(p, fr)
 		b, _ := bound(p, fr)
@@ -406,7 +277,7 @@ func (c *compiler) valueOnEntry(cf *function, v ssa.Value, rel map[int]bool) (fu
 			}
 		}
 	}
-	if !invariant(c, v, rel) {
+	if !c.w.prog.Report.Plan.Invariant(v, rel) {
 		return nil, false
 	}
 	prep := c.entryOps(cf, rel, v)
@@ -419,40 +290,6 @@ func (c *compiler) valueOnEntry(cf *function, v ssa.Value, rel map[int]bool) (fu
 		}
 		return op.get(fr).I, true
 	}, true
-}
-
-// invariant reports whether v is computed, before the loop of blocks or
-// in it from values that do not change in it (no φ of the loop, no call
-// but len and cap), so that computing it on entry gives every iteration's
-// value. The loop is sealed: nothing kept in it writes memory.
-func invariant(c *compiler, v ssa.Value, blocks map[int]bool) bool {
-	instr, ok := v.(ssa.Instruction)
-	if !ok || instr.Block() == nil || !blocks[instr.Block().Index] {
-		return !ok || c.computed(v)
-	}
-	if !c.computed(v) {
-		return false
-	}
-	switch in := v.(type) {
-	case *ssa.BinOp, *ssa.Convert, *ssa.ChangeType, *ssa.Field, *ssa.FieldAddr, *ssa.IndexAddr, *ssa.Index, *ssa.Extract:
-	case *ssa.UnOp:
-		if in.Op == token.ARROW {
-			return false
-		}
-	case *ssa.Call:
-		if b, ok := in.Call.Value.(*ssa.Builtin); !ok || (b.Name() != "len" && b.Name() != "cap") {
-			return false
-		}
-	default:
-		return false
-	}
-	var rands []*ssa.Value
-	for _, r := range instr.Operands(rands) {
-		if *r != nil && !invariant(c, *r, blocks) {
-			return false
-		}
-	}
-	return true
 }
 
 // A straight-line segment that allocates problem-sized slices costs, at
@@ -488,7 +325,7 @@ func (w *World) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node, f *
 		if !ok || !c.keep[ms] {
 			continue
 		}
-		if !invariant(c, ms.Len, blocks) {
+		if !c.w.prog.Report.Plan.Invariant(ms.Len, blocks) {
 			return
 		}
 		lens = append(lens, ms.Len)

@@ -16,7 +16,7 @@ func unitsProfile(t *testing.T, p *Program, args []string, mean int64) *estimato
 	line := map[string]int{"pack": 24, "copy": 38}[args[1]]
 	for _, f := range p.Model.Functions {
 		model.Walk(f.Tree, func(n *model.Node) bool {
-			if n.Kind != model.KindLoop || !p.Report.Sealed[n] || n.Pos.Start.Line > line+1 || n.Pos.End.Line < line+2 {
+			if n.Kind != model.KindLoop || !p.Report.Plan.Loop(n).Sealed || n.Pos.Start.Line > line+1 || n.Pos.End.Line < line+2 {
 				return true
 			}
 			pf.Fragments = append(pf.Fragments, estimator.FragmentStats{Node: n.ID, Kind: estimator.FragLoop, Pos: n.Pos.String(), Executions: 2, MeanPS: mean})

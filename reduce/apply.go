@@ -14,10 +14,10 @@ import (
 
 // apply writes the results of the analysis into prog and returns the report.
 func (a *analysis) apply(prog *model.Program) *Report {
-	rep := &Report{Exact: a.opts.Exact, Package: prog.Package, ShapeOnly: map[ssa.Value]bool{}, Counted: a.counted, Sealed: map[*model.Node]bool{},
-		NestInner: map[*model.Node]*Induction{}}
+	rep := &Report{Exact: a.opts.Exact, Package: prog.Package, ShapeOnly: map[ssa.Value]bool{}}
+	sealed := map[*model.Node]bool{}
 	for _, s := range a.sealedLoops {
-		rep.Sealed[s.node] = true
+		sealed[s.node] = true
 	}
 	comm := a.communicates(prog)
 	for _, f := range prog.Functions {
@@ -139,18 +139,11 @@ func (a *analysis) apply(prog *model.Program) *Report {
 				n := loops[i]
 				n.Loop.Trip = a.tripCount(fn, n, comm)
 				n.Loop.Trip.Nest = a.nestFormula(n)
-				n.Loop.Trip.Sealed = rep.Sealed[n]
-				if in := model.InnerLoop(n); in != nil && a.counted[in] != nil && a.counted[n] != nil {
-					ii := a.counted[in]
-					blocks := rep.LoopBlocks(n)
-					if !a.varies(ii.Init, blocks) && !a.varies(ii.Bound, blocks) {
-						rep.NestInner[n] = ii
-					}
-				}
+				n.Loop.Trip.Sealed = sealed[n]
 			}
 			for _, n := range loops {
 				t := n.Loop.Trip
-				fr.Loops = append(fr.Loops, LoopReport{Where: n.Pos.String(), Form: string(n.Loop.Form),
+				fr.Loops = append(fr.Loops, LoopReport{node: n, Where: n.Pos.String(), Form: string(n.Loop.Form),
 					Formula: t.Formula, Nest: t.Nest, Opaque: t.Opaque, Candidate: t.Candidate, Sealed: t.Sealed, Reason: t.Reason})
 			}
 		}

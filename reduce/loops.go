@@ -210,6 +210,31 @@ func (a *analysis) loopFormula(fn *ssa.Function, n *model.Node) (formula, opaque
 	if why := a.opaque[iff.Cond]; why != "" {
 		return "", why, nil
 	}
+	return a.inductionAt(fn, n, iff, negated)
+}
+
+// counter returns the induction of loop n of fn in the program itself,
+// also when the model does not compute its test (an opaque bound): the
+// program knows its trip count before the loop runs.
+func (a *analysis) counter(fn *ssa.Function, n *model.Node) *Induction {
+	if n.Loop.Range == "map" || n.Loop.Range == "chan" || n.Loop.Range == "func" {
+		return nil
+	}
+	cond, negated := n.Cond, false
+	for cond != nil && cond.Kind == model.KindNot {
+		cond, negated = cond.Children[0], !negated
+	}
+	if cond == nil || cond.Kind != model.KindTest {
+		return nil
+	}
+	iff := fn.Blocks[*cond.Block].Instrs[len(fn.Blocks[*cond.Block].Instrs)-1].(*ssa.If)
+	_, _, ind := a.inductionAt(fn, n, iff, negated)
+	return ind
+}
+
+// inductionAt finds the induction of loop n whose test is iff (of the
+// loop's condition, negated when negated) and its trip-count formula.
+func (a *analysis) inductionAt(fn *ssa.Function, n *model.Node, iff *ssa.If, negated bool) (formula, opaque string, ind *Induction) {
 	bin, ok := iff.Cond.(*ssa.BinOp)
 	if !ok {
 		return "", "", nil

@@ -106,7 +106,10 @@ func Reduce(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Function]*
 		a.taintPass()
 	}
 	a.control(prog)
-	return a.apply(prog), nil
+	rep := a.apply(prog)
+	rep.Plan = a.buildPlan(prog)
+	rep.addVerdicts()
+	return rep, nil
 }
 
 // linkCalls records, from the model's call leaves, which functions each

@@ -20,28 +20,11 @@ type Report struct {
 	Functions []FunctionReport `json:"functions"`
 
 	// For the interpreter, not written: the allocations kept as shapes
-	// (length and capacity, no elements) and the counted loops' induction.
-	ShapeOnly map[ssa.Value]bool         `json:"-"`
-	Counted   map[*model.Node]*Induction `json:"-"`
-	// Sealed loops: the interpreter must collapse them (their bodies'
-	// conditions are not kept).
-	Sealed map[*model.Node]bool `json:"-"`
-	// NestInner: for the head of a perfect nest, the inner loop's
-	// induction when its start and bound do not change in the outer loop
-	// (computed from invariants by arithmetic, conversions, len/cap,
-	// field reads and loads of memory the nest does not write), so its
-	// count is known on entry.
-	NestInner map[*model.Node]*Induction `json:"-"`
-}
-
-// LoopBlocks returns the SSA blocks of loop n: the natural loop of its
-// induction's header when it is counted (the model's leaves miss blocks
-// that hold only a jump), else the blocks its leaves and tests cover.
-func (r *Report) LoopBlocks(n *model.Node) map[int]bool {
-	if ind := r.Counted[n]; ind != nil {
-		return NaturalLoop(ind.Phi.Block(), model.Blocks(n))
-	}
-	return model.Blocks(n)
+	// (length and capacity, no elements).
+	ShapeOnly map[ssa.Value]bool `json:"-"`
+	// Plan is the loop plan, which the timing pass and the interpreter
+	// follow (plan.go); its verdicts are written in Functions' loops.
+	Plan *Plan `json:"-"`
 }
 
 // Induction describes a counted loop: its test compares Phi (stepped by
@@ -89,6 +72,26 @@ type LoopReport struct {
 	Candidate bool   `json:"candidate"`
 	Sealed    bool   `json:"sealed,omitempty"`
 	Reason    string `json:"reason,omitempty"`
+	// Verdict and Why are the loop plan's: how the interpreter runs the
+	// loop when the timing pass times it whole; Measure what the timing
+	// pass measures for it.
+	Verdict Verdict `json:"verdict"`
+	Why     string  `json:"why"`
+	Measure string  `json:"measure"`
+
+	node *model.Node
+}
+
+// addVerdicts writes the loop plan's verdicts into the loops' reports.
+func (r *Report) addVerdicts() {
+	for i := range r.Functions {
+		for j := range r.Functions[i].Loops {
+			lr := &r.Functions[i].Loops[j]
+			if l := r.Plan.Loop(lr.node); l != nil {
+				lr.Verdict, lr.Why, lr.Measure = l.Verdict, l.Why, l.Measure
+			}
+		}
+	}
 }
 
 // Totals sums instructions over functions.
@@ -155,6 +158,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			}
 			if !l.Candidate && l.Reason != "" {
 				fmt.Fprintf(&b, "    %s\n", l.Reason)
+			}
+			if l.Verdict != "" {
+				fmt.Fprintf(&b, "    plan: %s: %s\n    timing pass: %s\n", l.Verdict, l.Why, l.Measure)
 			}
 		}
 	}

@@ -101,8 +101,10 @@ var size = flag.Int("n", 100, "problem size")
 func TestSealed(t *testing.T) {
 	prog, rep := reduceSource(t, sealSrc, "main", Options{})
 	sealed := map[string]bool{}
-	for n := range rep.Sealed {
-		sealed[n.Pos.String()] = true
+	for _, l := range rep.Plan.Loops {
+		if l.Sealed {
+			sealed[l.Node.Pos.String()] = true
+		}
 	}
 	loops := map[string]*model.Node{}
 	for _, f := range prog.Functions {
@@ -130,8 +132,8 @@ func TestSealed(t *testing.T) {
 			t.Errorf("unexpected loop %s", key)
 			continue
 		}
-		if got := n.Loop.Trip.Sealed; got != w || rep.Sealed[n] != w {
-			t.Errorf("%s: sealed %v (report %v), want %v", key, got, rep.Sealed[n], w)
+		if got := n.Loop.Trip.Sealed; got != w || rep.Plan.Loop(n).Sealed != w {
+			t.Errorf("%s: sealed %v (plan %v), want %v", key, got, rep.Plan.Loop(n).Sealed, w)
 		}
 	}
 	if len(loops) != 9 {
@@ -172,8 +174,9 @@ func TestSealed(t *testing.T) {
 	// change in the nest: the interpreter may compute it on entry, so it
 	// is kept.
 	found := false
-	for n, in := range rep.NestInner {
-		if n.Pos.String() != "main.go:63-67" {
+	for _, l := range rep.Plan.Loops {
+		in := l.Inner
+		if l.Node.Pos.String() != "main.go:63-67" || in == nil {
 			continue
 		}
 		found = true
@@ -187,13 +190,15 @@ func TestSealed(t *testing.T) {
 		}
 	}
 	if !found {
-		t.Errorf("rect: the nest's inner count is not known on entry (NestInner)")
+		t.Errorf("rect: the nest's inner count is not known on entry (plan: Inner)")
 	}
 
 	// --exact seals nothing.
 	_, rep = reduceSource(t, sealSrc, "main", Options{Exact: true})
-	if len(rep.Sealed) != 0 {
-		t.Errorf("exact: %d sealed loops, want none", len(rep.Sealed))
+	for _, l := range rep.Plan.Loops {
+		if l.Sealed {
+			t.Errorf("exact: %s sealed, want no sealed loop", l.Node.Pos)
+		}
 	}
 }
 

@@ -1,0 +1,465 @@
+// This file defines the loop plan: per loop of the model, the facts that the
+// timing pass and the interpreter both read (its blocks, induction, trip
+// formula, where an iteration starts) and the verdict, with its reason, on
+// how the interpreter runs it when the timing pass times it whole.
+
+package reduce
+
+import (
+	"go/token"
+	"maps"
+	"slices"
+
+	"github.com/predict-tools/predict/model"
+	"golang.org/x/tools/go/ssa"
+)
+
+// Verdict is how the interpreter runs a loop that the timing pass times
+// whole.
+type Verdict string
+
+const (
+	// Collapse: its trip count is known on entry (computed, replayed or
+	// until a moment of modeled time) and nothing after it needs what it
+	// computes: its time is charged at once.
+	Collapse Verdict = "collapse"
+	// Iterate: it runs iteration by iteration, each charged the measured
+	// time of an iteration.
+	Iterate Verdict = "iterate"
+	// Units: a sealed nest whose skeleton the model can run: its outer
+	// levels run, its innermost loops are collapsed, each charged its
+	// iterations (and the elements its copies move) × the time of a unit.
+	Units Verdict = "units"
+)
+
+// TripSource says where the trip count of a collapsed loop comes from.
+type TripSource string
+
+const (
+	TripsCounted  TripSource = "counted"  // its induction, on entry
+	TripsClock    TripSource = "clock"    // it runs until a moment of modeled time
+	TripsReplayed TripSource = "replayed" // the timing pass records them per rank
+	TripsNone     TripSource = ""         // none: its condition is not a single test
+)
+
+// Loop is the plan of one loop of the model.
+type Loop struct {
+	Node *model.Node
+	Fn   *ssa.Function
+	// Header is the block of the loop's test, or of its induction's φ
+	// when it is counted; nil when its condition is not a single test.
+	Header *ssa.BasicBlock
+	// Blocks are the natural loop of Header (the model's leaves miss
+	// blocks that hold only a jump), or the blocks its leaves cover.
+	Blocks map[int]bool
+	// Test is the branch of its condition (nil when not a single test);
+	// Guards are the branches deciding whether it runs at all (a loop
+	// tested at the bottom is preceded by one).
+	Test   *ssa.If
+	Guards []*ssa.If
+	// Ind is its induction when it is counted (also without a formula),
+	// Trips the trip-count formula, Work the runs of its innermost body
+	// per entry for a perfect nest.
+	Ind *Induction
+	// Counter is its induction in the program itself, also when the
+	// model does not compute its bound (opaque): the timing pass can
+	// compute its trips before it runs.
+	Counter *Induction
+	Trips   string
+	Work    string
+	// Inner, for the head of a perfect nest, is the inner loop's
+	// induction when its start and bound do not change in this loop: its
+	// count is known on entry.
+	Inner *Induction
+	// Clock is set for a loop that runs until a moment of modeled time
+	// ("for Wtime() < end").
+	Clock *Clock
+	// Sealed: nothing is kept inside it but its loops' tests; the
+	// interpreter must collapse it or run it as units.
+	Sealed bool
+	// Exit and ExitFrom are its only exit edge, when it has one (nil when
+	// it is left from several places or never).
+	Exit, ExitFrom *ssa.BasicBlock
+	// RunHeader: its bound is computed in its header, whose kept
+	// instructions run first when it is collapsed.
+	RunHeader bool
+	// IterStart is where an iteration starts: the header's first
+	// instruction when the test is at the bottom, else that of the
+	// header's successor inside the loop (nil when it has no header).
+	IterStart ssa.Instruction
+	// Source is where a collapsed loop's trips come from; Verdict and
+	// Why say how the interpreter runs it when timed whole. Collapse
+	// with TripsReplayed holds only when the profile recorded its trip
+	// counts per rank.
+	Source  TripSource
+	Verdict Verdict
+	Why     string
+	// Units is set when the nest can be counted in units.
+	Units *UnitNest
+	// Measure says what the timing pass measures for it.
+	Measure string
+}
+
+// Clock is the test of a loop that runs until a moment of modeled time:
+// it goes on while Wtime() Op Bound.
+type Clock struct {
+	Op    token.Token
+	Bound ssa.Value
+}
+
+// UnitNest is a sealed loop nest counted in units: its innermost loops,
+// the bounds of the slices each one's copies move (per copy call: hi, lo
+// or nil for each of its two arguments), and the jumps or guards into its
+// header from outside (reached once per execution of the loop statement).
+type UnitNest struct {
+	Innermost []*model.Node
+	Copies    map[*model.Node][][]ssa.Value
+	Entries   []ssa.Instruction
+}
+
+// Plan is the loop plan of a reduced program, with the kept instructions
+// and the functions without kept effects that the verdicts rest on.
+type Plan struct {
+	Loops    []*Loop // by function, then position
+	byNode   map[*model.Node]*Loop
+	keep     map[ssa.Instruction]bool
+	quiet    map[*ssa.Function]bool
+	models   map[*ssa.Function]*model.Function
+	naturals map[*ssa.BasicBlock]map[int]bool
+}
+
+// Loop returns the plan of loop node n, or nil.
+func (p *Plan) Loop(n *model.Node) *Loop { return p.byNode[n] }
+
+// Kept returns the instructions the reduced model keeps (read only).
+func (p *Plan) Kept() map[ssa.Instruction]bool { return p.keep }
+
+// Computed reports whether the reduced model computes v.
+func (p *Plan) Computed(v ssa.Value) bool {
+	if instr, ok := v.(ssa.Instruction); ok {
+		return p.keep[instr]
+	}
+	return true
+}
+
+// buildPlan makes the loop plan of prog, once the reduction is written
+// into it (the leaves' kept instructions).
+func (a *analysis) buildPlan(prog *model.Program) *Plan {
+	p := &Plan{byNode: map[*model.Node]*Loop{}, keep: map[ssa.Instruction]bool{}, models: map[*ssa.Function]*model.Function{},
+		naturals: map[*ssa.BasicBlock]map[int]bool{}}
+	sealed := map[*model.Node]bool{}
+	for _, s := range a.sealedLoops {
+		sealed[s.node] = true
+	}
+	for _, f := range prog.Functions {
+		fn := a.ssaOf[f]
+		p.models[fn] = f
+		for _, tree := range []*model.Node{f.Tree, f.Recover} {
+			model.Walk(tree, func(n *model.Node) bool {
+				if n.Leaf != nil {
+					for _, k := range n.Leaf.Keep {
+						p.keep[fn.Blocks[n.Leaf.Block].Instrs[n.Leaf.First+k]] = true
+					}
+				}
+				return true
+			})
+		}
+	}
+	p.quiet = p.quietFuncs()
+	for _, f := range prog.Functions {
+		fn := a.ssaOf[f]
+		for _, tree := range []*model.Node{f.Tree, f.Recover} {
+			model.Walk(tree, func(n *model.Node) bool {
+				if n.Kind == model.KindLoop {
+					l := a.planLoop(p, fn, n, sealed[n])
+					p.Loops = append(p.Loops, l)
+					p.byNode[n] = l
+				}
+				return true
+			})
+		}
+	}
+	for _, l := range p.Loops {
+		l.Units = p.unitNest(l)
+		if l.Units != nil {
+			l.Verdict, l.Why = Units, "a sealed nest the model runs as a skeleton: its innermost iterations are counted"
+		}
+	}
+	return p
+}
+
+// planLoop makes the plan of loop n of fn.
+func (a *analysis) planLoop(p *Plan, fn *ssa.Function, n *model.Node, sealed bool) *Loop {
+	l := &Loop{Node: n, Fn: fn, Blocks: model.Blocks(n), Ind: a.counted[n], Counter: a.counted[n], Test: LoopTest(fn, n), Sealed: sealed}
+	if l.Counter == nil {
+		l.Counter = a.counter(fn, n)
+	}
+	if t := n.Loop.Trip; t != nil {
+		l.Trips, l.Work = t.Formula, t.Nest
+	}
+	if l.Test != nil {
+		l.Header = l.Test.Block()
+	}
+	if l.Ind != nil {
+		l.Header = l.Ind.Phi.Block()
+	}
+	if l.Header != nil {
+		l.Blocks = NaturalLoop(l.Header, l.Blocks)
+		l.Clock = clockTest(l.Header, l.Blocks)
+		l.IterStart = iterStart(n, l.Header, l.Blocks)
+	}
+	l.Guards = LoopGuards(fn, n, l.Ind)
+	if in := model.InnerLoop(n); in != nil && a.counted[in] != nil && l.Ind != nil {
+		if ii := a.counted[in]; !a.varies(ii.Init, l.Blocks) && !a.varies(ii.Bound, l.Blocks) {
+			l.Inner = ii
+		}
+	}
+	l.Verdict, l.Why = p.verdict(l)
+	if t := n.Loop.Trip; t != nil && l.Verdict == Iterate {
+		// Not timed whole at all: say why first.
+		switch {
+		case t.Communicates != "":
+			l.Why = t.Communicates
+		case t.Replays != "":
+			l.Why = t.Replays
+		}
+	}
+	l.Measure = measure(l)
+	return l
+}
+
+// verdict decides whether loop l, timed whole, may be collapsed: its trip
+// count known on entry, left only by its test, and no value or effect it
+// computes needed after it.
+func (p *Plan) verdict(l *Loop) (Verdict, string) {
+	fn := l.Fn
+	switch {
+	case l.Header == nil:
+		return Iterate, "no trip count: neither a counted loop nor one replayed from the profile"
+	case l.Ind != nil:
+		l.Source = TripsCounted
+	case l.Clock != nil:
+		l.Source = TripsClock
+	default:
+		l.Source = TripsReplayed
+	}
+	for _, b := range slices.Sorted(maps.Keys(l.Blocks)) {
+		for _, s := range fn.Blocks[b].Succs {
+			if l.Blocks[s.Index] {
+				continue
+			}
+			if l.Exit != nil && (l.Exit != s || l.ExitFrom != fn.Blocks[b]) {
+				l.Exit, l.ExitFrom = nil, nil
+				return Iterate, "it is left from several places"
+			}
+			l.Exit, l.ExitFrom = s, fn.Blocks[b]
+		}
+	}
+	if l.Exit == nil {
+		return Iterate, "it is never left by its test"
+	}
+	if ind := l.Ind; ind != nil {
+		// The bound must be known on entry: computed before the loop
+		// or in its header.
+		if bi, ok := ind.Bound.(ssa.Instruction); ok && bi.Block() != nil && l.Blocks[bi.Block().Index] {
+			l.RunHeader = true
+			if bi.Block() != l.Header || l.ExitFrom != l.Header || !p.pureBlock(l.Header) {
+				return Iterate, "its bound is computed inside it"
+			}
+		}
+		if ii, ok := ind.Init.(ssa.Instruction); ok && ii.Block() != nil && l.Blocks[ii.Block().Index] {
+			return Iterate, "its start is computed inside it"
+		}
+	}
+	for _, b := range slices.Sorted(maps.Keys(l.Blocks)) {
+		blk := fn.Blocks[b]
+		for _, instr := range blk.Instrs {
+			if !p.keep[instr] {
+				continue
+			}
+			if call, ok := instr.(*ssa.Call); ok && p.QuietCall(call) {
+				instr = nil // no effect the model keeps
+			}
+			switch instr.(type) {
+			case *ssa.Store, *ssa.Call, *ssa.Defer, *ssa.Go, *ssa.Return, *ssa.Panic, *ssa.Send, *ssa.MapUpdate:
+				return Iterate, "it has effects the model keeps"
+			}
+			v, ok := instr.(ssa.Value)
+			if instr == nil {
+				v, ok = blk.Instrs[0].(ssa.Value), false
+			}
+			if !ok || (l.Ind != nil && v == ssa.Value(l.Ind.Phi)) {
+				continue
+			}
+			for _, ref := range *v.Referrers() {
+				if ref.Block() != nil && !l.Blocks[ref.Block().Index] && p.keep[ref] {
+					return Iterate, "a value it computes is used after it"
+				}
+			}
+		}
+	}
+	if l.Clock != nil && l.ExitFrom != l.Header {
+		return Iterate, "it runs until a moment of modeled time but is not left from its test"
+	}
+	switch l.Source {
+	case TripsCounted:
+		return Collapse, "counted: its trip count is computed on entry"
+	case TripsClock:
+		return Collapse, "it runs until a moment of modeled time"
+	}
+	return Collapse, "its trip counts are replayed from the profile, per rank"
+}
+
+// measure says what the timing pass measures for loop l.
+func measure(l *Loop) string {
+	t := l.Node.Loop.Trip
+	switch {
+	case t != nil && t.Communicates != "":
+		return "its parts: it communicates, so it is not timed whole"
+	case t != nil && t.Replays != "":
+		return "its parts and its opaque decisions: " + t.Replays
+	case l.Units != nil:
+		return "its time per entry, spread over the innermost iterations the model counts"
+	case l.Ind != nil && l.Trips != "":
+		return "its time per entry and per iteration; its trips are computed before it runs"
+	}
+	return "its time per entry and per iteration, and its trip counts per rank"
+}
+
+// iterStart returns the instruction where an iteration of loop n starts:
+// the header's first when its test is at the bottom (the header runs once
+// per iteration), else the first of the header's successor in the loop.
+func iterStart(n *model.Node, header *ssa.BasicBlock, blocks map[int]bool) ssa.Instruction {
+	if n.Loop != nil && n.Loop.TestAtBottom {
+		return firstNonPhi(header, 0)
+	}
+	for _, s := range header.Succs {
+		if blocks[s.Index] && s != header {
+			return firstNonPhi(s, 0)
+		}
+	}
+	return nil
+}
+
+// firstNonPhi returns the first instruction of b from index from on that
+// is not a φ, or nil.
+func firstNonPhi(b *ssa.BasicBlock, from int) ssa.Instruction {
+	for i := from; i < len(b.Instrs); i++ {
+		if _, ok := b.Instrs[i].(*ssa.Phi); !ok {
+			return b.Instrs[i]
+		}
+	}
+	return nil
+}
+
+// clockTest returns the header's test as a Clock when it compares
+// commlib.Wtime() with a value computed before the loop and the loop goes
+// on on its true edge.
+func clockTest(header *ssa.BasicBlock, blocks map[int]bool) *Clock {
+	iff, ok := header.Instrs[len(header.Instrs)-1].(*ssa.If)
+	if !ok {
+		return nil
+	}
+	bin, ok := iff.Cond.(*ssa.BinOp)
+	if !ok {
+		return nil
+	}
+	switch bin.Op {
+	case token.LSS, token.LEQ, token.GTR, token.GEQ:
+	default:
+		return nil
+	}
+	isWtime := func(v ssa.Value) bool {
+		call, ok := v.(*ssa.Call)
+		if !ok {
+			return false
+		}
+		f := call.Call.StaticCallee()
+		return f != nil && isCommlib(f) && opName(f) == "Wtime"
+	}
+	outside := func(v ssa.Value) bool {
+		i, ok := v.(ssa.Instruction)
+		return !ok || i.Block() == nil || !blocks[i.Block().Index]
+	}
+	if !blocks[header.Succs[0].Index] {
+		return nil
+	}
+	switch {
+	case isWtime(bin.X) && outside(bin.Y):
+		return &Clock{Op: bin.Op, Bound: bin.Y}
+	case isWtime(bin.Y) && outside(bin.X):
+		return &Clock{Op: Mirror(bin.Op), Bound: bin.X}
+	}
+	return nil
+}
+
+// pureBlock reports whether the kept instructions of b are values without
+// calls or effects (the header of a collapsed loop runs them).
+func (p *Plan) pureBlock(b *ssa.BasicBlock) bool {
+	for _, instr := range b.Instrs {
+		if !p.keep[instr] {
+			continue
+		}
+		switch in := instr.(type) {
+		case *ssa.Call:
+			if !PureBuiltin(in) {
+				return false
+			}
+		case *ssa.Store, *ssa.Defer, *ssa.Go, *ssa.Panic, *ssa.Send, *ssa.MapUpdate, *ssa.RunDefers:
+			return false
+		}
+	}
+	return true
+}
+
+// PureBuiltin reports whether call is of a builtin without effects.
+func PureBuiltin(call *ssa.Call) bool {
+	b, ok := call.Call.Value.(*ssa.Builtin)
+	if !ok {
+		return false
+	}
+	switch b.Name() {
+	case "len", "cap", "min", "max":
+		return true
+	}
+	return false
+}
+
+// CFGLoop returns the blocks of the natural loop of header in the control
+// flow graph (header alone when no back edge reaches it).
+func (p *Plan) CFGLoop(header *ssa.BasicBlock) map[int]bool {
+	if l, ok := p.naturals[header]; ok {
+		return l
+	}
+	l := NaturalLoop(header, map[int]bool{header.Index: true})
+	p.naturals[header] = l
+	return l
+}
+
+// InnermostLoop returns the blocks of the innermost natural loop of the
+// control flow graph that holds b, and its header, or nil; loops of a
+// single block are skipped.
+func (p *Plan) InnermostLoop(b *ssa.BasicBlock) (map[int]bool, *ssa.BasicBlock) {
+	var best map[int]bool
+	var header *ssa.BasicBlock
+	for _, h := range b.Parent().Blocks {
+		if !h.Dominates(b) {
+			continue
+		}
+		back := false
+		for _, pr := range h.Preds {
+			if pr == h || h.Dominates(pr) {
+				back = true
+			}
+		}
+		if !back {
+			continue
+		}
+		// A block that loops on itself alone does not count: it is the
+		// header of a loop of one block, run whole when collapsed.
+		if loop := NaturalLoop(h, nil); loop[b.Index] && (best == nil || len(loop) < len(best)) {
+			best, header = loop, h
+		}
+	}
+	return best, header
+}
