@@ -28,7 +28,7 @@
 // runclock, which times the run from inside) and with them, runs both at
 // a given np with the program's arguments (alternately, Config.Repeat
 // times, keeping the fastest of each) and turns the raw measurements into
-// a [ProfileFile]: per
+// a [profile.File]: per
 // fragment the executions, mean, standard deviation, minimum and maximum
 // with the probe overhead compensated, and the error bound of the mean
 // |Δ| ≤ 3σ/√N (relative δ ≤ 3σ/(√N(t̄ − σ)), seed-003 §4.4); per loop the
