@@ -13,10 +13,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/machine"
 	"github.com/predict-tools/predict/model"
 	"github.com/predict-tools/predict/modelgen"
+	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/reduce"
 	"github.com/predict-tools/predict/trace"
 	"golang.org/x/tools/go/ssa"
@@ -31,7 +31,7 @@ type Program struct {
 	Report *reduce.Report
 
 	unitsMu sync.Mutex
-	units   map[*estimator.ProfileFile]*unitTimes // units.go
+	units   map[*profile.File]*unitTimes // units.go
 
 	memoryMu sync.Mutex
 	memory   map[memoryKey]*MemoryEstimate // memory.go
@@ -59,8 +59,8 @@ func Prepare(dir, pattern string) (*Program, error) {
 type Config struct {
 	NP      int
 	Machine *machine.Machine
-	Profile *estimator.ProfileFile // nil: compute costs nothing
-	Args    []string               // the program's arguments
+	Profile *profile.File // nil: compute costs nothing
+	Args    []string      // the program's arguments
 	// Trace, when set, receives the modeled trace's events, in the order
 	// the interpreter produces them (trace.Sort orders them).
 	Trace func(trace.Event)
@@ -110,7 +110,7 @@ type World struct {
 	decisions []*decision
 	loops     []*loopPlan
 	iterated  []*loopPlan // loops timed whole that run iteration by iteration
-	prof      *estimator.ProfileFile
+	prof      *profile.File
 	profNP    int
 
 	groups   []*group
@@ -166,8 +166,8 @@ type loopPlan struct {
 	init      operand
 	bound     operand
 	phiSlot   int
-	ranked    *estimator.LoopStats
-	byRank    map[int]*estimator.RankTrips
+	ranked    *profile.LoopStats
+	byRank    map[int]*profile.RankTrips
 	meanTrips int64
 	used      bool
 	// inner, for a nest timed per innermost iteration: the inner loop's
@@ -183,7 +183,7 @@ type loopPlan struct {
 	count func(p *proc, fr *frame) int64
 }
 
-func (lp *loopPlan) rankTrips(r int) *estimator.RankTrips {
+func (lp *loopPlan) rankTrips(r int) *profile.RankTrips {
 	lp.used = true
 	return lp.byRank[r]
 }
@@ -383,16 +383,16 @@ func (w *World) plan() error {
 	}
 	pf := w.prof
 	planned := map[string]bool{}
-	var loopStats map[string]*estimator.LoopStats
-	var decStats map[string]*estimator.DecisionStats
+	var loopStats map[string]*profile.LoopStats
+	var decStats map[string]*profile.DecisionStats
 	sameArgs := false // the profile counted the executions of a run like this one
 	if pf != nil {
-		loopStats = map[string]*estimator.LoopStats{}
+		loopStats = map[string]*profile.LoopStats{}
 		for i := range pf.Loops {
 			loopStats[pf.Loops[i].Node] = &pf.Loops[i]
 		}
 		sameArgs = slices.Equal(pf.Args, w.cfg.Args)
-		decStats = map[string]*estimator.DecisionStats{}
+		decStats = map[string]*profile.DecisionStats{}
 		for i := range pf.Decisions {
 			decStats[pf.Decisions[i].Node] = &pf.Decisions[i]
 		}
@@ -403,7 +403,7 @@ func (w *World) plan() error {
 				f.limit = runawayLimit(f.recorded, pf.NP, w.cfg.NP)
 			}
 			switch fs.Kind {
-			case estimator.FragSegment:
+			case profile.FragSegment:
 				n := leaves[fs.Node]
 				if n == nil {
 					continue
@@ -416,7 +416,7 @@ func (w *World) plan() error {
 				w.frags = append(w.frags, f)
 				c.charges[instr] = append(c.charges[instr], f)
 				w.planAllocUnits(c, fn, n, f)
-			case estimator.FragLoop:
+			case profile.FragLoop:
 				n := loopNodes[fs.Node]
 				ls := loopStats[fs.Node]
 				if n == nil || ls == nil {
@@ -475,7 +475,7 @@ func (w *World) plan() error {
 		}
 		f := &fragment{index: len(w.frags), node: id, kind: "compute", pos: n.Pos.String()}
 		w.frags = append(w.frags, f)
-		w.planLoop(c, fn, n, f, &estimator.LoopStats{Node: id})
+		w.planLoop(c, fn, n, f, &profile.LoopStats{Node: id})
 	}
 	for _, id := range ids {
 		if planned[id] {
@@ -495,14 +495,14 @@ func (w *World) plan() error {
 		case h != nil && clockTest(h, blocks) != nil:
 			f := &fragment{index: len(w.frags), node: id, kind: "compute", pos: n.Pos.String()}
 			w.frags = append(w.frags, f)
-			w.planLoop(c, fn, n, f, &estimator.LoopStats{Node: id})
+			w.planLoop(c, fn, n, f, &profile.LoopStats{Node: id})
 		case prog.Report.Counted[n] != nil && c.timeless(fn, blocks):
 			// A counted loop in which nothing is timed (no fragment,
 			// no call): its iterations cost nothing, so it is collapsed
 			// rather than iterated, whatever its trip count.
 			f := &fragment{index: len(w.frags), node: id, kind: "compute", pos: n.Pos.String()}
 			w.frags = append(w.frags, f)
-			w.planLoop(c, fn, n, f, &estimator.LoopStats{Node: id})
+			w.planLoop(c, fn, n, f, &profile.LoopStats{Node: id})
 		}
 	}
 	for _, lp := range w.iterated {
@@ -524,7 +524,7 @@ func (w *World) plan() error {
 			d.exitDefault(b, negated[n], w.prog.loopAt)
 		} else if ds != nil {
 			d.stats = ds
-			d.byRank = map[int]*estimator.RankOutcomes{}
+			d.byRank = map[int]*profile.RankOutcomes{}
 			for i := range ds.Ranks {
 				d.byRank[ds.Ranks[i].Rank] = &ds.Ranks[i]
 			}
@@ -578,7 +578,7 @@ func firstNonPhi(b *ssa.BasicBlock, from int) ssa.Instruction {
 // count computed or replayed, its time charged at once) when nothing
 // after it needs values it computes, iterated with its time charged per
 // iteration otherwise.
-func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragment, ls *estimator.LoopStats) {
+func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragment, ls *profile.LoopStats) {
 	c.working(nodePos(fn, n))
 	lp := &loopPlan{node: n.ID, pos: n.Pos.String(), frag: f, perIter: ls.PerIterPS, blocks: model.Blocks(n)}
 	header := loopHeader(fn, n)
@@ -719,7 +719,7 @@ func (w *World) planLoop(c *compiler, fn *ssa.Function, n *model.Node, f *fragme
 		}
 	} else {
 		lp.ranked = ls
-		lp.byRank = map[int]*estimator.RankTrips{}
+		lp.byRank = map[int]*profile.RankTrips{}
 		for i := range ls.Ranks {
 			lp.byRank[ls.Ranks[i].Rank] = &ls.Ranks[i]
 		}

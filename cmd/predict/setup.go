@@ -20,6 +20,7 @@ import (
 	"github.com/predict-tools/predict/estimator/probe"
 	"github.com/predict-tools/predict/interp"
 	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/scale"
 	"github.com/spf13/cobra"
 )
@@ -66,7 +67,7 @@ func (f *predictFlags) add(cmd *cobra.Command) {
 
 // setup prepares the program, its profile and the machine. Notes go to
 // log.
-func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*interp.Program, *estimator.ProfileFile, *machine.Machine, error) {
+func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*interp.Program, *profile.File, *machine.Machine, error) {
 	if err := checkDir(pkg); err != nil {
 		return nil, nil, nil, err
 	}
@@ -102,13 +103,13 @@ func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*in
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	hash, err := estimator.ContentHash(prog.Loaded)
+	hash, err := profile.ContentHash(prog.Loaded)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	var prof *estimator.ProfileFile
+	var prof *profile.File
 	if f.profile != "" {
-		if prof, err = estimator.ReadProfile(f.profile); err != nil {
+		if prof, err = profile.Read(f.profile); err != nil {
 			return nil, nil, nil, err
 		}
 		if err := prof.Check(prog.Model.Package, hash); err != nil {
@@ -132,7 +133,7 @@ func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*in
 //
 // Arguments that depend on np are those at --profile-np: the timing pass
 // runs the program as it would run at that np.
-func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash string, log io.Writer) (*estimator.ProfileFile, error) {
+func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash string, log io.Writer) (*profile.File, error) {
 	np := f.profNP
 	args, err := f.argsAt(np)
 	if err != nil {
@@ -148,7 +149,7 @@ func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash stri
 	key := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%d\x00%q\x00probe-v%d\x00pass-v%d", prog.Model.Package, hash, np, args, probe.RawVersion, estimator.PassVersion)))
 	path := filepath.Join(dir, "predict", "profiles", hex.EncodeToString(key[:12])+".json")
 	if !f.noCache {
-		p, err := estimator.ReadProfile(path)
+		p, err := profile.Read(path)
 		switch {
 		case err != nil || p.Check(prog.Model.Package, hash) != nil || p.CheckNodes(prog.Model) != nil:
 		case p.MeasuredUnderLoad():
@@ -211,7 +212,7 @@ func splitArgs(cmd *cobra.Command, args []string) (string, []string, error) {
 
 // warnProfile repeats what the timing pass found doubtful in a profile
 // read from a file: it was said when it was measured, maybe long ago.
-func warnProfile(log io.Writer, p *estimator.ProfileFile) {
+func warnProfile(log io.Writer, p *profile.File) {
 	for _, w := range p.Warnings {
 		fmt.Fprintf(log, "profile: WARNING: %s\n", w)
 	}
