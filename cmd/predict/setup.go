@@ -5,13 +5,8 @@
 package main
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -139,22 +134,15 @@ func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash stri
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		dir = os.TempDir()
-	}
-	// The probes' data format and the timing pass's version are part of
-	// the key: a cache written by an older timing pass (another clock,
-	// other fragments or decisions) is not reused.
-	key := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%d\x00%q\x00probe-v%d\x00pass-v%d", prog.Model.Package, hash, np, args, probe.RawVersion, estimator.PassVersion)))
-	path := filepath.Join(dir, "predict", "profiles", hex.EncodeToString(key[:12])+".json")
+	cache := profile.DefaultCache()
+	key := profile.Key{Package: prog.Model.Package, ContentHash: hash, NP: np, Args: args,
+		ProbeVersion: probe.RawVersion, PassVersion: estimator.PassVersion}
+	path := cache.Path(key)
 	if !f.noCache {
-		p, err := profile.Read(path)
-		switch {
-		case err != nil || p.Check(prog.Model.Package, hash) != nil || p.CheckNodes(prog.Model) != nil:
-		case p.MeasuredUnderLoad():
+		switch p, found := cache.Load(key, prog.Model); found {
+		case profile.CachedUnderLoad:
 			fmt.Fprintf(log, "profile: the cached timing pass %s was measured under load (%.1f cores busy with other processes): measuring again\n", path, p.OtherCores)
-		default:
+		case profile.Hit:
 			fmt.Fprintf(log, "profile: cached timing pass %s (np=%d, %s)\n", path, p.NP, p.Created)
 			f.profileUsed = fmt.Sprintf("cached timing pass at np=%d, %s", p.NP, path)
 			warnProfile(log, p)
@@ -172,24 +160,19 @@ func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash stri
 		fmt.Fprintf(log, "profile: measured at np=%d on %d CPUs: memory-bound fragments may read slower than on a node of the target (--profile-np 1 suits a program whose ranks all run the same code)\n", np, runtime.NumCPU())
 	}
 	f.profileUsed = fmt.Sprintf("timing pass at np=%d run now (not cached)", np)
-	if err := p.CheckDisturbance(); err != nil {
-		// Used, loudly, but not kept: the next run measures again.
-		fmt.Fprintf(log, "profile: WARNING: %v; this prediction uses it, and it is not cached\n", err)
-		return p, nil
-	}
-	if p.MeasuredUnderLoad() {
-		fmt.Fprintf(log, "profile: measured under load: this prediction uses it (see the warning above), and it is not cached\n")
-		return p, nil
-	}
-	var buf bytes.Buffer
-	if err := p.Write(&buf); err != nil {
+	stored, err := cache.Store(key, p)
+	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err == nil {
-			fmt.Fprintf(log, "profile: cached in %s (--no-cache measures again)\n", path)
-			f.profileUsed = fmt.Sprintf("timing pass at np=%d run now, cached in %s", np, path)
-		}
+	switch stored {
+	case profile.Disturbed:
+		// Used, loudly, but not kept: the next run measures again.
+		fmt.Fprintf(log, "profile: WARNING: %v; this prediction uses it, and it is not cached\n", p.CheckDisturbance())
+	case profile.UnderLoad:
+		fmt.Fprintf(log, "profile: measured under load: this prediction uses it (see the warning above), and it is not cached\n")
+	case profile.Cached:
+		fmt.Fprintf(log, "profile: cached in %s (--no-cache measures again)\n", path)
+		f.profileUsed = fmt.Sprintf("timing pass at np=%d run now, cached in %s", np, path)
 	}
 	return p, nil
 }
