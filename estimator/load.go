@@ -1,8 +1,9 @@
 // This file defines how the timing pass sees the machine's other load
 // while it runs the program: from the system's CPU accounting, the cores
 // other processes kept busy during a run. Two runs disturbed alike agree
-// with each other (disturb.go cannot tell), but both read slow: a
-// measurement taken under load is said so, whatever its two runs say.
+// with each other (profile.File.Disturbance cannot tell), but both read
+// slow: a measurement taken under load is said so, whatever its two runs
+// say.
 
 package estimator
 

@@ -154,7 +154,7 @@ func Run(cfg Config) (*profile.File, error) {
 		return p
 	}
 	// cfg.Repeat rounds, and up to remeasureRounds more while the two
-	// runs disagree beyond their probes (disturb.go).
+	// runs disagree beyond their probes (profile.File.Disturbance).
 	for i := 0; ; i++ {
 		runPath := filepath.Join(work, fmt.Sprintf("run%d.json", i))
 		var b runResult

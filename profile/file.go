@@ -73,7 +73,7 @@ type File struct {
 	ErrorRel float64 `json:"error_rel"`
 
 	// OtherCores is the mean number of cores that other processes kept
-	// busy during the kept runs (the larger of the two; load.go).
+	// busy during the kept runs (the larger of the two; estimator/load.go).
 	OtherCores float64 `json:"other_cores,omitempty"`
 	CPUs       int     `json:"cpus,omitempty"` // of the machine measured; with OtherCores, 0 where the system did not say
 	// Warnings are what the timing pass found doubtful in its own

@@ -68,9 +68,9 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// TestReadProfileRefuses checks that Read applies the checks, with
+// TestReadRefuses checks that Read applies the checks, with
 // the file's path in the message.
-func TestReadProfileRefuses(t *testing.T) {
+func TestReadRefuses(t *testing.T) {
 	dir := t.TempDir()
 	write := func(p *File) string {
 		var buf bytes.Buffer
