@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,5 +26,30 @@ func TestReadErrors(t *testing.T) {
 	}
 	if _, err := Read(filepath.Join(dir, "missing.json")); err == nil {
 		t.Error("a missing profile is accepted")
+	}
+}
+
+// TestRoundTrip reads a profile that predict profile wrote before the
+// format moved to this package (the stencil at np=2) and writes it back:
+// the bytes are the same, so profiles keep loading in both directions.
+func TestRoundTrip(t *testing.T) {
+	path := filepath.Join("testdata", "stencil.profile.json")
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Fragments) == 0 || len(p.Loops) == 0 || len(p.Decisions) == 0 {
+		t.Fatalf("read %d fragments, %d loops, %d decisions: want some of each", len(p.Fragments), len(p.Loops), len(p.Decisions))
+	}
+	var buf bytes.Buffer
+	if err := p.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.Bytes(); !bytes.Equal(got, want) {
+		t.Errorf("written back: %d bytes that differ from the %d read", len(got), len(want))
 	}
 }
