@@ -1,14 +1,11 @@
 // This file defines the builds and runs of the timing pass: the plain and
-// the instrumented binary, the content hash of the sources, and running a
-// program with its arguments.
+// the instrumented binary, and running a program with its arguments.
 
 package estimator
 
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,35 +20,6 @@ import (
 
 	"github.com/predict-tools/predict/modelgen"
 )
-
-// ContentHash hashes the sources of the loaded packages (and the module's
-// go.mod): a profile is valid only for the sources it was measured on.
-func ContentHash(l *modelgen.Loaded) (string, error) {
-	var files []string
-	for _, p := range l.Packages {
-		for _, f := range l.Syntax[p.Pkg] {
-			files = append(files, l.Prog.Fset.File(f.Pos()).Name())
-		}
-	}
-	slices.Sort(files)
-	if l.ModuleDir != "" {
-		files = append(files, filepath.Join(l.ModuleDir, "go.mod"))
-	}
-	h := sha256.New()
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			return "", err
-		}
-		rel := name
-		if r, err := filepath.Rel(l.ModuleDir, name); err == nil {
-			rel = filepath.ToSlash(r)
-		}
-		fmt.Fprintf(h, "%s %d\n", rel, len(data))
-		h.Write(data)
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
-}
 
 // build compiles the package pattern (relative to the module directory)
 // into bin, with the files of overlay (absolute paths: replaced or added)

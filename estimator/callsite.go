@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/predict-tools/predict/model"
+	"github.com/predict-tools/predict/profile"
 	"golang.org/x/tools/go/ast/astutil"
 	"golang.org/x/tools/go/ssa"
 )
@@ -86,7 +87,7 @@ func (in *instrumenter) planCallSites(prog *model.Program, ssaOf map[*model.Func
 		}
 		rng := in.rangeOf(loopStmt.Pos(), loopStmt.End())
 		cf.f, cf.decl, cf.file = f, decl, file
-		cf.id = in.fragment(FragLoop, fc, cf.loop.ID, in.covered(rng, fc), rng)
+		cf.id = in.fragment(profile.FragLoop, fc, cf.loop.ID, in.covered(rng, fc), rng)
 		in.callFuncs[f.ID] = cf
 		in.callLoops[cf.loop] = cf.id
 		for _, s := range sites {

@@ -28,12 +28,16 @@
 // runclock, which times the run from inside) and with them, runs both at
 // a given np with the program's arguments (alternately, Config.Repeat
 // times, keeping the fastest of each) and turns the raw measurements into
-// a [ProfileFile]: per
-// fragment the executions, mean, standard deviation, minimum and maximum
+// a profile.File (package profile owns the format): per fragment the
+// executions, mean, standard deviation, minimum and maximum
 // with the probe overhead compensated, and the error bound of the mean
 // |Δ| ≤ 3σ/√N (relative δ ≤ 3σ/(√N(t̄ − σ)), seed-003 §4.4); per loop the
 // trip-count distribution, the per-iteration time and the balance degree
 // D = max|T_i − T̄| against α·T̄; per opaque decision its outcomes per rank.
 // Profiles are versioned JSON keyed by node IDs and the content hash of the
 // program's sources: a stale profile is an error, never used silently.
+//
+// [MeasureLocal] is the quick calibration of this machine's in-process
+// runtime (commlib's ranks as goroutines): message and thread costs, as a
+// machine.Machine of origin measured.
 package estimator

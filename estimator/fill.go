@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/predict-tools/predict/estimator/probe"
+	"github.com/predict-tools/predict/profile"
 )
 
 // readRaw reads what the probes wrote.
@@ -32,13 +33,13 @@ func readRaw(path string) (*probe.Raw, error) {
 	return &raw, nil
 }
 
-// fill computes the profile's statistics from the raw data.
-func (p *ProfileFile) fill(plan *Plan, raw *probe.Raw) {
+// fill computes p's statistics from the raw data.
+func fill(p *profile.File, plan *Plan, raw *probe.Raw) {
 	if raw.Clock != probe.ClockWall {
 		p.Clock = raw.Clock
 	}
 	ov := raw.Overhead
-	p.Overhead = Overhead{SegPS: ps(ov.SegNS), IterPS: ps(ov.IterNS), CounterPS: ps(ov.CounterNS), TestPS: ps(ov.TestNS), SampledPS: ps(ov.SampledNS)}
+	p.Overhead = profile.Overhead{SegPS: ps(ov.SegNS), IterPS: ps(ov.IterNS), CounterPS: ps(ov.CounterNS), TestPS: ps(ov.TestNS), SampledPS: ps(ov.SampledNS)}
 	var weighted, total float64
 	for _, rf := range raw.Fragments {
 		if int(rf.ID) >= len(plan.Fragments) {
@@ -47,10 +48,10 @@ func (p *ProfileFile) fill(plan *Plan, raw *probe.Raw) {
 		fr := plan.Fragments[rf.ID]
 		pos := fr.Pos.String()
 		switch fr.Kind {
-		case FragBranch:
-			d := DecisionStats{Node: fr.Node, Pos: pos}
+		case profile.FragBranch:
+			d := profile.DecisionStats{Node: fr.Node, Pos: pos}
 			for _, b := range rf.Branches {
-				ro := RankOutcomes{Rank: b.Rank, True: b.True, False: b.False, Truncated: b.Truncated}
+				ro := profile.RankOutcomes{Rank: b.Rank, True: b.True, False: b.False, Truncated: b.Truncated}
 				for i, r := range b.Runs {
 					if i == 0 {
 						ro.FirstTrue = r.Value
@@ -61,27 +62,27 @@ func (p *ProfileFile) fill(plan *Plan, raw *probe.Raw) {
 			}
 			p.Decisions = append(p.Decisions, d)
 			continue
-		case FragLoop:
+		case profile.FragLoop:
 			if rf.Count == 0 {
 				continue
 			}
 		}
 		over := ov.SegNS
 		var trips float64
-		if fr.Kind == FragLoop {
+		if fr.Kind == profile.FragLoop {
 			over, trips = loopOverhead(fr, rf, ov)
 		}
 		m := moments{count: rf.Count, sum: float64(rf.SumNS), sumSq: rf.SumSqNS, min: float64(rf.MinNS), max: float64(rf.MaxNS), overheadNS: over}
 		mean, sd, lo, hi, errAbs, errRel := m.stats()
-		p.Fragments = append(p.Fragments, FragmentStats{Node: fr.Node, Kind: fr.Kind, Pos: pos, Covers: fr.Covers,
+		p.Fragments = append(p.Fragments, profile.FragmentStats{Node: fr.Node, Kind: fr.Kind, Pos: pos, Covers: fr.Covers,
 			Executions: rf.Count, MeanPS: mean, SDPS: sd, MinPS: lo, MaxPS: hi, ErrorPS: errAbs, ErrorRel: errRel})
 		t := float64(mean) * float64(rf.Count)
 		total += t
 		weighted += t * errRel
-		if fr.Kind == FragLoop {
-			ls := LoopStats{Node: fr.Node, Innermost: fr.Innermost}
+		if fr.Kind == profile.FragLoop {
+			ls := profile.LoopStats{Node: fr.Node, Innermost: fr.Innermost}
 			for _, t := range rf.Trips {
-				ls.Trips = append(ls.Trips, TripCount{Trips: t[0], Count: t[1]})
+				ls.Trips = append(ls.Trips, profile.TripCount{Trips: t[0], Count: t[1]})
 			}
 			if trips > 0 {
 				ls.PerIterPS = int64(float64(mean) * float64(rf.Count) / trips)
@@ -98,7 +99,7 @@ func (p *ProfileFile) fill(plan *Plan, raw *probe.Raw) {
 			ls.D = d
 			ls.Balanced = ls.D <= p.Alpha
 			for _, rt := range rf.RankTrips {
-				r := RankTrips{Rank: rt.Rank, Truncated: rt.Truncated}
+				r := profile.RankTrips{Rank: rt.Rank, Truncated: rt.Truncated}
 				for _, run := range rt.Runs {
 					r.Runs = append(r.Runs, [2]int64{run.Trips, run.Len})
 				}
@@ -114,9 +115,9 @@ func (p *ProfileFile) fill(plan *Plan, raw *probe.Raw) {
 	if total > 0 {
 		p.ErrorRel = weighted / total
 	}
-	slices.SortFunc(p.Fragments, func(a, b FragmentStats) int { return strings.Compare(a.Node, b.Node) })
-	slices.SortFunc(p.Loops, func(a, b LoopStats) int { return strings.Compare(a.Node, b.Node) })
-	slices.SortFunc(p.Decisions, func(a, b DecisionStats) int { return strings.Compare(a.Node, b.Node) })
+	slices.SortFunc(p.Fragments, func(a, b profile.FragmentStats) int { return strings.Compare(a.Node, b.Node) })
+	slices.SortFunc(p.Loops, func(a, b profile.LoopStats) int { return strings.Compare(a.Node, b.Node) })
+	slices.SortFunc(p.Decisions, func(a, b profile.DecisionStats) int { return strings.Compare(a.Node, b.Node) })
 }
 
 // loopOverhead returns the probe cost included in an entry of a loop

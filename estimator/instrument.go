@@ -15,6 +15,7 @@ import (
 
 	"github.com/predict-tools/predict/model"
 	"github.com/predict-tools/predict/modelgen"
+	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/reduce"
 	"golang.org/x/tools/go/ssa"
 )
@@ -22,25 +23,15 @@ import (
 // ProbePath is the import path of the probes' runtime.
 const ProbePath = "github.com/predict-tools/predict/estimator/probe"
 
-// FragmentKind says what a fragment's probes measure.
-type FragmentKind string
-
-// Fragment kinds.
-const (
-	FragSegment FragmentKind = "seg"    // straight-line statements between control points
-	FragLoop    FragmentKind = "loop"   // a whole loop statement (a collapse candidate nest)
-	FragBranch  FragmentKind = "branch" // an opaque decision: its outcomes per rank
-)
-
 // Fragment is one instrumented part of the program.
 type Fragment struct {
-	ID     int32        `json:"id"`
-	Kind   FragmentKind `json:"kind"`
-	Func   string       `json:"func"`   // the model function
-	Node   string       `json:"node"`   // the model node the measurement belongs to
-	Covers []string     `json:"covers"` // the model leaves whose time it holds
-	Pos    model.Range  `json:"pos"`
-	Static bool         `json:"static,omitempty"` // a loop whose trip count is computed before it runs: no per-iteration counter
+	ID     int32                `json:"id"`
+	Kind   profile.FragmentKind `json:"kind"`
+	Func   string               `json:"func"`   // the model function
+	Node   string               `json:"node"`   // the model node the measurement belongs to
+	Covers []string             `json:"covers"` // the model leaves whose time it holds
+	Pos    model.Range          `json:"pos"`
+	Static bool                 `json:"static,omitempty"` // a loop whose trip count is computed before it runs: no per-iteration counter
 	// Innermost: the loop heads a perfect nest whose inner count is known
 	// before it runs; its trip counts are those of the inner body (outer
 	// trips × inner trips), so its time per iteration is per inner one.
@@ -365,7 +356,7 @@ func (in *instrumenter) segment(run []ast.Stmt, fc *funcCtx) {
 	if len(covers) == 0 {
 		return // nothing the model executes (declarations only)
 	}
-	id := in.fragment(FragSegment, fc, covers[0], covers, rng)
+	id := in.fragment(profile.FragSegment, fc, covers[0], covers, rng)
 	if !fc.usedSegs {
 		fc.usedSegs = true
 		fc.vars = append(fc.vars, "__pt")
@@ -386,7 +377,7 @@ func (in *instrumenter) branch(cond ast.Expr, fc *funcCtx) {
 		if root == nil {
 			root = t
 		}
-		id := in.fragment(FragBranch, fc, root.ID, nil, rng)
+		id := in.fragment(profile.FragBranch, fc, root.ID, nil, rng)
 		in.insert(fc.file, cond.Pos(), fmt.Sprintf("__probe.Branch(%d, ", id))
 		in.insert(fc.file, cond.End(), ")")
 		return
@@ -404,7 +395,7 @@ func (in *instrumenter) covered(rng model.Range, fc *funcCtx) []string {
 	return ids
 }
 
-func (in *instrumenter) fragment(kind FragmentKind, fc *funcCtx, node string, covers []string, rng model.Range) int32 {
+func (in *instrumenter) fragment(kind profile.FragmentKind, fc *funcCtx, node string, covers []string, rng model.Range) int32 {
 	id := int32(len(in.plan.Fragments))
 	in.plan.Fragments = append(in.plan.Fragments, Fragment{ID: id, Kind: kind, Func: fc.f.ID, Node: node, Covers: covers, Pos: rng})
 	return id

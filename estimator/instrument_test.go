@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/predict-tools/predict/modelgen"
+	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/reduce"
 )
 
@@ -49,7 +50,7 @@ func TestInstrumentKeepsLines(t *testing.T) {
 			if len(p.Fragments) == 0 {
 				t.Fatal("no fragments")
 			}
-			kinds := map[FragmentKind]int{}
+			kinds := map[profile.FragmentKind]int{}
 			for _, f := range p.Fragments {
 				kinds[f.Kind]++
 			}
@@ -159,7 +160,7 @@ func TestInnermostNests(t *testing.T) {
 	_, p := plan(t, "testprogs/stencil2d")
 	got := map[string]bool{}
 	for _, f := range p.Fragments {
-		if f.Kind == FragLoop {
+		if f.Kind == profile.FragLoop {
 			got[f.Node] = f.Innermost
 		}
 	}
@@ -257,7 +258,7 @@ func TestCallSiteTiming(t *testing.T) {
 	}
 	loops := 0
 	for _, f := range p.Fragments {
-		if f.Kind == FragLoop && strings.HasPrefix(f.Node, "sweep/") {
+		if f.Kind == profile.FragLoop && strings.HasPrefix(f.Node, "sweep/") {
 			loops++
 		}
 	}
@@ -300,7 +301,7 @@ func TestOutlinedCopies(t *testing.T) {
 	seen := map[string]bool{}
 	for _, f := range p.Fragments {
 		call, ok := want[f.Func]
-		if !ok || f.Kind != FragLoop {
+		if !ok || f.Kind != profile.FragLoop {
 			continue
 		}
 		seen[f.Func] = true

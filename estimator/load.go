@@ -1,15 +1,15 @@
 // This file defines how the timing pass sees the machine's other load
 // while it runs the program: from the system's CPU accounting, the cores
 // other processes kept busy during a run. Two runs disturbed alike agree
-// with each other (disturb.go cannot tell), but both read slow: a
-// measurement taken under load is said so, whatever its two runs say.
+// with each other (profile.File.Disturbance cannot tell), but both read
+// slow: a measurement taken under load is said so, whatever its two runs
+// say.
 
 package estimator
 
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -66,16 +66,4 @@ func otherCores(busyBefore, busyAfter, own, wall time.Duration) float64 {
 	}
 	others := busyAfter - busyBefore - own
 	return max(0, others.Seconds()/wall.Seconds())
-}
-
-// loadNote says what the other load was and whether it took cores the
-// run needed: np ranks want min(np, cpus) cores; what other processes
-// used beyond the rest, by more than half a core, slowed the run.
-func loadNote(other float64, np, cpus int) (string, bool) {
-	spare := float64(cpus - min(np, cpus))
-	if other <= spare+0.5 {
-		return "", false
-	}
-	return fmt.Sprintf("other processes kept %.1f of the %d cores busy while the program ran at np=%d (%.1f were spare): its fragments read slower than on a quiet machine",
-		other, cpus, np, spare), true
 }

@@ -10,6 +10,7 @@ import (
 	"go/types"
 
 	"github.com/predict-tools/predict/model"
+	"github.com/predict-tools/predict/profile"
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -34,7 +35,7 @@ func (in *instrumenter) loopFragment(s ast.Stmt, body *ast.BlockStmt, fc *funcCt
 	rng := in.rangeOf(s.Pos(), s.End())
 	id, ok := in.callLoops[node] // registered for the timing at call sites
 	if !ok {
-		id = in.fragment(FragLoop, fc, node.ID, in.covered(rng, fc), rng)
+		id = in.fragment(profile.FragLoop, fc, node.ID, in.covered(rng, fc), rng)
 	}
 	record := "Loop"
 	if opaqueBound(node) {

@@ -17,6 +17,7 @@ import (
 	"github.com/predict-tools/predict/estimator/probe"
 	"github.com/predict-tools/predict/estimator/runclock"
 	"github.com/predict-tools/predict/modelgen"
+	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/reduce"
 )
 
@@ -37,8 +38,22 @@ type Config struct {
 	Log    io.Writer // progress messages, or nil
 }
 
+// PassVersion changes when the timing pass measures other fragments or
+// decisions for the same sources (a change of the model or of the
+// instrumentation): cached profiles of an older pass are measured again
+// (part of the key of [profile.Key]).
+const PassVersion = 2
+
+// Remeasuring a disturbed measurement (profile.File.Disturbance).
+const (
+	// RemeasureRatio makes the timing pass run both programs again (the
+	// fastest run of each is kept), up to remeasureRounds more times.
+	RemeasureRatio  = 1.5
+	remeasureRounds = 2
+)
+
 // Run performs the timing pass and returns the profile.
-func Run(cfg Config) (*ProfileFile, error) {
+func Run(cfg Config) (*profile.File, error) {
 	if cfg.NP == 0 {
 		cfg.NP = 1
 	}
@@ -91,7 +106,7 @@ func Run(cfg Config) (*ProfileFile, error) {
 	if err := checkPredictVersion(l); err != nil {
 		return nil, err
 	}
-	hash, err := ContentHash(l)
+	hash, err := profile.ContentHash(l)
 	if err != nil {
 		return nil, err
 	}
@@ -120,9 +135,9 @@ func Run(cfg Config) (*ProfileFile, error) {
 		baseRun      runclock.Times
 		raw          *probe.Raw
 	)
-	assemble := func() *ProfileFile {
-		p := &ProfileFile{
-			Format: ProfileFormat, Version: ProfileVersion,
+	assemble := func() *profile.File {
+		p := &profile.File{
+			Format: profile.Format, Version: profile.Version,
 			Package: pattern, Module: l.Module, ContentHash: hash, NP: cfg.NP, Args: cfg.Args,
 			Host:    fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU()),
 			Created: time.Now().UTC().Format(time.RFC3339), Alpha: cfg.Alpha,
@@ -136,11 +151,11 @@ func Run(cfg Config) (*ProfileFile, error) {
 		if base.others >= 0 && probed.others >= 0 {
 			p.OtherCores, p.CPUs = max(base.others, probed.others), runtime.NumCPU()
 		}
-		p.fill(plan, raw)
+		fill(p, plan, raw)
 		return p
 	}
 	// cfg.Repeat rounds, and up to remeasureRounds more while the two
-	// runs disagree beyond their probes (disturb.go).
+	// runs disagree beyond their probes (profile.File.Disturbance).
 	for i := 0; ; i++ {
 		runPath := filepath.Join(work, fmt.Sprintf("run%d.json", i))
 		var b runResult
@@ -179,8 +194,7 @@ func Run(cfg Config) (*ProfileFile, error) {
 		}
 		p := assemble()
 		d := p.Disturbance()
-		loaded, known := p.loaded()
-		load, _ := loadNote(p.OtherCores, cfg.NP, p.CPUs)
+		load, loaded, known := p.OtherLoad()
 		switch {
 		case d <= RemeasureRatio && !loaded:
 			return p, nil
@@ -189,14 +203,14 @@ func Run(cfg Config) (*ProfileFile, error) {
 			// that perturb the program on a quiet machine.
 			why := load
 			if d > RemeasureRatio {
-				why = p.disturbanceNote()
+				why = p.DisturbanceNote()
 			}
 			logf("%s: measuring again (%d of %d more)", why, i+2-cfg.Repeat, remeasureRounds)
 		default:
 			// Said loudly, and left to the caller: predict profile refuses
 			// (CheckDisturbance), the automatic pass warns and does not cache.
 			if d > RemeasureRatio {
-				p.Warnings = append(p.Warnings, fmt.Sprintf("%s, after %d runs of each; fragment times may read up to %.0f%% slow", p.disturbanceNote(), i+1, 100*(d-1)))
+				p.Warnings = append(p.Warnings, fmt.Sprintf("%s, after %d runs of each; fragment times may read up to %.0f%% slow", p.DisturbanceNote(), i+1, 100*(d-1)))
 			}
 			if loaded {
 				p.Warnings = append(p.Warnings, fmt.Sprintf("%s, after %d runs of each (profile again when the machine is quiet)", load, i+1))

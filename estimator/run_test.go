@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/predict-tools/predict/estimator/probe"
+	"github.com/predict-tools/predict/profile"
 )
 
 // TestProfileStencil runs the timing pass on the stencil (class S, np 2)
@@ -20,10 +21,10 @@ func TestProfileStencil(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Format != ProfileFormat || p.NP != 2 || !strings.HasPrefix(p.ContentHash, "sha256:") {
+	if p.Format != profile.Format || p.NP != 2 || !strings.HasPrefix(p.ContentHash, "sha256:") {
 		t.Errorf("header %+v", p)
 	}
-	var sweep *FragmentStats
+	var sweep *profile.FragmentStats
 	for i, f := range p.Fragments {
 		if f.Node == "sweep/loop@+2:2" {
 			sweep = &p.Fragments[i]
@@ -49,7 +50,7 @@ func TestProfileStencil(t *testing.T) {
 		t.Error("no loop statistics for sweep")
 	}
 	// The residual test of -converge is opaque: recorded per rank.
-	var residual *DecisionStats
+	var residual *profile.DecisionStats
 	for i, d := range p.Decisions {
 		if strings.HasPrefix(d.Pos, "testprogs/stencil/main.go:110") {
 			residual = &p.Decisions[i]
@@ -63,7 +64,7 @@ func TestProfileStencil(t *testing.T) {
 	f, _ := os.Create(path)
 	p.Write(f)
 	f.Close()
-	q, err := ReadProfile(path)
+	q, err := profile.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,25 +76,6 @@ func TestProfileStencil(t *testing.T) {
 	}
 	if err := q.Check("other/pkg", p.ContentHash); err == nil {
 		t.Error("a profile of another package is accepted")
-	}
-}
-
-func TestReadProfileErrors(t *testing.T) {
-	dir := t.TempDir()
-	for name, tc := range map[string]struct{ text, want string }{
-		"corrupt": {`{"format": "predict-profile", "version": 1, "np": }`, "line 1 col"},
-		"foreign": {`{"format": "something"}`, `format "something"`},
-		"old":     {`{"format": "predict-profile", "version": 0}`, "version 0"},
-		"unknown": {`{"format": "predict-profile", "version": 1, "bogus": 1}`, `unknown field "bogus"`},
-	} {
-		path := filepath.Join(dir, name+".json")
-		os.WriteFile(path, []byte(tc.text), 0o644)
-		if _, err := ReadProfile(path); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: %v, want an error containing %q", name, err, tc.want)
-		}
-	}
-	if _, err := ReadProfile(filepath.Join(dir, "missing.json")); err == nil {
-		t.Error("a missing profile is accepted")
 	}
 }
 
@@ -121,7 +103,7 @@ func TestKnownCosts(t *testing.T) {
 	}
 	p := profileOf(t, "estimator/testdata/known", 1, "-n", "64")
 	p2 := profileOf(t, "estimator/testdata/known", 2, "-n", "64")
-	loops := map[string]LoopStats{}
+	loops := map[string]profile.LoopStats{}
 	for _, l := range p.Loops {
 		loops[strings.SplitN(l.Node, "/", 2)[0]] = l
 	}
@@ -193,18 +175,18 @@ func TestLoopForms(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a program")
 	}
-	trips := map[string]TripCount{
-		"unsignedSpan": {10, 1}, "downward": {4, 1}, "narrow": {5, 1}, "rangeInt": {7, 1},
-		"floatBound": {1000, 1}, "labeled": {4, 2}, "shrinking": {9, 1}, "early": {7, 1},
-		"fieldBound": {5, 1}, "fieldShrinking": {3, 1}, "resumed": {640 * 2000, 1},
+	trips := map[string]profile.TripCount{
+		"unsignedSpan": {Trips: 10, Count: 1}, "downward": {Trips: 4, Count: 1}, "narrow": {Trips: 5, Count: 1}, "rangeInt": {Trips: 7, Count: 1},
+		"floatBound": {Trips: 1000, Count: 1}, "labeled": {Trips: 4, Count: 2}, "shrinking": {Trips: 9, Count: 1}, "early": {Trips: 7, Count: 1},
+		"fieldBound": {Trips: 5, Count: 1}, "fieldShrinking": {Trips: 3, Count: 1}, "resumed": {Trips: 640 * 2000, Count: 1},
 	}
 	counted := map[string]bool{"shrinking": true, "early": true, "fieldShrinking": true}
 	_, pl := plan(t, "estimator/testdata/loops")
 	for _, f := range pl.Fragments {
-		if _, ok := trips[f.Func]; ok && f.Kind == FragLoop && f.Static == counted[f.Func] {
+		if _, ok := trips[f.Func]; ok && f.Kind == profile.FragLoop && f.Static == counted[f.Func] {
 			t.Errorf("%s: static %v, want %v", f.Func, f.Static, !counted[f.Func])
 		}
-		if f.Func == "resumed" && f.Kind == FragLoop && (!f.Resumes || !f.Innermost) {
+		if f.Func == "resumed" && f.Kind == profile.FragLoop && (!f.Resumes || !f.Innermost) {
 			t.Errorf("resumed: resumes %v, innermost %v: want a resumed perfect nest", f.Resumes, f.Innermost)
 		}
 	}
@@ -254,7 +236,7 @@ func TestThreadClock(t *testing.T) {
 	if p.Clock != probe.ClockThread {
 		t.Fatalf("clock %q, want %q: the program runs a pool", p.Clock, probe.ClockThread)
 	}
-	loops := map[string]LoopStats{}
+	loops := map[string]profile.LoopStats{}
 	for _, l := range p.Loops {
 		loops[strings.SplitN(l.Node, "/", 2)[0]] = l
 	}
@@ -273,7 +255,7 @@ func TestThreadClock(t *testing.T) {
 	}
 }
 
-func tripsTotal(ts []TripCount) int64 {
+func tripsTotal(ts []profile.TripCount) int64 {
 	var n int64
 	for _, tc := range ts {
 		n += tc.Count
@@ -294,7 +276,7 @@ func TestOutlinedRun(t *testing.T) {
 	for _, l := range p.Loops {
 		name := strings.SplitN(l.Node, "/", 2)[0]
 		if n, ok := want[name]; ok {
-			if len(l.Trips) != 1 || l.Trips[0] != (TripCount{n, 1}) {
+			if len(l.Trips) != 1 || l.Trips[0] != (profile.TripCount{Trips: n, Count: 1}) {
 				t.Errorf("%s: trips %v, want %d once", name, l.Trips, n)
 			}
 			delete(want, name)
@@ -307,7 +289,7 @@ func TestOutlinedRun(t *testing.T) {
 
 // profileOf runs the timing pass on a program of the module (dir from its
 // root) at np ranks with args, failing the test on an error.
-func profileOf(t *testing.T, dir string, np int, args ...string) *ProfileFile {
+func profileOf(t *testing.T, dir string, np int, args ...string) *profile.File {
 	t.Helper()
 	p, err := Run(Config{Dir: "..", Pattern: "./" + dir, NP: np, Args: args})
 	if err != nil {

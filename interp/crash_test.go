@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/model"
 	"github.com/predict-tools/predict/modelgen"
+	"github.com/predict-tools/predict/profile"
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -39,9 +39,9 @@ func TestRecursiveVCycle(t *testing.T) {
 	for _, f := range p.Model.Functions {
 		model.Walk(f.Tree, func(n *model.Node) bool {
 			if n.Cond != nil && n.Cond.Kind == model.KindNot && n.Cond.Children[0].Check != "" {
-				ds := estimator.DecisionStats{Node: n.Cond.ID}
+				ds := profile.DecisionStats{Node: n.Cond.ID}
 				for r := range 4 {
-					ds.Ranks = append(ds.Ranks, estimator.RankOutcomes{Rank: r, False: 1, Runs: []int64{1}})
+					ds.Ranks = append(ds.Ranks, profile.RankOutcomes{Rank: r, False: 1, Runs: []int64{1}})
 				}
 				pf.Decisions = append(pf.Decisions, ds)
 			}
@@ -94,9 +94,9 @@ func TestReceivedIndex(t *testing.T) {
 					if line := x.Pos.Start.Line; x.Kind != model.KindTest || x.Opaque == "" || (line != 78 && line != 84) {
 						return true
 					}
-					ds := estimator.DecisionStats{Node: n.Cond.ID, Pos: x.Pos.Start.String()}
+					ds := profile.DecisionStats{Node: n.Cond.ID, Pos: x.Pos.Start.String()}
 					for r := range np {
-						ds.Ranks = append(ds.Ranks, estimator.RankOutcomes{Rank: r, True: 1, False: 1 << 40, FirstTrue: true, Runs: []int64{1, 1 << 40}})
+						ds.Ranks = append(ds.Ranks, profile.RankOutcomes{Rank: r, True: 1, False: 1 << 40, FirstTrue: true, Runs: []int64{1, 1 << 40}})
 					}
 					pf.Decisions = append(pf.Decisions, ds)
 					return true

@@ -10,7 +10,7 @@ import (
 	"github.com/predict-tools/predict/modelgen"
 	"go/token"
 
-	"github.com/predict-tools/predict/estimator"
+	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/reduce"
 	"golang.org/x/tools/go/ssa"
 )
@@ -20,8 +20,8 @@ type decision struct {
 	index  int
 	node   string
 	pos    string
-	stats  *estimator.DecisionStats
-	byRank map[int]*estimator.RankOutcomes
+	stats  *profile.DecisionStats
+	byRank map[int]*profile.RankOutcomes
 	def    bool // the outcome of the condition (the root's, as the profile's) when the profile has none
 	check  bool // a check of the program: assumed to pass, whatever the profile says
 	// exitOf is the position of the loop whose exit test this is, when
@@ -33,7 +33,7 @@ type decision struct {
 	wrapped bool
 }
 
-func (d *decision) outcomes(r int) *estimator.RankOutcomes {
+func (d *decision) outcomes(r int) *profile.RankOutcomes {
 	d.used = true
 	return d.byRank[r]
 }

@@ -6,22 +6,22 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/model"
+	"github.com/predict-tools/predict/profile"
 )
 
 // rejectionProfile is a synthetic profile of interp/testdata/rejection
 // that times the loop drawing the samples whole (as the timing pass does,
 // running sample without probes: its exit test has no recorded outcome),
 // plus the given decisions.
-func rejectionProfile(t *testing.T, p *Program, args []string, ds ...estimator.DecisionStats) *estimator.ProfileFile {
+func rejectionProfile(t *testing.T, p *Program, args []string, ds ...profile.DecisionStats) *profile.File {
 	t.Helper()
 	pf := syntheticProfile(t, p, 2, args)
 	for _, f := range p.Model.Functions {
 		model.Walk(f.Tree, func(n *model.Node) bool {
 			if n.Kind == model.KindLoop && n.Pos.Start.Line == 45 {
-				pf.Fragments = append(pf.Fragments, estimator.FragmentStats{Node: n.ID, Kind: estimator.FragLoop, Pos: n.Pos.String(), MeanPS: 1000})
-				pf.Loops = append(pf.Loops, estimator.LoopStats{Node: n.ID, PerIterPS: 100, Balanced: true})
+				pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: n.ID, Kind: profile.FragLoop, Pos: n.Pos.String(), MeanPS: 1000})
+				pf.Loops = append(pf.Loops, profile.LoopStats{Node: n.ID, PerIterPS: 100, Balanced: true})
 			}
 			return true
 		})
@@ -68,7 +68,7 @@ func exitCond(t *testing.T, p *Program) *model.Node {
 func TestOpaqueExitNotInProfile(t *testing.T) {
 	p := prepare(t, "./interp/testdata/rejection")
 	args := []string{"-items", "10"}
-	for _, pf := range []*estimator.ProfileFile{nil, rejectionProfile(t, p, args)} {
+	for _, pf := range []*profile.File{nil, rejectionProfile(t, p, args)} {
 		r, err := p.Run(Config{NP: 2, Machine: handMachine(t), Profile: pf, Args: args})
 		if err != nil {
 			t.Fatalf("profile %v: %v", pf != nil, err)
@@ -102,9 +102,9 @@ func TestEndlessOpaqueLoop(t *testing.T) {
 	p := prepare(t, "./interp/testdata/rejection")
 	args := []string{"-items", "10"}
 	cond := exitCond(t, p)
-	ds := estimator.DecisionStats{Node: cond.ID, Pos: cond.Pos.Start.String()}
+	ds := profile.DecisionStats{Node: cond.ID, Pos: cond.Pos.Start.String()}
 	for r := range 2 {
-		ds.Ranks = append(ds.Ranks, estimator.RankOutcomes{Rank: r, True: 5, FirstTrue: true, Runs: []int64{5}})
+		ds.Ranks = append(ds.Ranks, profile.RankOutcomes{Rank: r, True: 5, FirstTrue: true, Runs: []int64{5}})
 	}
 	_, err := p.Run(Config{NP: 2, Machine: handMachine(t), Profile: rejectionProfile(t, p, args, ds), Args: args})
 	want := "the loop at interp/testdata/rejection/main.go:29-34 (in sample) iterated 67108864 times without modeled time passing: it would run forever in the model: the model cannot decide when it ends: its exit test at interp/testdata/rejection/main.go:31"
@@ -127,15 +127,15 @@ func TestRunawayStops(t *testing.T) {
 	for _, f := range p.Model.Functions {
 		model.Walk(f.Tree, func(n *model.Node) bool {
 			if n.Kind == model.KindLoop && n.Pos.Start.Line == 44 {
-				pf.Fragments = append(pf.Fragments, estimator.FragmentStats{Node: n.ID, Kind: estimator.FragLoop, Pos: n.Pos.String(), Executions: 6, MeanPS: 1000})
-				pf.Loops = append(pf.Loops, estimator.LoopStats{Node: n.ID, Trips: []estimator.TripCount{{Trips: 256, Count: 6}}, PerIterPS: 4, Balanced: true})
+				pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: n.ID, Kind: profile.FragLoop, Pos: n.Pos.String(), Executions: 6, MeanPS: 1000})
+				pf.Loops = append(pf.Loops, profile.LoopStats{Node: n.ID, Trips: []profile.TripCount{{Trips: 256, Count: 6}}, PerIterPS: 4, Balanced: true})
 			}
 			if n.Cond != nil {
 				model.Walk(n.Cond, func(x *model.Node) bool {
 					if x.Kind == model.KindTest && x.Opaque != "" && x.Pos.Start.Line == 55 {
-						ds := estimator.DecisionStats{Node: n.Cond.ID, Pos: n.Cond.Pos.Start.String()}
+						ds := profile.DecisionStats{Node: n.Cond.ID, Pos: n.Cond.Pos.Start.String()}
 						for r := range 2 {
-							ds.Ranks = append(ds.Ranks, estimator.RankOutcomes{Rank: r, False: 3, Runs: []int64{3}})
+							ds.Ranks = append(ds.Ranks, profile.RankOutcomes{Rank: r, False: 3, Runs: []int64{3}})
 						}
 						pf.Decisions = append(pf.Decisions, ds)
 					}

@@ -4,9 +4,9 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/machine"
 	"github.com/predict-tools/predict/model"
+	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/testprogs"
 	"github.com/predict-tools/predict/trace"
 )
@@ -190,10 +190,10 @@ func TestAmdahlIdeal(t *testing.T) {
 	if serialLoop == "" || parallelLoop == "" {
 		t.Fatalf("amdahl's unit loops not found at lines 76 and 82: %v", loops)
 	}
-	prof := &estimator.ProfileFile{NP: 1}
+	prof := &profile.File{NP: 1}
 	for _, id := range []string{serialLoop, parallelLoop} {
-		prof.Fragments = append(prof.Fragments, estimator.FragmentStats{Node: id, Kind: estimator.FragLoop, MeanPS: 1})
-		prof.Loops = append(prof.Loops, estimator.LoopStats{Node: id, PerIterPS: 1_000_000, Balanced: true})
+		prof.Fragments = append(prof.Fragments, profile.FragmentStats{Node: id, Kind: profile.FragLoop, MeanPS: 1})
+		prof.Loops = append(prof.Loops, profile.LoopStats{Node: id, PerIterPS: 1_000_000, Balanced: true})
 	}
 	m, err := machine.Preset("ideal")
 	if err != nil {
@@ -224,9 +224,9 @@ func TestAmdahlIdeal(t *testing.T) {
 // points are split), so the predicted sweep time per rank falls by 4.
 func TestInnermostNest(t *testing.T) {
 	p := prepare(t, "./testprogs/stencil2d")
-	prof := &estimator.ProfileFile{NP: 1,
-		Fragments: []estimator.FragmentStats{{Node: "sweep/loop@+3:2", Kind: estimator.FragLoop, MeanPS: 1}},
-		Loops:     []estimator.LoopStats{{Node: "sweep/loop@+3:2", PerIterPS: 1000, Balanced: true, Innermost: true}}}
+	prof := &profile.File{NP: 1,
+		Fragments: []profile.FragmentStats{{Node: "sweep/loop@+3:2", Kind: profile.FragLoop, MeanPS: 1}},
+		Loops:     []profile.LoopStats{{Node: "sweep/loop@+3:2", PerIterPS: 1000, Balanced: true, Innermost: true}}}
 	sweep := func(np int) trace.Time {
 		r, err := p.Run(Config{NP: np, Profile: prof, Args: []string{"-class", "W", "-iters", "10"}})
 		if err != nil {

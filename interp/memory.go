@@ -17,7 +17,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/predict-tools/predict/estimator"
+	"github.com/predict-tools/predict/profile"
 )
 
 // The memory check runs for np ≥ memoryCheckNP; below, even a kilobyte
@@ -163,7 +163,7 @@ func (prog *Program) EstimateMemory(cfg Config) (*MemoryEstimate, error) {
 type memoryKey struct {
 	args    string
 	threads int
-	profile *estimator.ProfileFile
+	profile *profile.File
 }
 
 // estimateMemory measures once per program, arguments, threads and

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/trace"
 )
 
@@ -16,7 +16,7 @@ import (
 // bounds (G = 1 ms/B, L = o = g = 1 s, cpu_factor 1e6) and a synthetic
 // profile in which an iteration of spin's loop costs unit; at(s) is the
 // file:line of the program's first line holding s.
-func overflowSetup(t *testing.T, unit int64) (p *Program, m *machine.Machine, pf *estimator.ProfileFile, at func(string) string) {
+func overflowSetup(t *testing.T, unit int64) (p *Program, m *machine.Machine, pf *profile.File, at func(string) string) {
 	t.Helper()
 	m, err := machine.Load("testdata/overflow/bounds.machine.json")
 	if err != nil {

@@ -13,10 +13,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/machine"
 	"github.com/predict-tools/predict/model"
 	"github.com/predict-tools/predict/modelgen"
+	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/reduce"
 	"github.com/predict-tools/predict/trace"
 	"golang.org/x/tools/go/ssa"
@@ -31,7 +31,7 @@ type Program struct {
 	Report *reduce.Report
 
 	unitsMu sync.Mutex
-	units   map[*estimator.ProfileFile]*unitTimes // units.go
+	units   map[*profile.File]*unitTimes // units.go
 
 	memoryMu sync.Mutex
 	memory   map[memoryKey]*MemoryEstimate // memory.go
@@ -59,8 +59,8 @@ func Prepare(dir, pattern string) (*Program, error) {
 type Config struct {
 	NP      int
 	Machine *machine.Machine
-	Profile *estimator.ProfileFile // nil: compute costs nothing
-	Args    []string               // the program's arguments
+	Profile *profile.File // nil: compute costs nothing
+	Args    []string      // the program's arguments
 	// Trace, when set, receives the modeled trace's events, in the order
 	// the interpreter produces them (trace.Sort orders them).
 	Trace func(trace.Event)
@@ -110,7 +110,7 @@ type World struct {
 	decisions []*decision
 	loops     []*loopPlan
 	iterated  []*loopPlan // loops timed whole that run iteration by iteration
-	prof      *estimator.ProfileFile
+	prof      *profile.File
 	profNP    int
 
 	groups   []*group
@@ -166,8 +166,8 @@ type loopPlan struct {
 	init      operand
 	bound     operand
 	phiSlot   int
-	ranked    *estimator.LoopStats
-	byRank    map[int]*estimator.RankTrips
+	ranked    *profile.LoopStats
+	byRank    map[int]*profile.RankTrips
 	meanTrips int64
 	used      bool
 	// inner, for a nest timed per innermost iteration: the inner loop's
@@ -183,7 +183,7 @@ type loopPlan struct {
 	count func(p *proc, fr *frame) int64
 }
 
-func (lp *loopPlan) rankTrips(r int) *estimator.RankTrips {
+func (lp *loopPlan) rankTrips(r int) *profile.RankTrips {
 	lp.used = true
 	return lp.byRank[r]
 }
@@ -380,16 +380,16 @@ func (w *World) plan() error {
 	}
 	pf := w.prof
 	planned := map[string]bool{}
-	var loopStats map[string]*estimator.LoopStats
-	var decStats map[string]*estimator.DecisionStats
+	var loopStats map[string]*profile.LoopStats
+	var decStats map[string]*profile.DecisionStats
 	sameArgs := false // the profile counted the executions of a run like this one
 	if pf != nil {
-		loopStats = map[string]*estimator.LoopStats{}
+		loopStats = map[string]*profile.LoopStats{}
 		for i := range pf.Loops {
 			loopStats[pf.Loops[i].Node] = &pf.Loops[i]
 		}
 		sameArgs = slices.Equal(pf.Args, w.cfg.Args)
-		decStats = map[string]*estimator.DecisionStats{}
+		decStats = map[string]*profile.DecisionStats{}
 		for i := range pf.Decisions {
 			decStats[pf.Decisions[i].Node] = &pf.Decisions[i]
 		}
@@ -400,7 +400,7 @@ func (w *World) plan() error {
 				f.limit = runawayLimit(f.recorded, pf.NP, w.cfg.NP)
 			}
 			switch fs.Kind {
-			case estimator.FragSegment:
+			case profile.FragSegment:
 				n := leaves[fs.Node]
 				if n == nil {
 					continue
@@ -413,7 +413,7 @@ func (w *World) plan() error {
 				w.frags = append(w.frags, f)
 				c.charges[instr] = append(c.charges[instr], f)
 				w.planAllocUnits(c, fn, n, f)
-			case estimator.FragLoop:
+			case profile.FragLoop:
 				n := loopNodes[fs.Node]
 				ls := loopStats[fs.Node]
 				if n == nil || ls == nil {
@@ -473,7 +473,7 @@ func (w *World) plan() error {
 		}
 		f := &fragment{index: len(w.frags), node: id, kind: "compute", pos: n.Pos.String()}
 		w.frags = append(w.frags, f)
-		w.planLoop(c, pl, f, &estimator.LoopStats{Node: id})
+		w.planLoop(c, pl, f, &profile.LoopStats{Node: id})
 	}
 	for _, id := range ids {
 		if planned[id] {
@@ -487,7 +487,7 @@ func (w *World) plan() error {
 			// iterated, whatever its trip count.
 			f := &fragment{index: len(w.frags), node: id, kind: "compute", pos: pl.Node.Pos.String()}
 			w.frags = append(w.frags, f)
-			w.planLoop(c, pl, f, &estimator.LoopStats{Node: id})
+			w.planLoop(c, pl, f, &profile.LoopStats{Node: id})
 		}
 	}
 	for _, lp := range w.iterated {
@@ -509,7 +509,7 @@ func (w *World) plan() error {
 			d.exitDefault(prog.Report.Plan, b, negated[n], w.prog.loopAt)
 		} else if ds != nil {
 			d.stats = ds
-			d.byRank = map[int]*estimator.RankOutcomes{}
+			d.byRank = map[int]*profile.RankOutcomes{}
 			for i := range ds.Ranks {
 				d.byRank[ds.Ranks[i].Rank] = &ds.Ranks[i]
 			}
@@ -571,7 +571,7 @@ func firstNonPhi(b *ssa.BasicBlock, from int) ssa.Instruction {
 // What the profile adds: a loop whose trips are replayed needs their
 // record, and a nest timed per innermost iteration its inner count on
 // entry.
-func (w *World) planLoop(c *compiler, pl *reduce.Loop, f *fragment, ls *estimator.LoopStats) {
+func (w *World) planLoop(c *compiler, pl *reduce.Loop, f *fragment, ls *profile.LoopStats) {
 	fn, n := pl.Fn, pl.Node
 	c.working(nodePos(fn, n))
 	lp := &loopPlan{node: n.ID, pos: n.Pos.String(), frag: f, perIter: ls.PerIterPS, blocks: pl.Blocks, why: pl.Why, runHeader: pl.RunHeader}
@@ -614,7 +614,7 @@ func (w *World) planLoop(c *compiler, pl *reduce.Loop, f *fragment, ls *estimato
 		lp.clockOp, lp.bound = pl.Clock.Op, c.operand(cf, pl.Clock.Bound)
 	default:
 		lp.ranked = ls
-		lp.byRank = map[int]*estimator.RankTrips{}
+		lp.byRank = map[int]*profile.RankTrips{}
 		for i := range ls.Ranks {
 			lp.byRank[ls.Ranks[i].Rank] = &ls.Ranks[i]
 		}

@@ -10,8 +10,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/model"
+	"github.com/predict-tools/predict/profile"
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -44,7 +44,7 @@ func runawayLimit(recorded int64, profNP, np int) int64 {
 
 // iterations is the iterations the timing pass counted of a loop it
 // timed whole, over all its entries.
-func iterations(ls *estimator.LoopStats) int64 {
+func iterations(ls *profile.LoopStats) int64 {
 	var n int64
 	for _, tc := range ls.Trips {
 		n += tc.Trips * tc.Count

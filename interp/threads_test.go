@@ -3,35 +3,35 @@ package interp
 import (
 	"testing"
 
-	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/machine"
 	"github.com/predict-tools/predict/model"
+	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/trace"
 )
 
 // syntheticProfile is an empty profile of p's sources, taken at np with
 // args: tests add the fragments they time.
-func syntheticProfile(t *testing.T, p *Program, np int, args []string) *estimator.ProfileFile {
+func syntheticProfile(t *testing.T, p *Program, np int, args []string) *profile.File {
 	t.Helper()
-	hash, err := estimator.ContentHash(p.Loaded)
+	hash, err := profile.ContentHash(p.Loaded)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &estimator.ProfileFile{Format: estimator.ProfileFormat, Version: estimator.ProfileVersion,
+	return &profile.File{Format: profile.Format, Version: profile.Version,
 		Package: p.Model.Package, Module: p.Model.Module, ContentHash: hash, NP: np, Args: args,
 		Host: "synthetic", Created: "2026-01-01T00:00:00Z", Alpha: 0.1}
 }
 
 // unitProfile is a synthetic profile of interp/testdata/threads: an
 // iteration of spin's loop costs one unit, nothing else is timed.
-func unitProfile(t *testing.T, p *Program, unit int64) *estimator.ProfileFile {
+func unitProfile(t *testing.T, p *Program, unit int64) *profile.File {
 	t.Helper()
 	return spinProfile(t, p, 1, unit)
 }
 
 // spinProfile is a synthetic profile of p taken at np in which an
 // iteration of the loop of p's function spin costs unit, nothing else.
-func spinProfile(t *testing.T, p *Program, np int, unit int64) *estimator.ProfileFile {
+func spinProfile(t *testing.T, p *Program, np int, unit int64) *profile.File {
 	t.Helper()
 	pf := syntheticProfile(t, p, np, nil)
 	for _, f := range p.Model.Functions {
@@ -40,8 +40,8 @@ func spinProfile(t *testing.T, p *Program, np int, unit int64) *estimator.Profil
 		}
 		model.Walk(f.Tree, func(n *model.Node) bool {
 			if n.Kind == model.KindLoop {
-				pf.Fragments = append(pf.Fragments, estimator.FragmentStats{Node: n.ID, Kind: estimator.FragLoop, Pos: n.Pos.String(), MeanPS: 1})
-				pf.Loops = append(pf.Loops, estimator.LoopStats{Node: n.ID, PerIterPS: unit, Balanced: true})
+				pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: n.ID, Kind: profile.FragLoop, Pos: n.Pos.String(), MeanPS: 1})
+				pf.Loops = append(pf.Loops, profile.LoopStats{Node: n.ID, PerIterPS: unit, Balanced: true})
 			}
 			return true
 		})

@@ -9,9 +9,9 @@ import (
 	"go/types"
 	"sync"
 
-	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/machine"
 	"github.com/predict-tools/predict/model"
+	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/reduce"
 	"golang.org/x/tools/go/ssa"
 )
@@ -46,10 +46,10 @@ type unitTimes struct {
 
 // unitsOf returns the unit times of prof, counting the units of the
 // profiled run once.
-func (prog *Program) unitsOf(prof *estimator.ProfileFile, mach *machine.Machine) (map[string]unitTime, error) {
+func (prog *Program) unitsOf(prof *profile.File, mach *machine.Machine) (map[string]unitTime, error) {
 	prog.unitsMu.Lock()
 	if prog.units == nil {
-		prog.units = map[*estimator.ProfileFile]*unitTimes{}
+		prog.units = map[*profile.File]*unitTimes{}
 	}
 	ut := prog.units[prof]
 	if ut == nil {
@@ -65,7 +65,7 @@ func (prog *Program) unitsOf(prof *estimator.ProfileFile, mach *machine.Machine)
 // every unit costing 1 ps, and divides each counted loop's measured time
 // by its units. A loop whose entries in the model differ from the
 // profile's, or that saw no unit, is left out (charged per iteration).
-func (prog *Program) countUnits(prof *estimator.ProfileFile, mach *machine.Machine) (map[string]unitTime, error) {
+func (prog *Program) countUnits(prof *profile.File, mach *machine.Machine) (map[string]unitTime, error) {
 	if mach == nil {
 		var err error
 		if mach, err = machine.Preset("ideal"); err != nil {
@@ -87,7 +87,7 @@ func (prog *Program) countUnits(prof *estimator.ProfileFile, mach *machine.Machi
 	if err != nil {
 		return nil, err
 	}
-	measured := map[string]estimator.FragmentStats{}
+	measured := map[string]profile.FragmentStats{}
 	for _, fs := range prof.Fragments {
 		measured[fs.Node] = fs
 	}
@@ -131,7 +131,7 @@ func (w *World) planUnits(c *compiler, u *reduce.Loop, f *fragment, ut unitTime)
 		for _, y := range model.ChildLoops(x) {
 			yl := plan.Loop(y)
 			if count, ok := c.unitsOnEntry(cf, u.Units, yl, yl.Blocks); ok {
-				w.planLoop(c, yl, units, &estimator.LoopStats{Node: y.ID, PerIterPS: per})
+				w.planLoop(c, yl, units, &profile.LoopStats{Node: y.ID, PerIterPS: per})
 				lp := c.loopHeads[yl.Header]
 				if lp == nil && yl.Test != nil {
 					lp = c.loopHeads[yl.Test.Block()]

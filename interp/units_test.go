@@ -3,14 +3,14 @@ package interp
 import (
 	"testing"
 
-	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/model"
+	"github.com/predict-tools/predict/profile"
 )
 
 // unitsProfile is a synthetic profile of interp/testdata/units at np=2
 // with args: the outer loop of the part (a loop over the ranks) is timed
 // whole, mean per entry on each of the two ranks; nothing else is timed.
-func unitsProfile(t *testing.T, p *Program, args []string, mean int64) *estimator.ProfileFile {
+func unitsProfile(t *testing.T, p *Program, args []string, mean int64) *profile.File {
 	t.Helper()
 	pf := syntheticProfile(t, p, 2, args)
 	line := map[string]int{"pack": 24, "copy": 38}[args[1]]
@@ -19,8 +19,8 @@ func unitsProfile(t *testing.T, p *Program, args []string, mean int64) *estimato
 			if n.Kind != model.KindLoop || !p.Report.Plan.Loop(n).Sealed || n.Pos.Start.Line > line+1 || n.Pos.End.Line < line+2 {
 				return true
 			}
-			pf.Fragments = append(pf.Fragments, estimator.FragmentStats{Node: n.ID, Kind: estimator.FragLoop, Pos: n.Pos.String(), Executions: 2, MeanPS: mean})
-			pf.Loops = append(pf.Loops, estimator.LoopStats{Node: n.ID, PerIterPS: mean / 2, Balanced: true})
+			pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: n.ID, Kind: profile.FragLoop, Pos: n.Pos.String(), Executions: 2, MeanPS: mean})
+			pf.Loops = append(pf.Loops, profile.LoopStats{Node: n.ID, PerIterPS: mean / 2, Balanced: true})
 			return false
 		})
 	}
@@ -87,7 +87,7 @@ func TestAllocUnits(t *testing.T) {
 	for _, f := range p.Model.Functions {
 		model.Walk(f.Tree, func(x *model.Node) bool {
 			if lf := x.Leaf; lf != nil && x.Pos.Start.Line == 31 && lf.Kind == model.LeafCB {
-				pf.Fragments = append(pf.Fragments, estimator.FragmentStats{Node: x.ID, Kind: estimator.FragSegment, Pos: x.Pos.String(), Executions: 2, MeanPS: units})
+				pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: x.ID, Kind: profile.FragSegment, Pos: x.Pos.String(), Executions: 2, MeanPS: units})
 			}
 			return true
 		})

@@ -8,8 +8,8 @@
 //
 // A [Machine] comes from a preset ([Preset]: ideal, local, ethernet-10g,
 // infiniband-hdr), a machine file ([Load], [Parse], [Resolve]), or a quick
-// measurement of this machine's in-process runtime ([MeasureLocal]). Its
-// [Origin] says which; [Machine.Describe] prints every parameter and says
+// measurement of this machine's in-process runtime (estimator.MeasureLocal).
+// Its [Origin] says which; [Machine.Describe] prints every parameter and says
 // loudly when a preset stands in for a calibration, as every report must.
 //
 // # Units

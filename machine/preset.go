@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/predict-tools/predict/commlib"
 	"github.com/predict-tools/predict/trace"
 )
 
@@ -21,10 +20,10 @@ const (
 )
 
 // goThreads are the thread costs of the presets other than ideal: Go
-// runtime figures measured with MeasureLocal on the development machine (a
-// 2-vCPU AMD EPYC VM, Go 1.26, medians of three runs, rounded). They depend
-// on the Go scheduler more than on the cluster, so the cluster presets use
-// them too. Start, the wake-up of a parked worker, is the largest; a
+// runtime figures measured with estimator.MeasureLocal on the development
+// machine (a 2-vCPU AMD EPYC VM, Go 1.26, medians of three runs, rounded).
+// They depend on the Go scheduler more than on the cluster, so the cluster
+// presets use them too. Start, the wake-up of a parked worker, is the largest; a
 // cache-resident 4 MiB copy ran at about 55 GB/s.
 var goThreads = ThreadCosts{
 	Create:          400 * ns,
@@ -80,11 +79,17 @@ func Resolve(nameOrPath string) (*Machine, error) {
 	return Load(nameOrPath)
 }
 
+// commlibEagerLimit is commlib.DefaultEagerLimit, the eager limit of the
+// in-process runtime, which the ideal and local presets take. machine
+// describes targets and does not import the programs' runtime;
+// TestCommlibEagerLimit keeps the two equal.
+const commlibEagerLimit = 64 << 10
+
 // ideal is free communication and threads: what remains is computation and
 // the order that messages impose (POP's ideal-network replay, Dimemas with
 // latency 0 and infinite bandwidth). For Amdahl checks.
 func ideal() *Machine {
-	free := LogGOPS{EagerLimit: commlib.DefaultEagerLimit}
+	free := LogGOPS{EagerLimit: commlibEagerLimit}
 	return &Machine{
 		Name:        "ideal",
 		Description: "ideal machine: communication and thread primitives cost nothing, bandwidth is infinite",
@@ -102,8 +107,8 @@ func ideal() *Machine {
 }
 
 // local describes the in-process runtime on the development machine
-// (commlib's benchmarks, commlib/bench_test.go, and MeasureLocal).
-// MeasureLocal measures the machine at hand instead.
+// (commlib's benchmarks, commlib/bench_test.go, and estimator.MeasureLocal).
+// estimator.MeasureLocal measures the machine at hand instead.
 func local() *Machine {
 	// One-way 1 B = o + L + o = 150 + 800 + 150 ns = 1.1 µs; G = 1/(20 GB/s).
 	lg := LogGOPS{
@@ -111,7 +116,7 @@ func local() *Machine {
 		Overhead:      150 * ns,
 		GapPerMessage: 400 * ns,
 		GapPerByte:    50 * PicosecondPerByte,
-		EagerLimit:    commlib.DefaultEagerLimit,
+		EagerLimit:    commlibEagerLimit,
 	}
 	return &Machine{
 		Name:        "local",
@@ -131,7 +136,7 @@ func local() *Machine {
 		Intra:        lg,
 		Inter:        lg,
 		Threads:      goThreads,
-		Collectives:  localCollectives(),
+		Collectives:  LinearCollectives(),
 	}
 }
 
@@ -227,4 +232,16 @@ func infinibandHDR() *Machine {
 		},
 		Threads: goThreads,
 	}
+}
+
+// LinearCollectives makes every collective linear: commlib's in-process
+// collectives are centralized (each rank deposits its part in one shared
+// instance and the last to arrive completes it), a fan-in and fan-out
+// through one point rather than a tree.
+func LinearCollectives() map[string]Algorithm {
+	c := map[string]Algorithm{}
+	for _, name := range CollectiveNames() {
+		c[name] = Linear
+	}
+	return c
 }

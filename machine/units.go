@@ -318,3 +318,9 @@ func mulDiv(a, b, c int64) int64 {
 	}
 	return int64(q)
 }
+
+// PerByteOver returns the per-byte cost of t spread over n bytes, to the
+// nearest fs/B (saturated where it does not fit).
+func PerByteOver(t trace.Time, n int64) PerByte {
+	return PerByte(mulDiv(int64(t), 1000, n))
+}

@@ -3,10 +3,10 @@ package validate
 import (
 	"testing"
 
-	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/interp"
 	"github.com/predict-tools/predict/machine"
 	"github.com/predict-tools/predict/model"
+	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/trace"
 )
 
@@ -33,7 +33,7 @@ func TestBrokenProfileShows(t *testing.T) {
 	}
 	const np = 4
 	args := []string{"-class", "S"}
-	traceOf := func(p *estimator.ProfileFile) ([]trace.Event, trace.Time) {
+	traceOf := func(p *profile.File) ([]trace.Event, trace.Time) {
 		var events []trace.Event
 		r, err := prog.Run(interp.Config{NP: np, Machine: m, Profile: p, Args: args, Trace: func(e trace.Event) { events = append(events, e) }})
 		if err != nil {
@@ -63,19 +63,19 @@ func TestBrokenProfileShows(t *testing.T) {
 // unitProfile is a profile of amdahl in which a unit of work of its serial
 // and its parallel loop (lines 76 and 82) costs unitPS and nothing else is
 // timed. Fragment Pos names the loop ("serial", "parallel").
-func unitProfile(t *testing.T, prog *interp.Program, unitPS int64) *estimator.ProfileFile {
-	hash, err := estimator.ContentHash(prog.Loaded)
+func unitProfile(t *testing.T, prog *interp.Program, unitPS int64) *profile.File {
+	hash, err := profile.ContentHash(prog.Loaded)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &estimator.ProfileFile{Format: estimator.ProfileFormat, Version: estimator.ProfileVersion,
+	p := &profile.File{Format: profile.Format, Version: profile.Version,
 		Package: prog.Model.Package, Module: prog.Model.Module, ContentHash: hash, NP: 1, Alpha: 0.1}
 	name := map[int]string{76: "serial", 82: "parallel"}
 	for _, f := range prog.Model.Functions {
 		model.Walk(f.Tree, func(n *model.Node) bool {
 			if which := name[n.Pos.Start.Line]; n.Kind == model.KindLoop && f.ID == "main$1" && which != "" {
-				p.Fragments = append(p.Fragments, estimator.FragmentStats{Node: n.ID, Kind: estimator.FragLoop, Pos: which, MeanPS: 1})
-				p.Loops = append(p.Loops, estimator.LoopStats{Node: n.ID, PerIterPS: unitPS, Balanced: true})
+				p.Fragments = append(p.Fragments, profile.FragmentStats{Node: n.ID, Kind: profile.FragLoop, Pos: which, MeanPS: 1})
+				p.Loops = append(p.Loops, profile.LoopStats{Node: n.ID, PerIterPS: unitPS, Balanced: true})
 			}
 			return true
 		})

@@ -16,13 +16,14 @@ import (
 	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/interp"
 	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/trace"
 )
 
 // Config describes a validation.
 type Config struct {
 	Program *interp.Program
-	Profile *estimator.ProfileFile // the profile the predictions use
+	Profile *profile.File // the profile the predictions use
 	Machine *machine.Machine
 	NPs     []int
 	Runs    int                   // real runs per np (default 5)

@@ -5,13 +5,8 @@
 package main
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -20,6 +15,7 @@ import (
 	"github.com/predict-tools/predict/estimator/probe"
 	"github.com/predict-tools/predict/interp"
 	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/scale"
 	"github.com/spf13/cobra"
 )
@@ -66,7 +62,7 @@ func (f *predictFlags) add(cmd *cobra.Command) {
 
 // setup prepares the program, its profile and the machine. Notes go to
 // log.
-func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*interp.Program, *estimator.ProfileFile, *machine.Machine, error) {
+func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*interp.Program, *profile.File, *machine.Machine, error) {
 	if err := checkDir(pkg); err != nil {
 		return nil, nil, nil, err
 	}
@@ -102,13 +98,13 @@ func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*in
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	hash, err := estimator.ContentHash(prog.Loaded)
+	hash, err := profile.ContentHash(prog.Loaded)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	var prof *estimator.ProfileFile
+	var prof *profile.File
 	if f.profile != "" {
-		if prof, err = estimator.ReadProfile(f.profile); err != nil {
+		if prof, err = profile.Read(f.profile); err != nil {
 			return nil, nil, nil, err
 		}
 		if err := prof.Check(prog.Model.Package, hash); err != nil {
@@ -132,28 +128,21 @@ func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*in
 //
 // Arguments that depend on np are those at --profile-np: the timing pass
 // runs the program as it would run at that np.
-func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash string, log io.Writer) (*estimator.ProfileFile, error) {
+func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash string, log io.Writer) (*profile.File, error) {
 	np := f.profNP
 	args, err := f.argsAt(np)
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		dir = os.TempDir()
-	}
-	// The probes' data format and the timing pass's version are part of
-	// the key: a cache written by an older timing pass (another clock,
-	// other fragments or decisions) is not reused.
-	key := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%d\x00%q\x00probe-v%d\x00pass-v%d", prog.Model.Package, hash, np, args, probe.RawVersion, estimator.PassVersion)))
-	path := filepath.Join(dir, "predict", "profiles", hex.EncodeToString(key[:12])+".json")
+	cache := profile.DefaultCache()
+	key := profile.Key{Package: prog.Model.Package, ContentHash: hash, NP: np, Args: args,
+		ProbeVersion: probe.RawVersion, PassVersion: estimator.PassVersion}
+	path := cache.Path(key)
 	if !f.noCache {
-		p, err := estimator.ReadProfile(path)
-		switch {
-		case err != nil || p.Check(prog.Model.Package, hash) != nil || p.CheckNodes(prog.Model) != nil:
-		case p.MeasuredUnderLoad():
+		switch p, found := cache.Load(key, prog.Model); found {
+		case profile.CachedUnderLoad:
 			fmt.Fprintf(log, "profile: the cached timing pass %s was measured under load (%.1f cores busy with other processes): measuring again\n", path, p.OtherCores)
-		default:
+		case profile.Hit:
 			fmt.Fprintf(log, "profile: cached timing pass %s (np=%d, %s)\n", path, p.NP, p.Created)
 			f.profileUsed = fmt.Sprintf("cached timing pass at np=%d, %s", p.NP, path)
 			warnProfile(log, p)
@@ -171,24 +160,19 @@ func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash stri
 		fmt.Fprintf(log, "profile: measured at np=%d on %d CPUs: memory-bound fragments may read slower than on a node of the target (--profile-np 1 suits a program whose ranks all run the same code)\n", np, runtime.NumCPU())
 	}
 	f.profileUsed = fmt.Sprintf("timing pass at np=%d run now (not cached)", np)
-	if err := p.CheckDisturbance(); err != nil {
-		// Used, loudly, but not kept: the next run measures again.
-		fmt.Fprintf(log, "profile: WARNING: %v; this prediction uses it, and it is not cached\n", err)
-		return p, nil
-	}
-	if p.MeasuredUnderLoad() {
-		fmt.Fprintf(log, "profile: measured under load: this prediction uses it (see the warning above), and it is not cached\n")
-		return p, nil
-	}
-	var buf bytes.Buffer
-	if err := p.Write(&buf); err != nil {
+	stored, err := cache.Store(key, p)
+	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err == nil {
-			fmt.Fprintf(log, "profile: cached in %s (--no-cache measures again)\n", path)
-			f.profileUsed = fmt.Sprintf("timing pass at np=%d run now, cached in %s", np, path)
-		}
+	switch stored {
+	case profile.Disturbed:
+		// Used, loudly, but not kept: the next run measures again.
+		fmt.Fprintf(log, "profile: WARNING: %v; this prediction uses it, and it is not cached\n", p.CheckDisturbance())
+	case profile.UnderLoad:
+		fmt.Fprintf(log, "profile: measured under load: this prediction uses it (see the warning above), and it is not cached\n")
+	case profile.Cached:
+		fmt.Fprintf(log, "profile: cached in %s (--no-cache measures again)\n", path)
+		f.profileUsed = fmt.Sprintf("timing pass at np=%d run now, cached in %s", np, path)
 	}
 	return p, nil
 }
@@ -211,7 +195,7 @@ func splitArgs(cmd *cobra.Command, args []string) (string, []string, error) {
 
 // warnProfile repeats what the timing pass found doubtful in a profile
 // read from a file: it was said when it was measured, maybe long ago.
-func warnProfile(log io.Writer, p *estimator.ProfileFile) {
+func warnProfile(log io.Writer, p *profile.File) {
 	for _, w := range p.Warnings {
 		fmt.Fprintf(log, "profile: WARNING: %s\n", w)
 	}

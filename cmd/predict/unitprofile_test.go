@@ -9,9 +9,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/interp"
 	"github.com/predict-tools/predict/model"
+	"github.com/predict-tools/predict/profile"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -37,16 +37,16 @@ func cmdUnitProfile(ts *testscript.TestScript, neg bool, args []string) {
 func writeLoopProfile(ts *testscript.TestScript, file, pkg string, keep func(*model.Node) bool) int {
 	prog, err := interp.Prepare(ts.Getenv("MODROOT"), pkg)
 	ts.Check(err)
-	hash, err := estimator.ContentHash(prog.Loaded)
+	hash, err := profile.ContentHash(prog.Loaded)
 	ts.Check(err)
-	p := &estimator.ProfileFile{Format: estimator.ProfileFormat, Version: estimator.ProfileVersion,
+	p := &profile.File{Format: profile.Format, Version: profile.Version,
 		Package: prog.Model.Package, Module: prog.Model.Module, ContentHash: hash, NP: 1,
 		Host: "synthetic", Created: "2026-01-01T00:00:00Z", Alpha: 0.1}
 	for _, f := range prog.Model.Functions {
 		model.Walk(f.Tree, func(n *model.Node) bool {
 			if n.Kind == model.KindLoop && keep(n) {
-				p.Fragments = append(p.Fragments, estimator.FragmentStats{Node: n.ID, Kind: estimator.FragLoop, Pos: n.Pos.String(), MeanPS: 1})
-				p.Loops = append(p.Loops, estimator.LoopStats{Node: n.ID, PerIterPS: 1_000_000, Balanced: true})
+				p.Fragments = append(p.Fragments, profile.FragmentStats{Node: n.ID, Kind: profile.FragLoop, Pos: n.Pos.String(), MeanPS: 1})
+				p.Loops = append(p.Loops, profile.LoopStats{Node: n.ID, PerIterPS: 1_000_000, Balanced: true})
 			}
 			return true
 		})

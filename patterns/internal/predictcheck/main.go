@@ -31,10 +31,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/interp"
 	"github.com/predict-tools/predict/machine"
 	"github.com/predict-tools/predict/patterns/internal/progcheck"
+	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/trace"
 )
 
@@ -197,7 +197,7 @@ func predictAll(root string, jobs []*job, machineName string, runs, parallel int
 
 // predict interprets j's program with prof on a fresh copy of the
 // machine and records the lost times. The caller holds mod's lock.
-func predict(j *job, mod *model, prof *estimator.ProfileFile, machineName string) error {
+func predict(j *job, mod *model, prof *profile.File, machineName string) error {
 	prog, err := mod.prepare()
 	if err != nil {
 		return err
@@ -210,7 +210,7 @@ func predict(j *job, mod *model, prof *estimator.ProfileFile, machineName string
 }
 
 // record predicts one run of j and appends its lost times.
-func record(j *job, prog *interp.Program, prof *estimator.ProfileFile, m *machine.Machine) error {
+func record(j *job, prog *interp.Program, prof *profile.File, m *machine.Machine) error {
 	p, err := progcheck.Predict(prog, prof, m, j.run, j.near)
 	if err != nil {
 		return err

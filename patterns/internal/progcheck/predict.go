@@ -8,6 +8,7 @@ import (
 	"github.com/predict-tools/predict/interp"
 	"github.com/predict-tools/predict/machine"
 	"github.com/predict-tools/predict/patterns"
+	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/trace"
 )
 
@@ -18,7 +19,7 @@ func Package(dir string) string { return "./testprogs/" + dir }
 // Profile runs the timing pass of program dir (relative to root/testprogs)
 // for run r at its np, with the program's arguments of r. It builds and
 // runs the program twice.
-func Profile(root, dir string, r Run, near bool) (*estimator.ProfileFile, error) {
+func Profile(root, dir string, r Run, near bool) (*profile.File, error) {
 	return estimator.Run(estimator.Config{Dir: root, Pattern: Package(dir), NP: r.NP, Args: r.Args(near)})
 }
 
@@ -28,12 +29,12 @@ func Profile(root, dir string, r Run, near bool) (*estimator.ProfileFile, error)
 // their duration in modeled time) and of the machine's costs of the calls.
 // A prediction from it is exact and does not depend on this machine or its
 // load.
-func SyntheticProfile(prog *interp.Program, r Run, near bool) (*estimator.ProfileFile, error) {
-	hash, err := estimator.ContentHash(prog.Loaded)
+func SyntheticProfile(prog *interp.Program, r Run, near bool) (*profile.File, error) {
+	hash, err := profile.ContentHash(prog.Loaded)
 	if err != nil {
 		return nil, err
 	}
-	return &estimator.ProfileFile{Format: estimator.ProfileFormat, Version: estimator.ProfileVersion,
+	return &profile.File{Format: profile.Format, Version: profile.Version,
 		Package: prog.Model.Package, Module: prog.Model.Module, ContentHash: hash, NP: r.NP, Args: r.Args(near),
 		Host: "synthetic", Created: "2026-01-01T00:00:00Z", Alpha: 0.1}, nil
 }
@@ -56,7 +57,7 @@ type Prediction struct {
 //
 // Interpretations of one Program are not known to be safe at once:
 // callers run them one at a time.
-func Predict(prog *interp.Program, prof *estimator.ProfileFile, m *machine.Machine, r Run, near bool) (*Prediction, error) {
+func Predict(prog *interp.Program, prof *profile.File, m *machine.Machine, r Run, near bool) (*Prediction, error) {
 	var events []trace.Event
 	res, err := prog.Run(interp.Config{NP: r.NP, Machine: m, Profile: prof, Args: r.Args(near),
 		Trace: func(e trace.Event) { events = append(events, e) }})

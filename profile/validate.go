@@ -3,7 +3,7 @@
 // become the model's times, so a value the interpreter cannot use is an
 // error that names its field, never a silently wrong prediction.
 
-package estimator
+package profile
 
 import (
 	"fmt"
@@ -16,16 +16,16 @@ import (
 	"github.com/predict-tools/predict/trace"
 )
 
-// MaxProfileTime is the largest time a profile may hold, in picoseconds
+// MaxTime is the largest time a profile may hold, in picoseconds
 // (about 11.6 days): times are multiplied by trip counts and summed over
 // ranks in int64 picoseconds, so a value near the type's limit would wrap.
-const MaxProfileTime = 1_000_000_000_000_000_000
+const MaxTime = 1_000_000_000_000_000_000
 
 // Validate checks that every count, time and fraction of the profile is
 // one the model can use: np at least 1, no negative or non-finite value,
-// no time above MaxProfileTime, ranks within np. The error names the
+// no time above MaxTime, ranks within np. The error names the
 // field, as a path into the JSON file (fragments[3].mean_ps).
-func (p *ProfileFile) Validate() error {
+func (p *File) Validate() error {
 	var v profileCheck
 	if p.NP < 1 {
 		v.errorf("np", "%d: want at least 1 rank", p.NP)
@@ -93,7 +93,7 @@ func (p *ProfileFile) Validate() error {
 // CheckNodes reports the nodes the profile times that the model of the
 // program does not have: a profile of another version of the program
 // whose content hash was edited, or a hand-made one.
-func (p *ProfileFile) CheckNodes(prog *model.Program) error {
+func (p *File) CheckNodes(prog *model.Program) error {
 	ids := map[string]bool{}
 	for _, f := range prog.Functions {
 		model.Walk(f.Tree, func(n *model.Node) bool {
@@ -168,8 +168,8 @@ func (v *profileCheck) times(at string, ts map[string]int64) {
 		switch t := ts[name]; {
 		case t < 0:
 			v.errorf(at+name, "%d: want a time of at least 0 ps", t)
-		case t > MaxProfileTime:
-			v.errorf(at+name, "%d ps (%v): more than the %v a profile may hold", t, trace.Time(t), trace.Time(MaxProfileTime))
+		case t > MaxTime:
+			v.errorf(at+name, "%d ps (%v): more than the %v a profile may hold", t, trace.Time(t), trace.Time(MaxTime))
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package estimator
+package profile
 
 import (
 	"bytes"
@@ -6,15 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/predict-tools/predict/modelgen"
 )
 
 // validProfile is a hand-made profile of two ranks that passes the checks:
 // a fragment, a loop with per-rank trips and a decision.
-func validProfile() *ProfileFile {
-	return &ProfileFile{Format: ProfileFormat, Version: ProfileVersion, Package: "example.com/app", NP: 2, Alpha: 0.1,
+func validProfile() *File {
+	return &File{Format: Format, Version: Version, Package: "example.com/app", NP: 2, Alpha: 0.1,
 		Host: "test", Created: "2026-01-01T00:00:00Z",
 		WallPS: 12e9, PlainWallPS: 11e9, RunPS: 10e9, PlainRunPS: 10e9, MeasuredPS: 18e9, CommPS: 1e9,
 		Overhead:  Overhead{SegPS: 30_000, IterPS: 40_000},
@@ -32,27 +31,27 @@ func TestValidate(t *testing.T) {
 		t.Fatalf("valid profile: %v", err)
 	}
 	for _, c := range []struct {
-		edit func(p *ProfileFile)
+		edit func(p *File)
 		want string
 	}{
-		{func(p *ProfileFile) { p.NP = 0 }, "np: 0: want at least 1 rank"},
-		{func(p *ProfileFile) { p.NP = -3 }, "np: -3: want at least 1 rank"},
-		{func(p *ProfileFile) { p.Alpha = 1.5 }, "alpha: 1.5: want a fraction between 0 and 1"},
-		{func(p *ProfileFile) { p.PlainRunPS = -1 }, "plain_run_ps: -1: want a time of at least 0 ps"},
-		{func(p *ProfileFile) { p.Overhead.SegPS = -5 }, "overhead.seg_ps: -5: want a time of at least 0 ps"},
-		{func(p *ProfileFile) { p.Fragments[0].MeanPS = -7 }, "fragments[0].mean_ps: -7: want a time of at least 0 ps"},
-		{func(p *ProfileFile) { p.Fragments[0].MeanPS = MaxProfileTime + 1 }, "fragments[0].mean_ps: 1000000000000000001 ps"},
-		{func(p *ProfileFile) { p.Fragments[0].Executions = -1 }, "fragments[0].executions: -1: want a count of at least 0"},
-		{func(p *ProfileFile) { p.Fragments[0].Kind = "blob" }, `fragments[0].kind: "blob": want seg, loop or branch`},
-		{func(p *ProfileFile) { p.Fragments[0].Node = "" }, "fragments[0].node: missing"},
-		{func(p *ProfileFile) { p.Fragments[0].ErrorRel = -0.5 }, "fragments[0].error_rel: -0.5: want a finite number"},
-		{func(p *ProfileFile) { p.ErrorRel = posInf() }, "error_rel: +Inf: want a finite number"},
-		{func(p *ProfileFile) { p.Loops[0].Trips[0].Trips = -100 }, "loops[0].trips[0].trips: -100: want a count"},
-		{func(p *ProfileFile) { p.Loops[0].D = nan() }, "loops[0].d: NaN: want a finite number"},
-		{func(p *ProfileFile) { p.Loops[0].Ranks[0].Rank = 2 }, "loops[0].ranks[0].rank: 2: want a rank of the profile's np=2 (0 to 1)"},
-		{func(p *ProfileFile) { p.Loops[0].Ranks[0].Runs[0][1] = -1 }, "loops[0].ranks[0].runs[0][1] (entries): -1"},
-		{func(p *ProfileFile) { p.Decisions[0].Ranks[0].False = -3 }, "decisions[0].ranks[0].false: -3"},
-		{func(p *ProfileFile) { p.Decisions[0].Ranks[0].Rank = -1 }, "decisions[0].ranks[0].rank: -1: want a rank"},
+		{func(p *File) { p.NP = 0 }, "np: 0: want at least 1 rank"},
+		{func(p *File) { p.NP = -3 }, "np: -3: want at least 1 rank"},
+		{func(p *File) { p.Alpha = 1.5 }, "alpha: 1.5: want a fraction between 0 and 1"},
+		{func(p *File) { p.PlainRunPS = -1 }, "plain_run_ps: -1: want a time of at least 0 ps"},
+		{func(p *File) { p.Overhead.SegPS = -5 }, "overhead.seg_ps: -5: want a time of at least 0 ps"},
+		{func(p *File) { p.Fragments[0].MeanPS = -7 }, "fragments[0].mean_ps: -7: want a time of at least 0 ps"},
+		{func(p *File) { p.Fragments[0].MeanPS = MaxTime + 1 }, "fragments[0].mean_ps: 1000000000000000001 ps"},
+		{func(p *File) { p.Fragments[0].Executions = -1 }, "fragments[0].executions: -1: want a count of at least 0"},
+		{func(p *File) { p.Fragments[0].Kind = "blob" }, `fragments[0].kind: "blob": want seg, loop or branch`},
+		{func(p *File) { p.Fragments[0].Node = "" }, "fragments[0].node: missing"},
+		{func(p *File) { p.Fragments[0].ErrorRel = -0.5 }, "fragments[0].error_rel: -0.5: want a finite number"},
+		{func(p *File) { p.ErrorRel = posInf() }, "error_rel: +Inf: want a finite number"},
+		{func(p *File) { p.Loops[0].Trips[0].Trips = -100 }, "loops[0].trips[0].trips: -100: want a count"},
+		{func(p *File) { p.Loops[0].D = nan() }, "loops[0].d: NaN: want a finite number"},
+		{func(p *File) { p.Loops[0].Ranks[0].Rank = 2 }, "loops[0].ranks[0].rank: 2: want a rank of the profile's np=2 (0 to 1)"},
+		{func(p *File) { p.Loops[0].Ranks[0].Runs[0][1] = -1 }, "loops[0].ranks[0].runs[0][1] (entries): -1"},
+		{func(p *File) { p.Decisions[0].Ranks[0].False = -3 }, "decisions[0].ranks[0].false: -3"},
+		{func(p *File) { p.Decisions[0].Ranks[0].Rank = -1 }, "decisions[0].ranks[0].rank: -1: want a rank"},
 	} {
 		p := validProfile()
 		c.edit(p)
@@ -69,11 +68,11 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// TestReadProfileRefuses checks that ReadProfile applies the checks, with
+// TestReadRefuses checks that Read applies the checks, with
 // the file's path in the message.
-func TestReadProfileRefuses(t *testing.T) {
+func TestReadRefuses(t *testing.T) {
 	dir := t.TempDir()
-	write := func(p *ProfileFile) string {
+	write := func(p *File) string {
 		var buf bytes.Buffer
 		if err := p.Write(&buf); err != nil {
 			t.Fatal(err)
@@ -84,20 +83,20 @@ func TestReadProfileRefuses(t *testing.T) {
 		}
 		return path
 	}
-	if _, err := ReadProfile(write(validProfile())); err != nil {
+	if _, err := Read(write(validProfile())); err != nil {
 		t.Fatalf("valid profile: %v", err)
 	}
 	p := validProfile()
 	p.Loops[0].PerIterPS = -10
 	path := write(p)
-	if _, err := ReadProfile(path); err == nil || err.Error() != "profile "+path+": loops[0].per_iter_ps: -10: want a time of at least 0 ps" {
+	if _, err := Read(path); err == nil || err.Error() != "profile "+path+": loops[0].per_iter_ps: -10: want a time of at least 0 ps" {
 		t.Errorf("negative time: got %v", err)
 	}
 	// A probed run 3× its plain run beyond its probes' cost: read, and
 	// reported as a measurement not to keep (the callers warn).
 	p = validProfile()
 	p.PlainRunPS, p.RunPS = 30e9, 90e9
-	if _, err := ReadProfile(write(p)); err != nil {
+	if _, err := Read(write(p)); err != nil {
 		t.Errorf("a disturbed profile is read (and warned about): %v", err)
 	}
 	if err := p.CheckDisturbance(); err == nil || !strings.Contains(err.Error(), "run_ps and plain_run_ps: the run with probes took 90ms and the run without 30ms") ||
@@ -110,7 +109,7 @@ func TestReadProfileRefuses(t *testing.T) {
 	if err := p.CheckDisturbance(); err != nil {
 		t.Errorf("a disturbance on a quiet machine: %v", err)
 	}
-	if note := p.disturbanceNote(); !strings.Contains(note, "the probes perturb this program") {
+	if note := p.DisturbanceNote(); !strings.Contains(note, "the probes perturb this program") {
 		t.Errorf("quiet machine: %s", note)
 	}
 	// Under load: not to keep.
@@ -185,21 +184,9 @@ func nan() float64    { return zero / zero }
 
 var zero float64
 
-// TestOtherLoad checks the reading of /proc/stat and the judgement of the
-// machine's other load during a run.
-func TestOtherLoad(t *testing.T) {
-	busy, ok := parseCPUBusy([]byte("cpu  156768 10 50012 45057 169 5 147 256 7 9\ncpu0 1 2 3 4 5 6 7 8 9 10\n"))
-	// user+nice+system+irq+softirq+steal, in ticks of 10 ms; idle, iowait and guest left out.
-	if want := time.Duration(156768+10+50012+5+147+256) * 10 * time.Millisecond; !ok || busy != want {
-		t.Errorf("busy %v (%v), want %v", busy, ok, want)
-	}
-	if _, ok := parseCPUBusy([]byte("intr 1 2 3\n")); ok {
-		t.Errorf("no cpu line: read as busy time")
-	}
-	// 4 s of busy time over a 2 s run whose process used 1 s: 1.5 cores of others.
-	if got := otherCores(10*time.Second, 14*time.Second, time.Second, 2*time.Second); got != 1.5 {
-		t.Errorf("other cores %v, want 1.5", got)
-	}
+// TestLoadNote checks the judgement of the machine's other load during a
+// run: whether it took cores the ranks needed.
+func TestLoadNote(t *testing.T) {
 	for _, c := range []struct {
 		other    float64
 		np, cpus int

@@ -1,10 +1,10 @@
-// This file defines how the timing pass tells a measurement disturbed by
-// the machine's other load: the probed and the plain run execute the same
+// This file defines how a profile tells a measurement disturbed by the
+// machine's other load: the probed and the plain run execute the same
 // work, so beyond what the probes themselves cost their spans must agree.
 // A probed run far slower (or far faster) than its plain run was slowed
 // by something else, and so were the fragments it timed.
 
-package estimator
+package profile
 
 import (
 	"fmt"
@@ -16,9 +16,6 @@ import (
 // Disturbance thresholds, as the ratio of the longer of the two runs'
 // spans (the probed one less its probes' cost) to the shorter.
 const (
-	// RemeasureRatio makes the timing pass run both programs again (the
-	// fastest run of each is kept), up to remeasureRounds more times.
-	RemeasureRatio = 1.5
 	// RefuseRatio (with refuseFloor) marks a measurement too disturbed to
 	// keep: CheckDisturbance reports it; the automatic timing pass of run
 	// and scale does not cache it, and every reading warns of it.
@@ -29,15 +26,14 @@ const (
 	// refuseFloor: a measurement is refused only when the disturbance
 	// reaches a time that matters, not for a run of a few milliseconds
 	// that a busy machine slowed (it is warned about).
-	refuseFloor     = 20 * trace.Millisecond
-	remeasureRounds = 2
+	refuseFloor = 20 * trace.Millisecond
 )
 
 // ProbeCostPS estimates by how much the probes lengthen the probed run's
 // span: each fragment execution costs a probe pair, each sampled
 // iteration a sampled-iteration probe, spread over the ranks that run at
 // the same time.
-func (p *ProfileFile) ProbeCostPS() int64 {
+func (p *File) ProbeCostPS() int64 {
 	var cost float64
 	for _, f := range p.Fragments {
 		cost += float64(f.Executions) * float64(p.Overhead.SegPS)
@@ -51,7 +47,7 @@ func (p *ProfileFile) ProbeCostPS() int64 {
 // Disturbance returns the ratio of the longer of the plain run's span and
 // the probed run's span less the probes' cost to the shorter (1 for runs
 // that agree, or that differ by less than a run's start-up noise).
-func (p *ProfileFile) Disturbance() float64 {
+func (p *File) Disturbance() float64 {
 	plain, probed := p.PlainRunTime()
 	probed -= p.ProbeCostPS()
 	if plain <= 0 || probed <= 0 {
@@ -63,9 +59,9 @@ func (p *ProfileFile) Disturbance() float64 {
 	return float64(max(plain, probed)) / float64(min(plain, probed))
 }
 
-// disturbanceNote describes the disturbance of the profile's runs and
+// DisturbanceNote describes the disturbance of the profile's runs and
 // its cause, where the machine's CPU accounting tells it.
-func (p *ProfileFile) disturbanceNote() string {
+func (p *File) DisturbanceNote() string {
 	plain, probed := p.PlainRunTime()
 	which := "slower"
 	if probed-p.ProbeCostPS() < plain {
@@ -73,7 +69,7 @@ func (p *ProfileFile) disturbanceNote() string {
 	}
 	note := fmt.Sprintf("the run with probes took %v and the run without %v: beyond the probes' %v, it ran %.1f× %s",
 		time.Duration(probed/1000), time.Duration(plain/1000), time.Duration(p.ProbeCostPS()/1000), p.Disturbance(), which)
-	switch load, known := p.loaded(); {
+	switch _, load, known := p.OtherLoad(); {
 	case load:
 		return note + ", so the machine's other load disturbed the measurement"
 	case known && which == "slower":
@@ -83,21 +79,33 @@ func (p *ProfileFile) disturbanceNote() string {
 	}
 }
 
-// loaded reports whether other processes took cores the profiled ranks
-// needed (load.go), and whether the profile says (CPUs and OtherCores
-// recorded).
-func (p *ProfileFile) loaded() (loaded, known bool) {
+// OtherLoad reports whether other processes took cores the profiled
+// ranks needed, with a note that says so, and whether the profile says
+// (CPUs and OtherCores recorded).
+func (p *File) OtherLoad() (note string, loaded, known bool) {
+	note, loaded = loadNote(p.OtherCores, p.NP, p.CPUs)
 	if p.CPUs <= 0 {
-		return false, false
+		return note, false, false
 	}
-	_, loaded = loadNote(p.OtherCores, p.NP, p.CPUs)
-	return loaded, true
+	return note, loaded, true
+}
+
+// loadNote says what the other load was and whether it took cores the
+// run needed: np ranks want min(np, cpus) cores; what other processes
+// used beyond the rest, by more than half a core, slowed the run.
+func loadNote(other float64, np, cpus int) (string, bool) {
+	spare := float64(cpus - min(np, cpus))
+	if other <= spare+0.5 {
+		return "", false
+	}
+	return fmt.Sprintf("other processes kept %.1f of the %d cores busy while the program ran at np=%d (%.1f were spare): its fragments read slower than on a quiet machine",
+		other, cpus, np, spare), true
 }
 
 // MeasuredUnderLoad reports a profile whose runs other processes took
 // cores from (recorded by the timing pass; false where not recorded).
-func (p *ProfileFile) MeasuredUnderLoad() bool {
-	loaded, _ := p.loaded()
+func (p *File) MeasuredUnderLoad() bool {
+	_, loaded, _ := p.OtherLoad()
 	return loaded
 }
 
@@ -106,10 +114,10 @@ func (p *ProfileFile) MeasuredUnderLoad() bool {
 // record the load). Probes that perturb a program on a quiet machine are
 // the timing pass's own limit: warned about, never refused, since
 // measuring again gives the same.
-func (p *ProfileFile) refused() bool {
+func (p *File) refused() bool {
 	plain, probed := p.PlainRunTime()
 	gap := probed - p.ProbeCostPS() - plain
-	load, known := p.loaded()
+	_, load, known := p.OtherLoad()
 	return p.Disturbance() > RefuseRatio && max(gap, -gap) > int64(refuseFloor) && (load || !known)
 }
 
@@ -117,9 +125,9 @@ func (p *ProfileFile) refused() bool {
 // RefuseRatio (and by more than 20 ms) under load: a measurement not to
 // keep. It is said, never silently used: the timing pass writes the
 // warning into the profile, and every use of the profile repeats it.
-func (p *ProfileFile) CheckDisturbance() error {
+func (p *File) CheckDisturbance() error {
 	if !p.refused() {
 		return nil
 	}
-	return fmt.Errorf("run_ps and plain_run_ps: %s (more than %.1f×); measure again on a quieter machine (predict profile, or --no-cache)", p.disturbanceNote(), RefuseRatio)
+	return fmt.Errorf("run_ps and plain_run_ps: %s (more than %.1f×); measure again on a quieter machine (predict profile, or --no-cache)", p.DisturbanceNote(), RefuseRatio)
 }

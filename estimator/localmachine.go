@@ -1,7 +1,7 @@
-// This file defines MeasureLocal: a quick measurement of the in-process
+// This file defines MeasureLocal: a quick calibration of the in-process
 // runtime's message and thread costs on this machine.
 
-package machine
+package estimator
 
 import (
 	"fmt"
@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/predict-tools/predict/commlib"
+	"github.com/predict-tools/predict/machine"
 	"github.com/predict-tools/predict/trace"
 )
 
 // MeasureLocal measures this machine's in-process runtime (commlib.Run,
 // ranks as goroutines) in well under a second and returns a "local"
-// machine with origin [OriginMeasured]: one node with runtime.NumCPU()
+// machine with origin [machine.OriginMeasured]: one node with runtime.NumCPU()
 // cores and no limit of ranks per node, the same parameters within and
 // between nodes, and linear collectives (commlib's in-process collectives
 // are centralized). It follows MPIPerf's advice where it can cheaply
@@ -34,7 +35,7 @@ import (
 //
 // The figures are noisy on a loaded machine; a calibration (predict
 // calibrate) is the reference.
-func MeasureLocal() (*Machine, error) {
+func MeasureLocal() (*machine.Machine, error) {
 	start := time.Now()
 	timer := timerCost()
 	var ms measurements
@@ -46,31 +47,31 @@ func MeasureLocal() (*Machine, error) {
 	}
 	ms.round()
 	o := (ms.sendCall + ms.recvCall) / 2
-	lg := LogGOPS{
+	lg := machine.LogGOPS{
 		Latency:       max(ms.oneWay1-2*o, 0),
 		Overhead:      o,
 		GapPerMessage: ms.stream,
-		GapPerByte:    PerByte(mulDiv(int64(max(ms.oneWayBig-ms.oneWay1, 0)), 1000, bigMessage-1)),
+		GapPerByte:    machine.PerByteOver(max(ms.oneWayBig-ms.oneWay1, 0), bigMessage-1),
 		EagerLimit:    commlib.DefaultEagerLimit,
 	}
-	m := &Machine{
+	m := &machine.Machine{
 		Name:        "local",
 		Description: "this machine's in-process runtime (ranks as goroutines of one process), measured quickly",
 		Source: fmt.Sprintf("MeasureLocal on %s/%s with %d CPUs, %s, in %s: ping-pong of 1 B (one-way %s) and 1 MiB (one-way %s), "+
 			"median Send %s and Recv %s, stream %s per message; thread primitives timed in loops",
 			runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), time.Since(start).Round(time.Millisecond),
-			FormatDuration(ms.oneWay1), FormatDuration(ms.oneWayBig), FormatDuration(ms.sendCall), FormatDuration(ms.recvCall),
-			FormatDuration(ms.stream)),
-		Origin:       OriginMeasured,
+			machine.FormatDuration(ms.oneWay1), machine.FormatDuration(ms.oneWayBig), machine.FormatDuration(ms.sendCall), machine.FormatDuration(ms.recvCall),
+			machine.FormatDuration(ms.stream)),
+		Origin:       machine.OriginMeasured,
 		Nodes:        1,
 		CoresPerNode: runtime.NumCPU(),
 		RanksPerNode: 0,
-		Mapping:      Block,
+		Mapping:      machine.Block,
 		CPUFactor:    1,
 		Intra:        lg,
 		Inter:        lg,
 		Threads:      ms.thread,
-		Collectives:  localCollectives(),
+		Collectives:  machine.LinearCollectives(),
 	}
 	return m, m.Validate()
 }
@@ -82,7 +83,7 @@ type measurements struct {
 	oneWay1, oneWayBig trace.Time
 	sendCall, recvCall trace.Time
 	stream             trace.Time
-	thread             ThreadCosts
+	thread             machine.ThreadCosts
 }
 
 // round rounds the durations to whole nanoseconds: finer digits are noise.
@@ -91,7 +92,7 @@ func (ms *measurements) round() {
 		&ms.thread.Create, &ms.thread.SetTask, &ms.thread.Start, &ms.thread.CAS, &ms.thread.CreateAtomic,
 		&ms.thread.CreateSemaphore, &ms.thread.TryLock, &ms.thread.Release} {
 		if *p >= 10*trace.Nanosecond {
-			*p = trace.Time(mulDiv(int64(*p), 1, int64(trace.Nanosecond))) * trace.Nanosecond
+			*p = (*p + trace.Nanosecond/2) / trace.Nanosecond * trace.Nanosecond
 		}
 	}
 }
@@ -296,18 +297,6 @@ func (ms *measurements) threads(timer trace.Time) error {
 		copy(dst, src)
 		best = min(best, since(t0, timer))
 	}
-	t.Copy = PerByte(mulDiv(int64(best), 1000, n))
+	t.Copy = machine.PerByteOver(best, n)
 	return nil
-}
-
-// localCollectives makes every collective linear: commlib's in-process
-// collectives are centralized (each rank deposits its part in one shared
-// instance and the last to arrive completes it), a fan-in and fan-out
-// through one point rather than a tree.
-func localCollectives() map[string]Algorithm {
-	c := map[string]Algorithm{}
-	for _, name := range CollectiveNames() {
-		c[name] = Linear
-	}
-	return c
 }

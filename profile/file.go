@@ -1,8 +1,7 @@
 // This file defines the profile file: what the timing pass measured, keyed
-// by model node IDs, and its reading with the checks that keep a stale or
-// foreign profile from being used.
+// by model node IDs, and its writing and reading.
 
-package estimator
+package profile
 
 import (
 	"bytes"
@@ -14,17 +13,29 @@ import (
 
 // Profile file identification.
 const (
-	ProfileFormat  = "predict-profile"
-	ProfileVersion = 1
+	Format  = "predict-profile"
+	Version = 1
 )
 
-// PassVersion changes when the timing pass measures other fragments or
-// decisions for the same sources (a change of the model or of the
-// instrumentation): cached profiles of an older pass are measured again.
-const PassVersion = 2
+// The clocks of [File.Clock], as the probes name them (probe.ClockWall
+// and probe.ClockThread).
+const (
+	ClockWall   = "wall"
+	ClockThread = "thread"
+)
 
-// ProfileFile is the result of a timing pass. Times are picoseconds.
-type ProfileFile struct {
+// FragmentKind says what a fragment's probes measure.
+type FragmentKind string
+
+// Fragment kinds.
+const (
+	FragSegment FragmentKind = "seg"    // straight-line statements between control points
+	FragLoop    FragmentKind = "loop"   // a whole loop statement (a collapse candidate nest)
+	FragBranch  FragmentKind = "branch" // an opaque decision: its outcomes per rank
+)
+
+// File is the result of a timing pass. Times are picoseconds.
+type File struct {
 	Format      string   `json:"format"`
 	Version     int      `json:"version"`
 	Package     string   `json:"package"`
@@ -62,7 +73,7 @@ type ProfileFile struct {
 	ErrorRel float64 `json:"error_rel"`
 
 	// OtherCores is the mean number of cores that other processes kept
-	// busy during the kept runs (the larger of the two; load.go).
+	// busy during the kept runs (the larger of the two; estimator/load.go).
 	OtherCores float64 `json:"other_cores,omitempty"`
 	CPUs       int     `json:"cpus,omitempty"` // of the machine measured; with OtherCores, 0 where the system did not say
 	// Warnings are what the timing pass found doubtful in its own
@@ -147,16 +158,16 @@ type RankOutcomes struct {
 }
 
 // Write writes the profile as indented JSON.
-func (p *ProfileFile) Write(w io.Writer) error {
+func (p *File) Write(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(p)
 }
 
-// ReadProfile reads a profile file and checks that it is one, of this
+// Read reads a profile file and checks that it is one, of this
 // version.
-func ReadProfile(path string) (*ProfileFile, error) {
+func Read(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("profile: %v", err)
@@ -168,15 +179,15 @@ func ReadProfile(path string) (*ProfileFile, error) {
 	if err := json.Unmarshal(data, &head); err != nil {
 		return nil, fmt.Errorf("profile %s: not a JSON profile: %v", path, jsonErrorPos(data, err))
 	}
-	if head.Format != ProfileFormat {
-		return nil, fmt.Errorf("profile %s: format %q, want %q (write one with predict profile)", path, head.Format, ProfileFormat)
+	if head.Format != Format {
+		return nil, fmt.Errorf("profile %s: format %q, want %q (write one with predict profile)", path, head.Format, Format)
 	}
-	if head.Version != ProfileVersion {
-		return nil, fmt.Errorf("profile %s: version %d, this predict reads version %d: run predict profile again", path, head.Version, ProfileVersion)
+	if head.Version != Version {
+		return nil, fmt.Errorf("profile %s: version %d, this predict reads version %d: run predict profile again", path, head.Version, Version)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var p ProfileFile
+	var p File
 	if err := dec.Decode(&p); err != nil {
 		return nil, fmt.Errorf("profile %s: %v", path, jsonErrorPos(data, err))
 	}
@@ -184,19 +195,6 @@ func ReadProfile(path string) (*ProfileFile, error) {
 		return nil, fmt.Errorf("profile %s: %v", path, err)
 	}
 	return &p, nil
-}
-
-// Check reports a profile measured on other sources or another package
-// than the ones given.
-func (p *ProfileFile) Check(pkg, contentHash string) error {
-	switch {
-	case p.Package != pkg:
-		return fmt.Errorf("profile of package %s, not of %s", p.Package, pkg)
-	case p.ContentHash != contentHash:
-		return fmt.Errorf("stale profile: the sources of %s changed since it was measured (%s); run predict profile again",
-			pkg, p.Created)
-	}
-	return nil
 }
 
 // jsonErrorPos adds line:col to a JSON syntax or type error.

@@ -1,6 +1,6 @@
 // This file defines the summary `predict profile` prints.
 
-package estimator
+package profile
 
 import (
 	"fmt"
@@ -8,14 +8,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/predict-tools/predict/estimator/probe"
 	"github.com/predict-tools/predict/trace"
 )
 
 // WriteSummary prints what a timing pass measured: the runs, the probe
 // overhead, the fragments that take most time with their error bounds,
 // the loops and their balance, and the opaque decisions recorded.
-func (p *ProfileFile) WriteSummary(w io.Writer, top int) error {
+func (p *File) WriteSummary(w io.Writer, top int) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "profile of %s at np=%d", p.Package, p.NP)
 	if len(p.Args) > 0 {
@@ -33,7 +32,7 @@ func (p *ProfileFile) WriteSummary(w io.Writer, top int) error {
 	}
 	fmt.Fprintf(&b, "\nprobe overhead %v per fragment, %v per sampled iteration, %v per counted iteration, %v per iteration of a sampled copy, %v per sampled entry (compensated)\n",
 		trace.Time(p.Overhead.SegPS), trace.Time(p.Overhead.IterPS), trace.Time(p.Overhead.CounterPS), trace.Time(p.Overhead.TestPS), trace.Time(p.Overhead.SampledPS))
-	if p.Clock == probe.ClockThread {
+	if p.Clock == ClockThread {
 		fmt.Fprintf(&b, "measured: %v in %d fragments, timed by the CPU clock of their threads (the program runs pool or Parallel threads), %.1f%% of the plain run's CPU time; %v inside commlib; program-level error bound ±%.2f%%\n",
 			trace.Time(p.MeasuredPS), len(p.Fragments), 100*p.Coverage(), trace.Time(p.CommPS), 100*p.ErrorRel)
 	} else {
@@ -90,7 +89,7 @@ func (p *ProfileFile) WriteSummary(w io.Writer, top int) error {
 // PlainRunTime returns the wall time of the plain and of the instrumented
 // run: measured inside the processes (from the first rank's start to the
 // run's end) where the profile has them, else the processes' wall times.
-func (p *ProfileFile) PlainRunTime() (plain, probed int64) {
+func (p *File) PlainRunTime() (plain, probed int64) {
 	if p.PlainRunPS > 0 && p.RunPS > 0 {
 		return p.PlainRunPS, p.RunPS
 	}
@@ -104,8 +103,8 @@ func (p *ProfileFile) PlainRunTime() (plain, probed int64) {
 // time: threads compute at the same time as each other and as their
 // rank's main thread waits inside commlib (WaitForAll), so neither the
 // wall time nor the time inside commlib adds up with them.
-func (p *ProfileFile) Coverage() float64 {
-	if p.Clock == probe.ClockThread {
+func (p *File) Coverage() float64 {
+	if p.Clock == ClockThread {
 		cpu := p.PlainRunCPUPS
 		if cpu <= 0 {
 			cpu = p.PlainCPUPS
