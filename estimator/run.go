@@ -23,13 +23,16 @@ import (
 
 // Config describes a timing pass.
 type Config struct {
-	Dir     string        // directory the pattern is relative to
-	Pattern string        // the program's package
-	Tags    []string      // build tags
-	NP      int           // ranks of the run (default 1)
-	Args    []string      // the program's arguments
-	Alpha   float64       // balance threshold (default 0.1)
-	Timeout time.Duration // per run (default 10 minutes)
+	Dir     string   // directory the pattern is relative to
+	Pattern string   // the program's package
+	Tags    []string // build tags
+	// Prepared, when set, is the program Pattern names already loaded,
+	// modeled and reduced (without Tags): it is not loaded again.
+	Prepared *reduce.Prepared
+	NP       int           // ranks of the run (default 1)
+	Args     []string      // the program's arguments
+	Alpha    float64       // balance threshold (default 0.1)
+	Timeout  time.Duration // per run (default 10 minutes)
 	// Repeat is how many times each binary runs, plain and instrumented
 	// alternately (default 1): the fastest run of each is kept, the
 	// others having been slowed down by the machine's other load.
@@ -80,26 +83,19 @@ func Run(cfg Config) (*profile.File, error) {
 			fmt.Fprintf(cfg.Log, format+"\n", args...)
 		}
 	}
-	var (
-		l    *modelgen.Loaded
-		plan *Plan
-	)
-	err := Step(cfg.Log, fmt.Sprintf("loading %s and building its model", cfg.Pattern), func() error {
-		var err error
-		if l, err = modelgen.Load(modelgen.Config{Dir: cfg.Dir, Pattern: cfg.Pattern, Tags: cfg.Tags}); err != nil {
+	prep := cfg.Prepared
+	if prep == nil {
+		err := Step(cfg.Log, fmt.Sprintf("loading %s and building its model", cfg.Pattern), func() error {
+			var err error
+			prep, err = reduce.Prepare(modelgen.Config{Dir: cfg.Dir, Pattern: cfg.Pattern, Tags: cfg.Tags}, reduce.Options{})
 			return err
-		}
-		prog, ssaOf, err := modelgen.BuildWithSSA(l, modelgen.Options{})
+		})
 		if err != nil {
-			return err
+			return nil, err
 		}
-		rep, err := reduce.Reduce(l, prog, ssaOf, reduce.Options{})
-		if err != nil {
-			return err
-		}
-		plan, err = Instrument(l, prog, ssaOf, rep.Plan)
-		return err
-	})
+	}
+	l := prep.Loaded
+	plan, err := Instrument(l, prep.Model, prep.SSA, prep.Report.Plan)
 	if err != nil {
 		return nil, err
 	}

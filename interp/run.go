@@ -23,12 +23,9 @@ import (
 )
 
 // Program is a program prepared for interpretation: loaded, modeled and
-// reduced once, interpreted at any np.
+// reduced once (reduce.Prepare), interpreted at any np.
 type Program struct {
-	Loaded *modelgen.Loaded
-	Model  *model.Program
-	SSA    map[*model.Function]*ssa.Function
-	Report *reduce.Report
+	*reduce.Prepared
 
 	unitsMu sync.Mutex
 	units   map[*profile.File]*unitTimes // units.go
@@ -40,20 +37,15 @@ type Program struct {
 // Prepare loads, models and reduces the main package pattern (relative to
 // dir).
 func Prepare(dir, pattern string) (*Program, error) {
-	l, err := modelgen.Load(modelgen.Config{Dir: dir, Pattern: pattern})
+	p, err := reduce.Prepare(modelgen.Config{Dir: dir, Pattern: pattern}, reduce.Options{})
 	if err != nil {
 		return nil, err
 	}
-	prog, ssaOf, err := modelgen.BuildWithSSA(l, modelgen.Options{})
-	if err != nil {
-		return nil, err
-	}
-	rep, err := reduce.Reduce(l, prog, ssaOf, reduce.Options{})
-	if err != nil {
-		return nil, err
-	}
-	return &Program{Loaded: l, Model: prog, SSA: ssaOf, Report: rep}, nil
+	return New(p), nil
 }
+
+// New returns the program p for interpretation.
+func New(p *reduce.Prepared) *Program { return &Program{Prepared: p} }
 
 // Config is one interpretation.
 type Config struct {

@@ -150,7 +150,7 @@ func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash stri
 		}
 	}
 	fmt.Fprintf(log, "profile: none given: running the timing pass of %s at np=%d on this machine...\n", pkg, np)
-	p, err := estimator.Run(estimator.Config{Pattern: pkg, NP: np, Args: args, Log: log})
+	p, err := estimator.Run(estimator.Config{Pattern: pkg, Prepared: prog.Prepared, NP: np, Args: args, Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("timing pass: %v", err)
 	}

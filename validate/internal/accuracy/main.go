@@ -118,7 +118,7 @@ func validateOne(p program, nps []int, runs, profNP int, args []string, m *machi
 	if err != nil {
 		return failed(err)
 	}
-	prof, err := estimator.Run(estimator.Config{Pattern: p.dir, NP: profNP, Args: args})
+	prof, err := estimator.Run(estimator.Config{Pattern: p.dir, Prepared: prog.Prepared, NP: profNP, Args: args})
 	if err != nil {
 		return failed(fmt.Errorf("timing pass: %v", err))
 	}
