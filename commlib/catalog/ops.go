@@ -136,4 +136,6 @@ var ops = []Op{
 	{Name: "DeadlockError.Error", Args: errorM, Class: ClassValue},
 	{Name: "Error.Error", Args: errorM, Class: ClassValue},
 	{Name: "Op.String", Args: []Role{ArgValue}, Class: ClassValue},
+	{Name: "Op.CombineInt64", Args: []Role{ArgValue, ArgValue, ArgValue}, Class: ClassValue},
+	{Name: "Op.CombineFloat64", Args: []Role{ArgValue, ArgValue, ArgValue}, Class: ClassValue},
 }
