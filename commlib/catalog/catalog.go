@@ -141,6 +141,20 @@ const (
 	numRoles
 )
 
+var roleNames = [...]string{ArgComm: "comm", ArgCaller: "caller", ArgSendBuf: "send buffer", ArgRecvBuf: "receive buffer",
+	ArgBuf: "buffer", ArgPeer: "peer", ArgTag: "tag", ArgRoot: "root", ArgReduction: "reduction operator",
+	ArgRequest: "request", ArgRequests: "requests", ArgCounts: "counts", ArgDispls: "displacements", ArgColor: "color",
+	ArgKey: "key", ArgDims: "dims", ArgPeriods: "periods", ArgCoords: "coords", ArgRank: "rank", ArgDim: "dim",
+	ArgDisp: "disp", ArgCount: "count", ArgFunc: "func", ArgObject: "object", ArgCell: "cell", ArgValue: "value",
+	ArgDefault: "default", ArgError: "error", ArgConfig: "config", ArgHooks: "hooks"}
+
+func (r Role) String() string {
+	if r < numRoles && roleNames[r] != "" {
+		return roleNames[r]
+	}
+	return "role?"
+}
+
 // Protocol is how a send hands over its message. The values are the
 // names trace events carry, and their order is that of commlib's
 // protocols (and of Paraver's protocol values, 1 to 5).

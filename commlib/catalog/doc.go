@@ -15,10 +15,13 @@
 // trace must use it and commlib imports trace, so a catalog inside commlib
 // (or one importing it) would make a cycle, and one inside modelgen or
 // reduce would make trace depend on go/ssa. Under commlib/ it sits next to
-// the library it describes. A test loads the real commlib package with
-// go/packages and fails when an exported function or method of commlib is
-// missing here or an entry here names nothing in commlib, so that renaming
-// a commlib function fails a test instead of leaving a stage with a silent
+// the library it describes. A test (modelgen's catalog_test.go, as modelgen
+// names commlib's functions; a test here that loads packages would make
+// golang.org/x/tools a dependency of every user program's go.sum) loads the
+// real commlib package with go/packages and fails when an exported function
+// or method of commlib is missing here, an entry here names nothing in
+// commlib, or an argument's type does not fit its role, so that renaming a
+// commlib function fails a test instead of leaving a stage with a silent
 // zero description.
 //
 // # Names
