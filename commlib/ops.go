@@ -159,3 +159,17 @@ func reduceFloat64(op Op, acc, v float64) float64 {
 	reduceFloat(op, a, []float64{v})
 	return a[0]
 }
+
+// CombineInt64 returns acc combined with v by op, as a reduction of int64
+// buffers computes each element: acc unchanged for an operator that does
+// not apply to integers. The interpreter reduces modeled data with it.
+func (op Op) CombineInt64(acc, v int64) int64 {
+	a := [1]int64{acc}
+	reduceInteger(op, a[:], []int64{v})
+	return a[0]
+}
+
+// CombineFloat64 returns acc combined with v by op, as a reduction of
+// float64 buffers (and a pool's task values) computes each element: acc
+// unchanged for an operator that does not apply to floats.
+func (op Op) CombineFloat64(acc, v float64) float64 { return reduceFloat64(op, acc, v) }

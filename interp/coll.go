@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/predict-tools/predict/commlib"
+	"github.com/predict-tools/predict/commlib/catalog"
 	"github.com/predict-tools/predict/machine"
 	"github.com/predict-tools/predict/trace"
 )
@@ -35,32 +36,26 @@ type collInstance struct {
 	alg     machine.Algorithm // the schedule collectiveTimes ran, for the trace
 }
 
-// collArgs says, per collective, which arguments are what.
+// collSpec says, per collective, which arguments are what (from commlib's
+// catalog).
 type collSpec struct {
 	root    int  // index of the root argument, -1 for none
 	op      int  // index of the reduction operator, -1 for none
-	sendBuf int  // index of the send buffer (its bytes are the contribution)
+	sendBuf int  // index of the buffer of the member's contribution (its bytes), -1 for none
 	split   bool // Split/Dup/CartCreate: returns a communicator
 }
 
-var collSpecs = map[string]collSpec{
-	"Barrier":    {root: -1, op: -1, sendBuf: -1},
-	"Bcast":      {root: 2, op: -1, sendBuf: 1},
-	"Reduce":     {root: 4, op: 3, sendBuf: 1},
-	"Allreduce":  {root: -1, op: 3, sendBuf: 1},
-	"Scan":       {root: -1, op: 3, sendBuf: 1},
-	"Exscan":     {root: -1, op: 3, sendBuf: 1},
-	"Gather":     {root: 3, op: -1, sendBuf: 1},
-	"Gatherv":    {root: 5, op: -1, sendBuf: 1},
-	"Scatter":    {root: 3, op: -1, sendBuf: 2},
-	"Scatterv":   {root: 5, op: -1, sendBuf: 4},
-	"Allgather":  {root: -1, op: -1, sendBuf: 1},
-	"Allgatherv": {root: -1, op: -1, sendBuf: 1},
-	"Alltoall":   {root: -1, op: -1, sendBuf: 1},
-	"Alltoallv":  {root: -1, op: -1, sendBuf: 1},
-	"Split":      {root: -1, op: -1, sendBuf: -1, split: true},
-	"Dup":        {root: -1, op: -1, sendBuf: -1, split: true},
-	"CartCreate": {root: -1, op: -1, sendBuf: -1, split: true},
+// collSpecs holds the collectives and communicator constructors of the
+// catalog, by trace name ("Allreduce").
+var collSpecs = map[string]collSpec{}
+
+func init() {
+	for _, op := range catalog.All() {
+		if op.Class == catalog.ClassCollective || op.Class == catalog.ClassCommCreate {
+			collSpecs[op.TraceName()] = collSpec{root: op.Arg(catalog.ArgRoot), op: op.Arg(catalog.ArgReduction),
+				sendBuf: op.Contribution(), split: op.Class == catalog.ClassCommCreate}
+		}
+	}
 }
 
 func (c *compiler) collectiveOp(name string, args []operand, dst int, site string) op {
@@ -925,57 +920,11 @@ func copyInto(dst *sliceV, do int, src *sliceV, so, k int) {
 	}
 }
 
-// reduceOp combines two elements with a commlib operator.
+// reduceOp combines two elements with a commlib operator, as commlib
+// does.
 func reduceOp(op commlib.Op, a, b V, isF bool) V {
 	if isF {
-		x, y := a.F(), b.F()
-		switch op {
-		case commlib.Sum:
-			return floatV(x + y)
-		case commlib.Prod:
-			return floatV(x * y)
-		case commlib.Min:
-			return floatV(min(x, y))
-		case commlib.Max:
-			return floatV(max(x, y))
-		case commlib.Land:
-			return floatV(b2f(x != 0 && y != 0))
-		case commlib.Lor:
-			return floatV(b2f(x != 0 || y != 0))
-		case commlib.Lxor:
-			return floatV(b2f((x != 0) != (y != 0)))
-		}
-		return a
+		return floatV(op.CombineFloat64(a.F(), b.F()))
 	}
-	x, y := a.I, b.I
-	switch op {
-	case commlib.Sum:
-		return intV(x + y)
-	case commlib.Prod:
-		return intV(x * y)
-	case commlib.Min:
-		return intV(min(x, y))
-	case commlib.Max:
-		return intV(max(x, y))
-	case commlib.Land:
-		return intV(b2i(x != 0 && y != 0))
-	case commlib.Lor:
-		return intV(b2i(x != 0 || y != 0))
-	case commlib.Lxor:
-		return intV(b2i((x != 0) != (y != 0)))
-	case commlib.Band:
-		return intV(x & y)
-	case commlib.Bor:
-		return intV(x | y)
-	case commlib.Bxor:
-		return intV(x ^ y)
-	}
-	return a
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
+	return intV(op.CombineInt64(a.I, b.I))
 }

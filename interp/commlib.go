@@ -9,6 +9,7 @@ import (
 	"go/types"
 
 	"github.com/predict-tools/predict/commlib"
+	"github.com/predict-tools/predict/commlib/catalog"
 	"github.com/predict-tools/predict/trace"
 	"golang.org/x/tools/go/ssa"
 )
@@ -115,10 +116,8 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 	case "Comm.BufferDetach":
 		return func(p *proc, fr *frame) ctl { b := p.buffer; p.buffer = 0; return set(fr, dst, intV(b)) }
 	case "Comm.Send", "Comm.Bsend", "Comm.Rsend", "Comm.Ssend", "Comm.Isend", "Comm.Ibsend", "Comm.Irsend", "Comm.Issend":
-		op := name[len("Comm."):]
-		blocking := op[0] != 'I'
-		proto := map[string]string{"Send": "eager", "Bsend": "buffered", "Rsend": "ready", "Ssend": "sync",
-			"Isend": "eager", "Ibsend": "buffered", "Irsend": "ready", "Issend": "sync"}[op]
+		send, _ := catalog.Lookup(name)
+		op, blocking, proto := send.TraceName(), send.Blocking, string(send.Protocol)
 		return func(p *proc, fr *frame) ctl {
 			if p.mustYield() {
 				return cYield

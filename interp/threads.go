@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/predict-tools/predict/commlib"
+	"github.com/predict-tools/predict/commlib/catalog"
 	"github.com/predict-tools/predict/trace"
 )
 
@@ -605,7 +606,7 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 			return cNext
 		}
 	}
-	if len(name) > 7 && (name[:7] == "AtomicI" || name[:7] == "AtomicF") {
+	if o, ok := catalog.Lookup(name); ok && o.Class == catalog.ClassAtomic {
 		return c.atomicOp(name, args, dst, site)
 	}
 	return nil

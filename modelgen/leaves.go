@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/predict-tools/predict/commlib/catalog"
 	"github.com/predict-tools/predict/model"
 	"golang.org/x/tools/go/ssa"
 )
@@ -109,7 +110,8 @@ func (fb *funcBuilder) callLeaf(cc *ssa.CallCommon) *model.Leaf {
 	return lf
 }
 
-// CommlibOp names a commlib operation: "Comm.Send", "Pool.SetTask", "Main".
+// CommlibOp names a commlib operation as commlib's catalog does:
+// "Comm.Send", "Pool.SetTask", "Main".
 func CommlibOp(fn *ssa.Function) string {
 	if o := fn.Origin(); o != nil {
 		fn = o
@@ -120,10 +122,10 @@ func CommlibOp(fn *ssa.Function) string {
 			t = p.Elem()
 		}
 		if n, ok := t.(*types.Named); ok {
-			return n.Obj().Name() + "." + fn.Name()
+			return catalog.NameOf(n.Obj().Name(), fn.Name())
 		}
 	}
-	return fn.Name()
+	return catalog.NameOf("", fn.Name())
 }
 
 // leaf completes a leaf for instructions [first, last) of b: instruction

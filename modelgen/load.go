@@ -13,13 +13,14 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/predict-tools/predict/commlib/catalog"
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/ssa/ssautil"
 )
 
 // CommlibPath is the import path of the SPMD library.
-const CommlibPath = "github.com/predict-tools/predict/commlib"
+const CommlibPath = catalog.Path
 
 // Config says what to load.
 type Config struct {

@@ -8,6 +8,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/predict-tools/predict/commlib/catalog"
 	"github.com/predict-tools/predict/trace"
 )
 
@@ -21,17 +22,26 @@ const (
 	collOther
 )
 
+// collectiveKind is the kind of collective op: its shape in commlib's
+// catalog.
 func collectiveKind(op string) int {
-	switch op {
-	case "Barrier":
+	o, ok := catalog.ByTraceName(op)
+	if !ok {
+		if op == "Reduce_scatter" || op == "ReduceScatter" { // MPI's, in traces of other tools
+			return collNxN
+		}
+		return collOther
+	}
+	switch o.Shape {
+	case catalog.Barrier:
 		return collBarrier
-	case "Allreduce", "Allgather", "Allgatherv", "Alltoall", "Alltoallv", "Reduce_scatter", "ReduceScatter":
+	case catalog.AllToAll:
 		return collNxN
-	case "Bcast", "Scatter", "Scatterv":
+	case catalog.OneToAll:
 		return collOneToN
-	case "Reduce", "Gather", "Gatherv":
+	case catalog.AllToOne:
 		return collNToOne
-	case "Scan", "Exscan":
+	case catalog.Prefix:
 		return collScan
 	}
 	return collOther

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/predict-tools/predict/commlib/catalog"
 	"github.com/predict-tools/predict/trace"
 )
 
@@ -87,15 +88,24 @@ func (x *index) position(e *trace.Event) int {
 	return 0
 }
 
-// Operation classes.
+// Operation classes, by trace name, from commlib's catalog.
 var (
-	blockingSends    = set("Send", "Ssend", "Bsend", "Rsend")
-	nonblockingSends = set("Isend", "Issend", "Ibsend", "Irsend")
-	waitOps          = set("Wait", "Waitall", "Waitany", "Test")
-	threadOps        = set("NewPool", "Pool.SetTask", "Pool.SetReduceOp", "Pool.WaitForAll", "Pool.Close", "Parallel",
-		"Mutex.Lock", "Mutex.TryLock", "Mutex.Unlock", "Semaphore.Acquire", "Semaphore.TryAcquire",
-		"Semaphore.Release", "Barrier.Wait", "NewMutex", "NewSemaphore", "NewBarrier")
+	blockingSends    = opSet(func(o *catalog.Op) bool { return o.Class == catalog.ClassSend && o.Blocking })
+	nonblockingSends = opSet(func(o *catalog.Op) bool { return o.Class == catalog.ClassSend && !o.Blocking })
+	waitOps          = opSet(func(o *catalog.Op) bool { return o.Class == catalog.ClassCompletion })
+	threadOps        = opSet(func(o *catalog.Op) bool { return o.Class.Thread() })
 )
+
+// opSet returns the trace names of the catalog's operations that are in.
+func opSet(in func(*catalog.Op) bool) map[string]bool {
+	m := map[string]bool{}
+	for _, o := range catalog.All() {
+		if in(o) {
+			m[o.TraceName()] = true
+		}
+	}
+	return m
+}
 
 func set(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
@@ -314,13 +324,8 @@ func protocol(s *trace.Event, eagerLimit int64) string {
 	if s.Protocol != "" {
 		return s.Protocol
 	}
-	switch s.Op {
-	case "Ssend", "Issend":
-		return "sync"
-	case "Bsend", "Ibsend":
-		return "buffered"
-	case "Rsend", "Irsend":
-		return "ready"
+	if o, ok := catalog.ByTraceName(s.Op); ok && o.Protocol != "" && o.Protocol != catalog.Eager {
+		return string(o.Protocol) // sync, buffered, ready
 	}
 	if eagerLimit > 0 && s.Bytes > eagerLimit {
 		return "rendezvous"

@@ -1,9 +1,13 @@
 // This file defines what the arguments of commlib calls are to the
-// reduction: which shape communication, which carry message data.
+// reduction: which shape communication, which carry message data. The
+// arguments' roles come from commlib's catalog.
 
 package reduce
 
 import (
+	"fmt"
+
+	"github.com/predict-tools/predict/commlib/catalog"
 	"github.com/predict-tools/predict/modelgen"
 	"golang.org/x/tools/go/ssa"
 )
@@ -18,64 +22,59 @@ type commSpec struct {
 	recvBufs []int // buffers whose contents are received
 }
 
+// commSpecs holds the spec of every operation of the catalog; an operation
+// missing from it (none, while the catalog's test passes) has no spec.
 var commSpecs = map[string]commSpec{}
 
+// smallQueries are the commlib calls a sealed loop may make: they neither
+// communicate nor have effects the interpreter keeps (the catalog's
+// queries: Wtime, Threads, Comm.Rank, Comm.Size, Comm.WorldRank).
+var smallQueries = map[string]bool{}
+
 func init() {
-	p2pSend := commSpec{control: []int{0, 2, 3}, shape: []int{1}, sendBufs: []int{1}}
-	p2pRecv := commSpec{control: []int{0, 2, 3}, shape: []int{1}, recvBufs: []int{1}}
-	for _, op := range []string{"Send", "Ssend", "Bsend", "Rsend", "Isend", "Issend", "Ibsend", "Irsend"} {
-		commSpecs["Comm."+op] = p2pSend
+	for _, op := range catalog.All() {
+		commSpecs[op.Name] = specOf(op)
+		if op.Class == catalog.ClassQuery {
+			smallQueries[op.Name] = true
+		}
 	}
-	commSpecs["Comm.Recv"], commSpecs["Comm.Irecv"] = p2pRecv, p2pRecv
-	commSpecs["Comm.Sendrecv"] = commSpec{control: []int{0, 2, 3, 5, 6}, shape: []int{1, 4}, sendBufs: []int{1}, recvBufs: []int{4}}
-	commSpecs["Comm.Wait"] = commSpec{control: []int{0, 1}}
-	commSpecs["Comm.Test"] = commSpec{control: []int{0, 1}}
-	commSpecs["Comm.Waitall"] = commSpec{control: []int{0, 1}, contents: []int{1}}
-	commSpecs["Comm.Waitany"] = commSpec{control: []int{0, 1}, contents: []int{1}}
-	commSpecs["Comm.Barrier"] = commSpec{control: []int{0}}
-	commSpecs["Comm.Bcast"] = commSpec{control: []int{0, 2}, shape: []int{1}, sendBufs: []int{1}, recvBufs: []int{1}}
-	rooted := commSpec{control: []int{0, 3}, shape: []int{1, 2}, sendBufs: []int{1}, recvBufs: []int{2}}
-	commSpecs["Comm.Gather"], commSpecs["Comm.Scatter"] = rooted, rooted
-	commSpecs["Comm.Reduce"] = commSpec{control: []int{0, 3, 4}, shape: []int{1, 2}, sendBufs: []int{1}, recvBufs: []int{2}}
-	reduction := commSpec{control: []int{0, 3}, shape: []int{1, 2}, sendBufs: []int{1}, recvBufs: []int{2}}
-	commSpecs["Comm.Allreduce"], commSpecs["Comm.Scan"], commSpecs["Comm.Exscan"] = reduction, reduction, reduction
-	all := commSpec{control: []int{0}, shape: []int{1, 2}, sendBufs: []int{1}, recvBufs: []int{2}}
-	commSpecs["Comm.Allgather"], commSpecs["Comm.Alltoall"] = all, all
-	commSpecs["Comm.Gatherv"] = commSpec{control: []int{0, 5}, contents: []int{3, 4}, shape: []int{1, 2}, sendBufs: []int{1}, recvBufs: []int{2}}
-	commSpecs["Comm.Allgatherv"] = commSpec{control: []int{0}, contents: []int{3, 4}, shape: []int{1, 2}, sendBufs: []int{1}, recvBufs: []int{2}}
-	commSpecs["Comm.Scatterv"] = commSpec{control: []int{0, 5}, contents: []int{2, 3}, shape: []int{1, 4}, sendBufs: []int{1}, recvBufs: []int{4}}
-	commSpecs["Comm.Alltoallv"] = commSpec{control: []int{0}, contents: []int{2, 3, 5, 6}, shape: []int{1, 4}, sendBufs: []int{1}, recvBufs: []int{4}}
-	commSpecs["Comm.Split"] = commSpec{control: []int{0, 1, 2}}
-	commSpecs["Comm.Dup"] = commSpec{control: []int{0}}
-	commSpecs["Comm.CartCreate"] = commSpec{control: []int{0}, contents: []int{1, 2}}
-	commSpecs["Comm.Coords"] = commSpec{control: []int{0, 1}}
-	commSpecs["Comm.CartRank"] = commSpec{control: []int{0}, contents: []int{1}}
-	commSpecs["Comm.Shift"] = commSpec{control: []int{0, 1, 2}}
-	commSpecs["DimsCreate"] = commSpec{control: []int{0}, contents: []int{1}}
-	commSpecs["Comm.BufferAttach"] = commSpec{control: []int{0, 1}}
-	commSpecs["Comm.NewPool"] = commSpec{control: []int{0, 1}}
-	commSpecs["Comm.Parallel"] = commSpec{control: []int{0, 1, 2}}
-	commSpecs["Pool.SetTask"] = commSpec{control: []int{0, 1}}
-	commSpecs["Pool.SetReduceOp"] = commSpec{control: []int{0, 1}}
-	commSpecs["Pool.WaitForAll"] = commSpec{control: []int{0}}
-	commSpecs["Comm.NewSemaphore"] = commSpec{control: []int{0, 1}}
-	commSpecs["Comm.NewBarrier"] = commSpec{control: []int{0, 1}}
-	for _, op := range []string{"Semaphore.Acquire", "Semaphore.TryAcquire", "Semaphore.Release"} {
-		commSpecs[op] = commSpec{control: []int{0, 1}}
+}
+
+// specOf derives an operation's spec from its argument roles. The
+// communicator is held even where an operation's result is cut (an opaque
+// branch on c.Rank()): the interpreter answers from it.
+func specOf(op *catalog.Op) commSpec {
+	var s commSpec
+	for i, r := range op.Args {
+		switch r {
+		case catalog.ArgComm, catalog.ArgPeer, catalog.ArgTag, catalog.ArgRoot, catalog.ArgReduction, catalog.ArgRequest,
+			catalog.ArgColor, catalog.ArgKey, catalog.ArgRank, catalog.ArgDim, catalog.ArgDisp, catalog.ArgCount,
+			catalog.ArgFunc, catalog.ArgObject:
+			s.control = append(s.control, i)
+		case catalog.ArgRequests:
+			s.control = append(s.control, i)
+			s.contents = append(s.contents, i)
+		case catalog.ArgCounts, catalog.ArgDispls, catalog.ArgDims, catalog.ArgPeriods, catalog.ArgCoords:
+			s.contents = append(s.contents, i)
+		case catalog.ArgSendBuf:
+			s.shape = append(s.shape, i)
+			s.sendBufs = append(s.sendBufs, i)
+		case catalog.ArgRecvBuf:
+			s.shape = append(s.shape, i)
+			s.recvBufs = append(s.recvBufs, i)
+		case catalog.ArgBuf:
+			s.shape = append(s.shape, i)
+			s.sendBufs = append(s.sendBufs, i)
+			s.recvBufs = append(s.recvBufs, i)
+		case catalog.ArgCaller, catalog.ArgCell, catalog.ArgValue, catalog.ArgDefault, catalog.ArgError,
+			catalog.ArgConfig, catalog.ArgHooks:
+			// Data, or not read: an atomic is memory, Threads' default
+			// and an abort's cause are held only where their use is.
+		default:
+			panic(fmt.Sprintf("reduce: %s: argument %d has role %d, which the reduction does not know", op.Name, i, r))
+		}
 	}
-	for _, op := range []string{"Mutex.Lock", "Mutex.TryLock", "Mutex.Unlock", "Barrier.Wait", "Pool.Close"} {
-		commSpecs[op] = commSpec{control: []int{0}}
-	}
-	commSpecs["Mutex.Critical"] = commSpec{control: []int{0, 1}}
-	// Queries and calls whose only argument is the communicator: the
-	// interpreter answers them from it, so it is held even where the
-	// result is cut (an opaque branch on c.Rank()).
-	for _, op := range []string{"Comm.Rank", "Comm.Size", "Comm.WorldRank"} {
-		commSpecs[op] = commSpec{control: []int{0}}
-	}
-	commSpecs["Main"] = commSpec{control: []int{0}}
-	commSpecs["Run"] = commSpec{control: []int{0, 1}}
-	commSpecs["RunWith"] = commSpec{control: []int{1}}
+	return s
 }
 
 func isCommlib(fn *ssa.Function) bool { return modelgen.IsCommlib(fn) }

@@ -4,6 +4,7 @@ package reduce
 
 import (
 	"fmt"
+	"github.com/predict-tools/predict/commlib/catalog"
 	"go/constant"
 	"go/token"
 	"go/types"
@@ -13,9 +14,17 @@ import (
 	"golang.org/x/tools/go/ssa"
 )
 
-// pureQueries are commlib calls that do not communicate or synchronize.
-var pureQueries = map[string]bool{"Comm.Rank": true, "Comm.Size": true, "Comm.WorldRank": true, "Wtime": true, "Threads": true,
-	"Comm.Dims": true, "Comm.Coords": true, "Comm.CartRank": true, "Comm.Shift": true, "DimsCreate": true, "Pool.Size": true}
+// pureQueries are commlib calls that do not communicate or synchronize:
+// the catalog's queries and topology computations, and a pool's size.
+var pureQueries = func() map[string]bool {
+	m := map[string]bool{"Pool.Size": true}
+	for _, o := range catalog.All() {
+		if o.Class == catalog.ClassQuery || o.Class == catalog.ClassTopology {
+			m[o.Name] = true
+		}
+	}
+	return m
+}()
 
 // communicates reports, for every function, whether it communicates or
 // synchronizes (directly or through the functions it calls).

@@ -5,6 +5,7 @@
 package reduce
 
 import (
+	"github.com/predict-tools/predict/commlib/catalog"
 	"github.com/predict-tools/predict/modelgen"
 	"golang.org/x/tools/go/ssa"
 )
@@ -26,13 +27,11 @@ func (p *Plan) QuietCall(call *ssa.Call) bool {
 	return p.quiet[f]
 }
 
-// commlibQuery reports whether a commlib function only answers a question.
+// commlibQuery reports whether a commlib function only answers a question
+// (the catalog's queries).
 func commlibQuery(f *ssa.Function) bool {
-	switch modelgen.CommlibOp(f) {
-	case "Wtime", "Comm.Rank", "Comm.Size", "Comm.WorldRank", "Threads":
-		return true
-	}
-	return false
+	o, ok := catalog.Lookup(modelgen.CommlibOp(f))
+	return ok && o.Class == catalog.ClassQuery
 }
 
 // quietFuncs returns, for every function of the model, whether it is

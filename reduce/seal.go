@@ -58,10 +58,6 @@ type sealedLoop struct {
 	lengths []ssa.Value
 }
 
-// smallQueries are the commlib calls a sealed loop may make: they neither
-// communicate nor have effects the interpreter keeps.
-var smallQueries = map[string]bool{"Wtime": true, "Comm.Rank": true, "Comm.Size": true, "Comm.WorldRank": true, "Threads": true}
-
 // sealCandidates finds the loops that may be sealed, before any root is
 // known. Nested candidates are all returned; seal picks the outermost.
 func (a *analysis) sealCandidates(prog *model.Program) []*sealedLoop {

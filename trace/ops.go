@@ -8,6 +8,8 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/predict-tools/predict/commlib/catalog"
 )
 
 // opClass is the family of an operation, as the writers present it.
@@ -26,25 +28,43 @@ const (
 	classCompute                   // compute fragments (KindCompute)
 )
 
-var opClasses = map[string]opClass{
-	"Send": classSend, "Ssend": classSend, "Bsend": classSend, "Rsend": classSend,
-	"Recv":     classRecv,
-	"Sendrecv": classSendrecv,
-	"Isend":    classIsend, "Issend": classIsend, "Ibsend": classIsend, "Irsend": classIsend,
-	"Irecv": classIrecv,
-	"Wait":  classWait, "Waitall": classWait, "Waitany": classWait, "Test": classWait,
-	"Barrier": classCollective, "Bcast": classCollective, "Reduce": classCollective,
-	"Allreduce": classCollective, "Gather": classCollective, "Gatherv": classCollective,
-	"Scatter": classCollective, "Scatterv": classCollective, "Allgather": classCollective,
-	"Allgatherv": classCollective, "Alltoall": classCollective, "Alltoallv": classCollective,
-	"Scan": classCollective, "Exscan": classCollective,
-	"Split": classCollective, "Dup": classCollective, "CartCreate": classCollective,
-	"NewPool": classThread, "Parallel": classThread, "NewMutex": classThread,
-	"NewSemaphore": classThread, "NewBarrier": classThread,
+// opClasses holds the class of every operation of commlib's catalog that
+// the writers present as more than "other".
+var opClasses = map[string]opClass{}
+
+func init() {
+	for _, o := range catalog.All() {
+		if c := catalogClass(o); c != classOther {
+			opClasses[o.TraceName()] = c
+		}
+	}
 }
 
-// classOf returns the class of e. Operations this package does not know
-// are classified by the ids they carry.
+// catalogClass is the class of a catalog operation.
+func catalogClass(o *catalog.Op) opClass {
+	switch {
+	case o.Class == catalog.ClassSend && o.Blocking:
+		return classSend
+	case o.Class == catalog.ClassSend:
+		return classIsend
+	case o.Class == catalog.ClassRecv && o.Blocking:
+		return classRecv
+	case o.Class == catalog.ClassRecv:
+		return classIrecv
+	case o.Class == catalog.ClassSendrecv:
+		return classSendrecv
+	case o.Class == catalog.ClassCompletion:
+		return classWait
+	case o.Class == catalog.ClassCollective, o.Class == catalog.ClassCommCreate:
+		return classCollective
+	case o.Class.Thread():
+		return classThread
+	}
+	return classOther
+}
+
+// classOf returns the class of e. Operations the catalog does not class
+// (foreign ones included) are classified by the ids they carry.
 func classOf(e *Event) opClass {
 	if e.Kind == KindCompute {
 		return classCompute

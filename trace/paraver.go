@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/predict-tools/predict/commlib/catalog"
 )
 
 // Paraver states, numbered as Extrae numbers them so that the standard
@@ -57,16 +59,33 @@ const (
 )
 
 // prvOps are the operations with fixed values of PrvOperation (1, 2, ...),
-// the same in every trace; others follow in sorted order.
-var prvOps = []string{"Send", "Ssend", "Bsend", "Rsend", "Recv", "Sendrecv", "Isend", "Issend", "Ibsend",
-	"Irsend", "Irecv", "Wait", "Waitall", "Waitany", "Test", "Barrier", "Bcast", "Reduce", "Allreduce",
-	"Gather", "Gatherv", "Scatter", "Scatterv", "Allgather", "Allgatherv", "Alltoall", "Alltoallv", "Scan",
-	"Exscan", "Split", "Dup", "CartCreate", "NewPool", "Pool.SetTask", "Pool.WaitForAll", "Pool.Close",
-	"Parallel", "NewMutex", "Mutex.Lock", "Mutex.TryLock", "Mutex.Unlock", "NewSemaphore",
-	"Semaphore.Acquire", "Semaphore.TryAcquire", "Semaphore.Release", "NewBarrier", "Barrier.Wait",
-	"BufferAttach", "BufferDetach", "compute"}
+// the same in every trace: the catalog's Paraver values, then compute
+// fragments; others follow in sorted order.
+var prvOps = paraverOps()
 
-var prvProtocols = []string{"eager", "rendezvous", "sync", "buffered", "ready"}
+func paraverOps() []string {
+	var fixed []*catalog.Op
+	for _, o := range catalog.All() {
+		if o.Paraver > 0 {
+			fixed = append(fixed, o)
+		}
+	}
+	slices.SortFunc(fixed, func(a, b *catalog.Op) int { return cmp.Compare(a.Paraver, b.Paraver) })
+	ops := make([]string, 0, len(fixed)+1)
+	for _, o := range fixed {
+		ops = append(ops, o.TraceName())
+	}
+	return append(ops, "compute")
+}
+
+// prvProtocols are the send protocols, valued 1, 2, ... in their order.
+var prvProtocols = func() []string {
+	var out []string
+	for _, p := range catalog.Protocols {
+		out = append(out, string(p))
+	}
+	return out
+}()
 
 // WriteParaver writes events as a Paraver trace: prv gets the records, pcf
 // the names of states, event types and values, row the names of the rows.
@@ -355,18 +374,17 @@ func paraverState(e *Event) int {
 	case classIrecv:
 		return prvImmediateRecv
 	case classWait:
-		if e.Op == "Test" {
+		if o, ok := catalog.ByTraceName(e.Op); ok && !o.Blocking { // Test
 			return prvTestProbe
 		}
 		return prvWaitAll
 	case classCollective:
-		if e.Op == "Barrier" {
+		if o, ok := catalog.ByTraceName(e.Op); ok && o.Shape == catalog.Barrier {
 			return prvSync
 		}
 		return prvGroupComm
 	case classThread:
-		switch e.Op {
-		case "NewPool", "Parallel", "Pool.SetTask", "Pool.WaitForAll", "Pool.Close":
+		if o, ok := catalog.ByTraceName(e.Op); ok && o.Class == catalog.ClassPool {
 			return prvForkJoin
 		}
 		return prvSync
