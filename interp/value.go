@@ -240,3 +240,57 @@ func goValue(v V, t types.Type) any {
 	}
 	return v.R
 }
+
+// storeTo stores v at the address a.
+func storeTo(a V, v V) {
+	switch r := a.R.(type) {
+	case *ptr:
+		r.store(v)
+	case *box:
+		r.v = v
+	case *structV:
+		if s, ok := v.R.(*structV); ok {
+			copy(r.f, s.f)
+		}
+	case *array:
+		if s, ok := v.R.(*array); ok {
+			if s.elems == nil {
+				r.elems = nil
+			} else {
+				for i := range s.n {
+					r.store(i, s.elems[i])
+				}
+			}
+		}
+	}
+}
+
+// loadFrom loads the value at the address a (aggregates are copied).
+func loadFrom(a V) V {
+	switch r := a.R.(type) {
+	case *ptr:
+		return copyValue(r.load())
+	case *box:
+		return copyValue(r.v)
+	case *structV:
+		return V{R: copyStruct(r)}
+	case *array:
+		return V{R: copyArray(r)}
+	}
+	return V{}
+}
+
+// target returns the memory a pointer designates, without copying: the
+// struct or array whose fields or elements an address refers to.
+func target(a V) any {
+	switch r := a.R.(type) {
+	case *ptr:
+		if r.a != nil && r.a.elems == nil && !r.a.shape {
+			r.a.store(r.i, r.a.load(r.i)) // materialize: the address must reach the element itself
+		}
+		return r.load().R
+	case *box:
+		return r.v.R
+	}
+	return a.R
+}

@@ -292,6 +292,9 @@ type Result struct {
 	Messages int64 // point-to-point messages (collectives' internal ones included)
 	Events   int64 // communication events processed
 	Machine  *machine.Machine
+	// About says what the run was of, for the reports (render.go): the
+	// caller sets it.
+	About
 }
 
 // RankTimes is one rank's time, split.

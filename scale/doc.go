@@ -3,9 +3,10 @@
 // analyses, prints and plots the results (DESIGN.md §7, "Scale").
 //
 // The package knows nothing of the interpreter: [Sweep] calls a
-// [PredictFunc] for each process count and collects the [Point] each
-// returns, so any predictor (the interpreter, a measured run, a model in a
-// test) can drive it. Process counts come from [ParseRange], which reads
+// [PredictFunc] for each process count of the range and for the baseline
+// ([SweepOptions]), collects the [Point] each returns and analyses them,
+// so any predictor (the interpreter, a measured run, a model in a test)
+// can drive it. Process counts come from [ParseRange], which reads
 // the -np flag ("8..256", "8..256:8", "1,2,4,12", "64"). [TerminalProgress]
 // shows a progress bar on a terminal and nothing elsewhere.
 //

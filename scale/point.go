@@ -19,6 +19,9 @@ type Point struct {
 	Comm    trace.Time `json:"comm_ps"`        // mean over ranks of communication overhead (time busy in the library)
 	Wait    trace.Time `json:"wait_ps"`        // mean over ranks of time waiting for other ranks
 	Nodes   []NodeTime `json:"nodes,omitempty"`
+	// Limits are what the model leaves out of Time (recursive calls,
+	// ...): a sweep's Analysis.Limits are those of all its points.
+	Limits []string `json:"limits,omitempty"`
 }
 
 // A NodeTime is the time spent in one node of the model, aggregated (summed)

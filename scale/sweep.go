@@ -1,139 +1,105 @@
-// This file defines the sweep: one prediction per process count, run in
-// parallel across process counts.
+// This file defines the sweep: the process counts of a range and the
+// baseline predicted, what failures mean for the sweep, and the analysis
+// of the points.
 
 package scale
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"runtime"
+	"maps"
 	"slices"
-	"sync"
+	"strings"
+
+	"github.com/predict-tools/predict/trace"
 )
 
-// A PredictFunc predicts one run at np processes. It should return early,
-// with ctx's error, once ctx is done: Sweep cancels the predictions it no
-// longer needs.
-type PredictFunc func(ctx context.Context, np int) (Point, error)
-
-// Sweep predicts one run per process count of nps with predict, on workers
-// goroutines at a time (GOMAXPROCS when workers ≤ 0), and returns the
-// points of the predictions that succeeded and the failures of those that
-// did not, each sorted by process count. One prediction is never split
-// across goroutines: the interpreter of one run is sequential (DESIGN.md
-// §7).
-//
-// Process counts are started largest first. The cost of a prediction grows
-// with np, so the longest ones start early and the short ones fill the gaps
-// (longest-processing-time-first scheduling); a doubling sweep finishes
-// about when its largest np does.
-//
-// A prediction that fails (the program aborts at that np, a limit of the
-// model, not enough memory) does not stop the others: it is a Failure,
-// and the caller decides what a sweep with failures is worth. The error
-// is for process counts that cannot be predicted at all (below 1, given
-// twice) and for ctx: when ctx is done before the sweep is, Sweep cancels
-// the predictions under way, waits for them to return and returns ctx's
-// error.
-//
-// progress, when not nil, is told of the start, of every finished
-// prediction and of the end; its calls never overlap.
-func Sweep(ctx context.Context, nps []int, workers int, predict PredictFunc, progress Progress) ([]Point, []Failure, error) {
-	order := slices.Clone(nps)
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(b, a) })
-	for i, np := range order {
-		if np < 1 {
-			return nil, nil, fmt.Errorf("np=%d: process count less than 1", np)
-		}
-		if i > 0 && order[i-1] == np {
-			return nil, nil, fmt.Errorf("np=%d: process count given twice", np)
-		}
-	}
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, len(order))
-	if progress == nil {
-		progress = silent{}
-	}
-
-	s := &sweep{
-		order:   order,
-		predict: predict,
-		ctx:     ctx,
-		points:  make([]Point, len(order)),
-		errs:    make([]error, len(order)),
-		done:    make([]bool, len(order)),
-		report:  progress,
-	}
-	progress.Start(slices.Clone(order))
-	defer progress.Stop()
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(s.work)
-	}
-	wg.Wait()
-
-	if err := ctx.Err(); err != nil && slices.Contains(s.done, false) {
-		return nil, nil, err
-	}
-	var (
-		points   []Point
-		failures []Failure
-	)
-	for i := len(order) - 1; i >= 0; i-- {
-		if s.errs[i] != nil {
-			failures = append(failures, Failure{NP: order[i], Error: s.errs[i].Error()})
-		} else {
-			points = append(points, s.points[i])
-		}
-	}
-	return points, failures, nil
+// SweepOptions say what a sweep predicts and how.
+type SweepOptions struct {
+	// NPs are the process counts of the range: each gets a row, or a
+	// Failure when its prediction fails.
+	NPs []int
+	// Baseline is the process count speedups are relative to, 1 when
+	// 0. It is predicted even when it is not one of NPs (it then gets
+	// no row).
+	Baseline int
+	// Weak says that the program's arguments grow with np (Options.Weak).
+	Weak bool
+	// Workers is how many predictions run at once (GOMAXPROCS when ≤ 0).
+	Workers int
+	// Progress, when not nil, is told how the sweep goes.
+	Progress Progress
 }
 
-// A sweep is the state its workers share.
-type sweep struct {
-	order   []int // process counts, in the order they are started
-	predict PredictFunc
-	ctx     context.Context
-
-	mu     sync.Mutex
-	next   int      // index in order of the next np to start
-	points []Point  // by index
-	errs   []error  // by index
-	done   []bool   // by index: returned, whether or not it failed
-	report Progress // called with mu held, so calls never overlap
+// Sweep predicts one run per process count of o.NPs and of the baseline
+// with predict (in parallel, largest np first: predictAll) and analyses
+// the points ([Analyze]); the Analysis's Limits are those of every
+// prediction, sorted. Name, Machine, Profile and Args are the caller's to
+// fill.
+//
+// A process count whose prediction fails is one of the Analysis's Failed
+// (when it is one of o.NPs) and the others are finished. It is an error
+// when every process count of o.NPs failed (the error lists why, per np),
+// when the baseline failed (speedups are relative to it), and for the
+// errors of predictAll: a process count below 1, ctx done.
+func Sweep(ctx context.Context, o SweepOptions, predict PredictFunc) (Analysis, error) {
+	baseline := o.Baseline
+	if baseline == 0 {
+		baseline = 1
+	}
+	all := append(slices.Clone(o.NPs), baseline)
+	slices.Sort(all)
+	all = slices.Compact(all)
+	points, failed, err := predictAll(ctx, all, o.Workers, predict, o.Progress)
+	if err != nil {
+		return Analysis{}, err
+	}
+	if err := sweepFailed(o.NPs, baseline, points, failed); err != nil {
+		return Analysis{}, err
+	}
+	var baseTime trace.Time
+	var shown []Point
+	limits := map[string]bool{}
+	for _, p := range points {
+		if p.NP == baseline {
+			baseTime = p.Time
+		}
+		if slices.Contains(o.NPs, p.NP) {
+			shown = append(shown, p)
+		}
+		for _, l := range p.Limits {
+			limits[l] = true
+		}
+	}
+	failed = slices.DeleteFunc(failed, func(f Failure) bool { return !slices.Contains(o.NPs, f.NP) })
+	a, err := Analyze(shown, failed, Options{BaselineNP: baseline, BaselineTime: baseTime, Weak: o.Weak})
+	if err != nil {
+		return Analysis{}, err
+	}
+	a.Limits = append([]string{}, slices.Sorted(maps.Keys(limits))...)
+	return a, nil
 }
 
-// work runs predictions until there is none left to start.
-func (s *sweep) work() {
-	for {
-		s.mu.Lock()
-		if s.next >= len(s.order) || s.ctx.Err() != nil {
-			s.mu.Unlock()
-			return
+// sweepFailed returns the error of a sweep that has nothing to show:
+// every process count of the range failed, or the baseline did (speedups
+// are relative to it). A sweep where only some process counts failed is
+// not an error: the table reports them.
+func sweepFailed(nps []int, baseline int, points []Point, failed []Failure) error {
+	var shown int
+	for _, p := range points {
+		if slices.Contains(nps, p.NP) {
+			shown++
 		}
-		i := s.next
-		s.next++
-		s.mu.Unlock()
-
-		np := s.order[i]
-		p, err := s.predict(s.ctx, np)
-		if err == nil && p.NP != np {
-			if p.NP != 0 {
-				err = fmt.Errorf("the prediction is for np=%d", p.NP)
-			}
-			p.NP = np
-		}
-
-		s.mu.Lock()
-		if s.ctx.Err() == nil {
-			// Once ctx is done the sweep's result is ctx's error: a
-			// prediction that returned because of it is not done.
-			s.points[i], s.errs[i], s.done[i] = p, err, true
-		}
-		s.report.Done(np, err)
-		s.mu.Unlock()
 	}
+	var b strings.Builder
+	for _, f := range failed {
+		if f.NP == baseline && shown > 0 {
+			return fmt.Errorf("the baseline np=%d failed (speedups are relative to it; --baseline picks another): %s", f.NP, f.Error)
+		}
+		fmt.Fprintf(&b, "\n  np=%d: %s", f.NP, f.Error)
+	}
+	if shown == 0 {
+		return fmt.Errorf("the prediction failed at every np:%s", b.String())
+	}
+	return nil
 }

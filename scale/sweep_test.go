@@ -1,312 +1,178 @@
+// This file tests the sweep (sweep.go): the baseline, the failures and
+// the limits, with hand-made predictors.
+
 package scale
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"reflect"
 	"slices"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/predict-tools/predict/trace"
 )
 
-// fakePoint is the point a test predictor returns at np.
-func fakePoint(np int) Point {
-	return Point{NP: np, Time: trace.Time(1e9 / np), Compute: trace.Time(1e9 / np)}
+// countingPredictor predicts T(np) = 1 s/np, fails at the process counts
+// of fail and records the process counts it was asked for.
+type countingPredictor struct {
+	mu     sync.Mutex
+	asked  []int
+	fail   map[int]bool
+	limits map[int][]string
 }
 
-func TestSweepOrder(t *testing.T) {
-	nps := []int{4, 1, 64, 2, 16, 8, 32}
-	var (
-		mu      sync.Mutex
-		started []int
-	)
-	predict := func(ctx context.Context, np int) (Point, error) {
-		mu.Lock()
-		started = append(started, np)
-		mu.Unlock()
-		p := fakePoint(np)
-		p.NP = 0 // Sweep fills it in
-		return p, nil
+func (c *countingPredictor) predict(_ context.Context, np int) (Point, error) {
+	c.mu.Lock()
+	c.asked = append(c.asked, np)
+	c.mu.Unlock()
+	if c.fail[np] {
+		return Point{}, fmt.Errorf("np=%d: want a power of two", np)
 	}
-	points, failed, err := Sweep(context.Background(), nps, 1, predict, nil)
-	if err != nil || failed != nil {
-		t.Fatal(err, failed)
-	}
-	if want := []int{64, 32, 16, 8, 4, 2, 1}; !slices.Equal(started, want) {
-		t.Errorf("started %v, want largest first %v", started, want)
-	}
-	for i, np := range []int{1, 2, 4, 8, 16, 32, 64} {
-		if !equalPoint(points[i], fakePoint(np)) {
-			t.Errorf("point %d = %+v, want %+v", i, points[i], fakePoint(np))
-		}
-	}
-	if !slices.Equal(nps, []int{4, 1, 64, 2, 16, 8, 32}) {
-		t.Errorf("Sweep changed its argument: %v", nps)
-	}
+	t := trace.Time(1e12 / np)
+	return Point{NP: np, Time: t, Compute: t, Args: []string{"-n", fmt.Sprint(np)}, Limits: c.limits[np]}, nil
 }
 
-func equalPoint(a, b Point) bool {
-	return a.NP == b.NP && a.Time == b.Time && a.Compute == b.Compute && a.Comm == b.Comm && a.Wait == b.Wait
+func (c *countingPredictor) sortedAsked() []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Sorted(slices.Values(c.asked))
 }
 
-// TestSweepParallel checks that Sweep keeps exactly `workers` predictions
-// under way: each prediction waits until that many have started.
-func TestSweepParallel(t *testing.T) {
-	const workers = 3
-	nps := []int{1, 2, 3, 4, 5, 6, 7, 8, 9}
-	var (
-		running, most atomic.Int32
-		mu            sync.Mutex
-		arrived       = 0
-		gate          = make(chan struct{})
-	)
-	predict := func(ctx context.Context, np int) (Point, error) {
-		n := running.Add(1)
-		defer running.Add(-1)
-		for {
-			m := most.Load()
-			if n <= m || most.CompareAndSwap(m, n) {
-				break
-			}
-		}
-		mu.Lock()
-		if arrived++; arrived == workers {
-			close(gate) // the first `workers` predictions were under way together
-		}
-		mu.Unlock()
-		select {
-		case <-gate:
-		case <-time.After(10 * time.Second):
-			return Point{}, errors.New("predictions did not run in parallel")
-		}
-		return fakePoint(np), nil
+func rowNPs(a Analysis) []int {
+	var nps []int
+	for _, r := range a.Rows {
+		nps = append(nps, r.NP)
 	}
-	points, _, err := Sweep(context.Background(), nps, workers, predict, nil)
+	return nps
+}
+
+// TestSweepBaselineOutsideRange: the baseline is predicted once, speedups
+// are relative to it, and it gets no row.
+func TestSweepBaselineOutsideRange(t *testing.T) {
+	c := &countingPredictor{}
+	a, err := Sweep(context.Background(), SweepOptions{NPs: []int{8, 4}, Baseline: 2, Workers: 2}, c.predict)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := most.Load(); got != workers {
-		t.Errorf("%d predictions at once, want %d", got, workers)
+	if got := c.sortedAsked(); !reflect.DeepEqual(got, []int{2, 4, 8}) {
+		t.Errorf("predicted at %v, want [2 4 8]", got)
 	}
-	for i, p := range points {
-		if p.NP != i+1 {
-			t.Fatalf("points out of order: %v", points)
-		}
+	if a.BaselineNP != 2 || a.Baseline != 500*trace.Millisecond {
+		t.Errorf("baseline np=%d %v, want np=2 500ms", a.BaselineNP, a.Baseline)
 	}
-}
-
-func TestSweepDefaultWorkers(t *testing.T) {
-	points, _, err := Sweep(context.Background(), []int{2, 1}, 0, func(_ context.Context, np int) (Point, error) {
-		return fakePoint(np), nil
-	}, nil)
-	if err != nil || len(points) != 2 || points[0].NP != 1 || points[1].NP != 2 {
-		t.Fatalf("Sweep = %v, %v", points, err)
+	if got := rowNPs(a); !reflect.DeepEqual(got, []int{4, 8}) {
+		t.Errorf("rows at %v, want [4 8]", got)
 	}
-	points, _, err = Sweep(context.Background(), nil, 0, nil, nil)
-	if err != nil || len(points) != 0 {
-		t.Fatalf("empty Sweep = %v, %v", points, err)
+	// T = 1 s/np: speedup 2 at np=4 against np=2.
+	if a.Rows[0].Speedup != 2 || a.Rows[0].Efficiency != 1 {
+		t.Errorf("np=4: speedup %v efficiency %v, want 2 and 1", a.Rows[0].Speedup, a.Rows[0].Efficiency)
 	}
 }
 
-// TestSweepFailures checks that a failing prediction is reported with its
-// np and does not stop the others, whatever the timing.
-func TestSweepFailures(t *testing.T) {
-	errTooBig := errors.New("too many processes")
-	for range 20 {
-		var calls atomic.Int32
-		predict := func(ctx context.Context, np int) (Point, error) {
-			calls.Add(1)
-			if np >= 64 && np != 1024 {
-				// Smaller failing nps fail sooner, to tempt a race.
-				time.Sleep(time.Duration(np/64) * 100 * time.Microsecond)
-				return Point{}, fmt.Errorf("%w: %d", errTooBig, np)
-			}
-			return fakePoint(np), nil
-		}
-		points, failed, err := Sweep(context.Background(), []int{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, 4, predict, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := []Failure{{64, "too many processes: 64"}, {128, "too many processes: 128"}, {256, "too many processes: 256"}, {512, "too many processes: 512"}}
-		if !slices.Equal(failed, want) {
-			t.Fatalf("failures %v, want %v", failed, want)
-		}
-		var nps []int
-		for _, p := range points {
-			nps = append(nps, p.NP)
-		}
-		if !slices.Equal(nps, []int{1, 2, 4, 8, 16, 32, 1024}) || calls.Load() != 11 {
-			t.Fatalf("points at %v after %d predictions, want 1..32 and 1024 after 11", nps, calls.Load())
-		}
+// TestSweepDefaultBaseline: with no baseline it is np=1; a process count
+// given twice, or the baseline inside the range, is predicted once.
+func TestSweepDefaultBaseline(t *testing.T) {
+	c := &countingPredictor{}
+	a, err := Sweep(context.Background(), SweepOptions{NPs: []int{1, 2, 2, 4}}, c.predict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.sortedAsked(); !reflect.DeepEqual(got, []int{1, 2, 4}) {
+		t.Errorf("predicted at %v, want [1 2 4]", got)
+	}
+	if a.BaselineNP != 1 || a.Baseline != trace.Second {
+		t.Errorf("baseline np=%d %v, want np=1 1s", a.BaselineNP, a.Baseline)
+	}
+	if got := rowNPs(a); !reflect.DeepEqual(got, []int{1, 2, 4}) {
+		t.Errorf("rows at %v, want [1 2 4]", got)
+	}
+	if a.Limits == nil || len(a.Limits) != 0 {
+		t.Errorf("Limits = %#v, want empty and not nil (JSON [])", a.Limits)
+	}
+	if a.Rows[1].Args != nil {
+		t.Errorf("strong scaling: np=2 has args %v", a.Rows[1].Args)
 	}
 }
 
-func TestSweepContextCancel(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var calls atomic.Int32
-	predict := func(ctx context.Context, np int) (Point, error) {
-		if calls.Add(1) == 2 {
-			cancel()
-		}
-		<-ctx.Done()
-		return Point{}, ctx.Err()
+// TestSweepSomeFail: the failed process counts of the range are Failed,
+// the others rows; no error.
+func TestSweepSomeFail(t *testing.T) {
+	c := &countingPredictor{fail: map[int]bool{3: true, 5: true}}
+	a, err := Sweep(context.Background(), SweepOptions{NPs: []int{1, 2, 3, 4, 5}}, c.predict)
+	if err != nil {
+		t.Fatal(err)
 	}
-	_, _, err := Sweep(ctx, []int{1, 2, 4, 8, 16, 32}, 2, predict, nil)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("Sweep error = %v, want context.Canceled", err)
+	if got := rowNPs(a); !reflect.DeepEqual(got, []int{1, 2, 4}) {
+		t.Errorf("rows at %v, want [1 2 4]", got)
 	}
-	if n := calls.Load(); n != 2 {
-		t.Errorf("%d predictions started, want 2", n)
-	}
-
-	// A predictor that ignores ctx: its late point is not used.
-	ctx, cancel = context.WithCancel(context.Background())
-	predict = func(_ context.Context, np int) (Point, error) {
-		cancel()
-		return fakePoint(np), nil
-	}
-	if _, _, err := Sweep(ctx, []int{1, 2}, 1, predict, nil); !errors.Is(err, context.Canceled) {
-		t.Fatalf("Sweep error = %v, want context.Canceled", err)
-	}
-
-	// Already cancelled: nothing starts.
-	calls.Store(0)
-	if _, _, err := Sweep(ctx, []int{1, 2}, 1, func(_ context.Context, np int) (Point, error) {
-		calls.Add(1)
-		return fakePoint(np), nil
-	}, nil); !errors.Is(err, context.Canceled) || calls.Load() != 0 {
-		t.Fatalf("Sweep error = %v after %d predictions, want context.Canceled after none", err, calls.Load())
+	want := []Failure{{NP: 3, Error: "np=3: want a power of two"}, {NP: 5, Error: "np=5: want a power of two"}}
+	if !reflect.DeepEqual(a.Failed, want) {
+		t.Errorf("Failed = %v, want %v", a.Failed, want)
 	}
 }
 
-func TestSweepBadInput(t *testing.T) {
-	ok := func(_ context.Context, np int) (Point, error) { return fakePoint(np), nil }
-	for _, test := range []struct {
-		nps     []int
-		predict PredictFunc
-		want    string
+// TestSweepErrors: every np of the range failed, or the baseline did.
+func TestSweepErrors(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		nps      []int
+		baseline int
+		want     string
 	}{
-		{[]int{1, 0}, ok, "np=0: process count less than 1"},
-		{[]int{2, 4, 2}, ok, "np=2: process count given twice"},
+		{"every np", []int{3, 5}, 0, "the prediction failed at every np:\n  np=3: np=3: want a power of two\n  np=5: np=5: want a power of two"},
+		// The baseline outside the range failed too: listed with them.
+		{"every np and the baseline", []int{5, 6}, 3, "the prediction failed at every np:\n  np=3: np=3: want a power of two\n  np=5: np=5: want a power of two\n  np=6: np=6: want a power of two"},
+		{"the baseline", []int{4, 8}, 3, "the baseline np=3 failed (speedups are relative to it; --baseline picks another): np=3: want a power of two"},
+		{"the baseline in the range", []int{3, 4}, 3, "the baseline np=3 failed (speedups are relative to it; --baseline picks another): np=3: want a power of two"},
+		{"a baseline below 1", []int{4}, -2, "np=-2: process count less than 1"},
 	} {
-		_, _, err := Sweep(context.Background(), test.nps, 2, test.predict, nil)
-		if err == nil || err.Error() != test.want {
-			t.Errorf("Sweep(%v) error = %v, want %s", test.nps, err, test.want)
+		p := &countingPredictor{fail: map[int]bool{3: true, 5: true, 6: true}}
+		_, err := Sweep(context.Background(), SweepOptions{NPs: c.nps, Baseline: c.baseline}, p.predict)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
 		}
 	}
-	// A predictor that answers for another np fails at that np.
-	_, failed, err := Sweep(context.Background(), []int{1, 2}, 2, func(_ context.Context, np int) (Point, error) {
-		return fakePoint(2 * np), nil
-	}, nil)
-	if want := []Failure{{1, "the prediction is for np=2"}, {2, "the prediction is for np=4"}}; err != nil || !slices.Equal(failed, want) {
-		t.Errorf("Sweep = %v, %v, want failures %v", failed, err, want)
-	}
 }
 
-// recorder is a Progress that checks how Sweep calls it.
-type recorder struct {
-	t       *testing.T
-	inside  atomic.Int32
-	started []int
-	done    []string
-	stopped int
-}
-
-func (r *recorder) enter() {
-	if r.inside.Add(1) != 1 {
-		r.t.Error("overlapping Progress calls")
-	}
-	time.Sleep(100 * time.Microsecond) // widen the window for overlaps
-}
-func (r *recorder) leave() { r.inside.Add(-1) }
-
-func (r *recorder) Start(nps []int) { r.enter(); defer r.leave(); r.started = nps }
-func (r *recorder) Done(np int, err error) {
-	r.enter()
-	defer r.leave()
-	r.done = append(r.done, fmt.Sprint(np, err))
-}
-func (r *recorder) Stop() { r.enter(); defer r.leave(); r.stopped++ }
-
-func TestSweepProgress(t *testing.T) {
-	r := &recorder{t: t}
-	nps := []int{1, 2, 3, 4, 5, 6, 7, 8}
-	_, failed, err := Sweep(context.Background(), nps, 4, func(_ context.Context, np int) (Point, error) {
-		if np == 3 {
-			return Point{}, errors.New("boom")
-		}
-		return fakePoint(np), nil
-	}, r)
-	if err != nil || !slices.Equal(failed, []Failure{{3, "boom"}}) {
-		t.Fatalf("Sweep = %v, %v", failed, err)
-	}
-	if !slices.Equal(r.started, []int{8, 7, 6, 5, 4, 3, 2, 1}) || r.stopped != 1 {
-		t.Errorf("Start(%v), Stop ×%d", r.started, r.stopped)
-	}
-	slices.Sort(r.done)
-	if len(r.done) != 8 || !slices.Contains(r.done, "3 boom") || !slices.Contains(r.done, "8 <nil>") {
-		t.Errorf("Done calls: %q", r.done)
-	}
-}
-
-func TestBar(t *testing.T) {
-	var out bytes.Buffer
-	nps := []int{1, 2, 4, 8}
-	_, _, err := Sweep(context.Background(), nps, 2, func(_ context.Context, np int) (Point, error) {
-		time.Sleep(200 * time.Millisecond)
-		return fakePoint(np), nil
-	}, newBar(&out, true))
+// TestSweepLimits: the limits of every prediction, the baseline's
+// included, each once and sorted.
+func TestSweepLimits(t *testing.T) {
+	c := &countingPredictor{limits: map[int][]string{
+		1: {"recursion: the time of f is left out"},
+		4: {"recursion: the time of f is left out", "goroutines: b"},
+	}}
+	a, err := Sweep(context.Background(), SweepOptions{NPs: []int{2, 4}}, c.predict)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := out.String(); !strings.Contains(s, "predicting") || !strings.Contains(s, "/4 np") {
-		t.Errorf("bar output %q", s)
-	}
-	// A sweep whose every prediction fails still ends its bar and
-	// returns.
-	out.Reset()
-	points, failed, err := Sweep(context.Background(), nps, 2, func(_ context.Context, np int) (Point, error) {
-		return Point{}, errors.New("boom")
-	}, newBar(&out, true))
-	if err != nil || len(points) != 0 || len(failed) != len(nps) {
-		t.Fatalf("Sweep = %v, %v, %v", points, failed, err)
+	want := []string{"goroutines: b", "recursion: the time of f is left out"}
+	if !reflect.DeepEqual(a.Limits, want) {
+		t.Errorf("Limits = %q, want %q", a.Limits, want)
 	}
 }
 
-func TestTerminalProgress(t *testing.T) {
-	f, err := os.CreateTemp(t.TempDir(), "stderr")
+// TestSweepWeak: in weak scaling each row keeps the arguments it was
+// predicted with.
+func TestSweepWeak(t *testing.T) {
+	c := &countingPredictor{}
+	a, err := Sweep(context.Background(), SweepOptions{NPs: []int{1, 2}, Weak: true}, c.predict)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	if _, ok := TerminalProgress(f).(silent); !ok {
-		t.Errorf("TerminalProgress(file) is not silent")
-	}
-	if _, ok := TerminalProgress(nil).(silent); !ok {
-		t.Errorf("TerminalProgress(nil) is not silent")
+	if a.Scaling != Weak || !reflect.DeepEqual(a.Rows[1].Args, []string{"-n", "2"}) {
+		t.Errorf("scaling %s, np=2 args %v; want weak, [-n 2]", a.Scaling, a.Rows[1].Args)
 	}
 }
 
-// BenchmarkSweep measures the cost of the sweep itself, per process
-// count, with a predictor that does nothing.
-func BenchmarkSweep(b *testing.B) {
-	nps := make([]int, 1024)
-	for i := range nps {
-		nps[i] = i + 1
+// TestSweepCanceled: a sweep whose context is done returns its error.
+func TestSweepCanceled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	c := &countingPredictor{}
+	if _, err := Sweep(ctx, SweepOptions{NPs: []int{1, 2}}, c.predict); !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want context.Canceled", err)
 	}
-	predict := func(_ context.Context, np int) (Point, error) { return Point{NP: np, Time: 1}, nil }
-	b.ResetTimer()
-	for b.Loop() {
-		if _, _, err := Sweep(context.Background(), nps, 0, predict, nil); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(nps)), "ns/np")
 }

@@ -4,9 +4,7 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/predict-tools/predict/interp"
@@ -86,12 +84,11 @@ program argument is replaced by the value of an integer expression in np
 					return err
 				}
 			}
+			r.About = interp.About{Package: prog.Model.Package, Args: runArgs, Profile: pf.profileUsed, MachineFile: pf.machineFile}
 			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(newRunJSON(prog.Model.Package, runArgs, pf.profileUsed, pf.machineInfo(m), r, top))
+				return r.WriteJSON(cmd.OutOrStdout(), top)
 			}
-			return writeResult(cmd.OutOrStdout(), prog.Model.Package, r, top)
+			return r.WriteText(cmd.OutOrStdout(), top)
 		},
 	}
 	pf.add(cmd)
@@ -123,78 +120,4 @@ func writeTrace(path, pkg, importPath string, np int, args []string, eager int64
 		err = cerr
 	}
 	return err
-}
-
-func writeResult(w io.Writer, pkg string, r *interp.Result, top int) error {
-	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "%s at np=%d on %s: predicted time %v\n", pkg, r.NP, r.Machine.Name, r.Time)
-	fmt.Fprintf(bw, "\nper rank          min          mean         max\n")
-	rows := []struct {
-		name string
-		s    interp.Stat
-	}{{"compute", r.Compute}, {"communication", r.Comm}, {"waiting", r.Wait}}
-	if idle, ok := idleStat(r); ok {
-		rows = append(rows, struct {
-			name string
-			s    interp.Stat
-		}{"idle at end", idle})
-	}
-	for _, row := range rows {
-		fmt.Fprintf(bw, "  %-13s %-12v %-12v %v\n", row.name, row.s.Min, row.s.Mean, row.s.Max)
-	}
-	if _, ok := idleStat(r); ok {
-		fmt.Fprintf(bw, "  (idle at end: the time a rank waits for the slowest one after it finishes)\n")
-	}
-	fmt.Fprintf(bw, "\nhot spots (time summed over ranks)\n")
-	for i, h := range r.Hot {
-		if i >= top {
-			fmt.Fprintf(bw, "  ... %d more\n", len(r.Hot)-top)
-			break
-		}
-		fmt.Fprintf(bw, "  %-12v %8d×  %-8s %s\n", h.Time, h.Freq, h.Kind, h.Pos)
-	}
-	if len(r.Decisions) > 0 {
-		fmt.Fprintf(bw, "\nopaque decisions\n")
-		for _, d := range r.Decisions {
-			fmt.Fprintf(bw, "  %s: %s\n", d.Pos, d.Source)
-		}
-	}
-	if len(r.Limits) > 0 {
-		fmt.Fprintf(bw, "\nmodeling limits (left out of the predicted time)\n")
-		for _, l := range r.Limits {
-			fmt.Fprintf(bw, "  WARNING: %s\n", l)
-		}
-	}
-	if len(r.Assumptions) > 0 {
-		fmt.Fprintf(bw, "\nassumptions\n")
-		for _, a := range r.Assumptions {
-			fmt.Fprintf(bw, "  %s\n", a)
-		}
-	}
-	m := r.Machine
-	fmt.Fprintf(bw, "\nmachine %s (%s): inter-node L=%v o=%v g=%v, eager limit %d B; intra-node L=%v o=%v\n",
-		m.Name, m.Origin, m.Inter.Latency, m.Inter.Overhead, m.Inter.GapPerMessage, m.Inter.EagerLimit, m.Intra.Latency, m.Intra.Overhead)
-	fmt.Fprintf(bw, "%d messages, %d communication events\n", r.Messages, r.Events)
-	return bw.Flush()
-}
-
-// idleStat is the min/mean/max over ranks of the time a rank is idle after
-// it finishes, until the slowest rank does; ok is false when the result
-// has no per-rank times.
-func idleStat(r *interp.Result) (interp.Stat, bool) {
-	if len(r.Ranks) == 0 {
-		return interp.Stat{}, false
-	}
-	var s interp.Stat
-	var sum trace.Time
-	for i, rt := range r.Ranks {
-		idle := r.Time - rt.Total
-		if i == 0 || idle < s.Min {
-			s.Min = idle
-		}
-		s.Max = max(s.Max, idle)
-		sum += idle
-	}
-	s.Mean = (sum + trace.Time(len(r.Ranks))/2) / trace.Time(len(r.Ranks))
-	return s, true
 }

@@ -5,15 +5,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"maps"
 	"os"
-	"slices"
-	"strings"
-	"sync"
 
 	"github.com/predict-tools/predict/interp"
 	"github.com/predict-tools/predict/scale"
-	"github.com/predict-tools/predict/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -77,10 +72,6 @@ the exit status is non-zero only when every np, or the baseline, failed.`,
 			if err != nil {
 				return err
 			}
-			weak := scale.Args(progArgs).DependOnNP()
-			// What the model leaves out (interp.Result.Limits), over every np.
-			var limitsMu sync.Mutex
-			limits := map[string]bool{}
 			predict := func(ctx context.Context, np int) (scale.Point, error) {
 				args, err := pf.argsAt(np)
 				if err != nil {
@@ -90,52 +81,19 @@ the exit status is non-zero only when every np, or the baseline, failed.`,
 				if err != nil {
 					return scale.Point{}, err
 				}
-				limitsMu.Lock()
-				for _, l := range r.Limits {
-					limits[l] = true
-				}
-				limitsMu.Unlock()
-				pt := scale.Point{NP: np, Time: r.Time, Compute: r.Compute.Mean, Comm: r.Comm.Mean, Wait: r.Wait.Mean}
-				if weak {
-					pt.Args = args
-				}
+				pt := scale.Point{NP: np, Args: args, Time: r.Time, Compute: r.Compute.Mean, Comm: r.Comm.Mean, Wait: r.Wait.Mean, Limits: r.Limits}
 				for _, h := range r.Hot {
 					pt.Nodes = append(pt.Nodes, scale.NodeTime{ID: h.Node, Pos: h.Pos, Time: h.Time, Freq: h.Freq})
 				}
 				return pt, nil
 			}
-			// Speedups are relative to np=1 unless --baseline says
-			// otherwise; a baseline outside the range is predicted too
-			// but not shown as a row.
-			if baseline == 0 {
-				baseline = 1
-			}
-			all := uniqueSorted(append(append([]int(nil), nps...), baseline))
-			points, failed, err := scale.Sweep(cmd.Context(), all, workers, predict, scale.TerminalProgress(os.Stderr))
-			if err != nil {
-				return err
-			}
-			if err := sweepFailed(nps, baseline, points, failed); err != nil {
-				return err
-			}
-			var baseTime trace.Time
-			shown := points[:0:0]
-			for _, p := range points {
-				if p.NP == baseline {
-					baseTime = p.Time
-				}
-				if slices.Contains(nps, p.NP) {
-					shown = append(shown, p)
-				}
-			}
-			failed = slices.DeleteFunc(failed, func(f scale.Failure) bool { return !slices.Contains(nps, f.NP) })
-			a, err := scale.Analyze(shown, failed, scale.Options{BaselineNP: baseline, BaselineTime: baseTime, Weak: weak})
+			a, err := scale.Sweep(cmd.Context(), scale.SweepOptions{NPs: nps, Baseline: baseline, Weak: scale.Args(progArgs).DependOnNP(),
+				Workers: workers, Progress: scale.TerminalProgress(os.Stderr)}, predict)
 			if err != nil {
 				return err
 			}
 			a.Name, a.Machine, a.Profile = prog.Model.Package, pf.machineInfo(m), pf.profileUsed
 			a.Args = append([]string{}, progArgs...)
-			a.Limits = append([]string{}, slices.Sorted(maps.Keys(limits))...)
 			out := cmd.OutOrStdout()
 			switch {
 			case asJSON:
@@ -169,45 +127,4 @@ the exit status is non-zero only when every np, or the baseline, failed.`,
 	fl.StringVar(&plotDir, "plot", "", "write speedup, efficiency and breakdown plots (PNG and SVG) to `DIR`")
 	fl.IntVar(&workers, "workers", 0, "np values interpreted at once (default: the number of CPUs)")
 	return cmd
-}
-
-// sweepFailed returns the error of a sweep that has nothing to show:
-// every process count of the range failed, or the baseline did (speedups
-// are relative to it). A sweep where only some process counts failed is
-// not an error: the table reports them.
-func sweepFailed(nps []int, baseline int, points []scale.Point, failed []scale.Failure) error {
-	var shown int
-	for _, p := range points {
-		if slices.Contains(nps, p.NP) {
-			shown++
-		}
-	}
-	var b strings.Builder
-	for _, f := range failed {
-		if f.NP == baseline && shown > 0 {
-			return fmt.Errorf("the baseline np=%d failed (speedups are relative to it; --baseline picks another): %s", f.NP, f.Error)
-		}
-		fmt.Fprintf(&b, "\n  np=%d: %s", f.NP, f.Error)
-	}
-	if shown == 0 {
-		return fmt.Errorf("the prediction failed at every np:%s", b.String())
-	}
-	return nil
-}
-
-func uniqueSorted(xs []int) []int {
-	seen := map[int]bool{}
-	var out []int
-	for _, x := range xs {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
 }

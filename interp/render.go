@@ -1,0 +1,197 @@
+// This file defines the reports of a prediction: the text that predict run
+// prints and its JSON form (snake_case keys, times in picoseconds with a
+// _ps suffix, lists that are empty rather than null).
+
+package interp
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/predict-tools/predict/trace"
+)
+
+// About says what a Result was predicted for, for its reports: what the
+// interpreter is not told (the caller fills it in, as it does a
+// scale.Analysis's name, machine and profile).
+type About struct {
+	Package     string   // the program's import path
+	Args        []string // its arguments at np
+	Profile     string   // where the profile came from
+	MachineFile string   // the machine file, when the machine is not a preset
+}
+
+// WriteText writes r as predict run prints it, with its top hot spots.
+func (r *Result) WriteText(w io.Writer, top int) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "%s at np=%d on %s: predicted time %v\n", r.Package, r.NP, r.Machine.Name, r.Time)
+	fmt.Fprintf(bw, "\nper rank          min          mean         max\n")
+	rows := []struct {
+		name string
+		s    Stat
+	}{{"compute", r.Compute}, {"communication", r.Comm}, {"waiting", r.Wait}}
+	idle, hasIdle := r.Idle()
+	if hasIdle {
+		rows = append(rows, struct {
+			name string
+			s    Stat
+		}{"idle at end", idle})
+	}
+	for _, row := range rows {
+		fmt.Fprintf(bw, "  %-13s %-12v %-12v %v\n", row.name, row.s.Min, row.s.Mean, row.s.Max)
+	}
+	if hasIdle {
+		fmt.Fprintf(bw, "  (idle at end: the time a rank waits for the slowest one after it finishes)\n")
+	}
+	fmt.Fprintf(bw, "\nhot spots (time summed over ranks)\n")
+	for i, h := range r.Hot {
+		if i >= top {
+			fmt.Fprintf(bw, "  ... %d more\n", len(r.Hot)-top)
+			break
+		}
+		fmt.Fprintf(bw, "  %-12v %8d×  %-8s %s\n", h.Time, h.Freq, h.Kind, h.Pos)
+	}
+	if len(r.Decisions) > 0 {
+		fmt.Fprintf(bw, "\nopaque decisions\n")
+		for _, d := range r.Decisions {
+			fmt.Fprintf(bw, "  %s: %s\n", d.Pos, d.Source)
+		}
+	}
+	if len(r.Limits) > 0 {
+		fmt.Fprintf(bw, "\nmodeling limits (left out of the predicted time)\n")
+		for _, l := range r.Limits {
+			fmt.Fprintf(bw, "  WARNING: %s\n", l)
+		}
+	}
+	if len(r.Assumptions) > 0 {
+		fmt.Fprintf(bw, "\nassumptions\n")
+		for _, a := range r.Assumptions {
+			fmt.Fprintf(bw, "  %s\n", a)
+		}
+	}
+	m := r.Machine
+	fmt.Fprintf(bw, "\nmachine %s (%s): inter-node L=%v o=%v g=%v, eager limit %d B; intra-node L=%v o=%v\n",
+		m.Name, m.Origin, m.Inter.Latency, m.Inter.Overhead, m.Inter.GapPerMessage, m.Inter.EagerLimit, m.Intra.Latency, m.Intra.Overhead)
+	fmt.Fprintf(bw, "%d messages, %d communication events\n", r.Messages, r.Events)
+	return bw.Flush()
+}
+
+// Idle is the min/mean/max over ranks of the time a rank is idle after it
+// finishes, until the slowest rank does; ok is false when r has no
+// per-rank times.
+func (r *Result) Idle() (s Stat, ok bool) {
+	if len(r.Ranks) == 0 {
+		return Stat{}, false
+	}
+	var sum trace.Time
+	for i, rt := range r.Ranks {
+		idle := r.Time - rt.Total
+		if i == 0 || idle < s.Min {
+			s.Min = idle
+		}
+		s.Max = max(s.Max, idle)
+		sum += idle
+	}
+	s.Mean = (sum + trace.Time(len(r.Ranks))/2) / trace.Time(len(r.Ranks))
+	return s, true
+}
+
+// WriteJSON writes r as predict run --json prints it, with its top hot
+// spots.
+func (r *Result) WriteJSON(w io.Writer, top int) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r.jsonForm(top))
+}
+
+type resultJSON struct {
+	Package     string         `json:"package"` // import path
+	NP          int            `json:"np"`
+	Args        []string       `json:"args"` // the program's arguments at np
+	Machine     *machineJSON   `json:"machine"`
+	Profile     string         `json:"profile"`
+	Time        trace.Time     `json:"time_ps"`
+	Compute     statJSON       `json:"compute"`
+	Comm        statJSON       `json:"comm"`
+	Wait        statJSON       `json:"wait"`
+	Idle        *statJSON      `json:"idle,omitempty"` // after a rank finishes; absent without per-rank times
+	Ranks       []rankJSON     `json:"ranks"`
+	Hot         []hotJSON      `json:"hot"`
+	Decisions   []decisionJSON `json:"decisions"`
+	Assumptions []string       `json:"assumptions"`
+	Limits      []string       `json:"limits"` // what the model leaves out of the time
+	Messages    int64          `json:"messages"`
+	Events      int64          `json:"events"`
+}
+
+// machineJSON names the machine, with the keys of scale.Machine's JSON.
+type machineJSON struct {
+	Name        string `json:"name"`
+	Origin      string `json:"origin"` // preset, measured, calibrated, user
+	Description string `json:"description"`
+	File        string `json:"file,omitempty"` // the machine file, when not a preset
+}
+
+// statJSON is a min/mean/max over ranks.
+type statJSON struct {
+	Min  trace.Time `json:"min_ps"`
+	Mean trace.Time `json:"mean_ps"`
+	Max  trace.Time `json:"max_ps"`
+}
+
+type rankJSON struct {
+	Rank    int        `json:"rank"`
+	Total   trace.Time `json:"total_ps"`
+	Compute trace.Time `json:"compute_ps"`
+	Comm    trace.Time `json:"comm_ps"`
+	Wait    trace.Time `json:"wait_ps"`
+}
+
+type hotJSON struct {
+	Node string     `json:"node"`
+	Kind string     `json:"kind"`
+	Pos  string     `json:"pos"`
+	Time trace.Time `json:"time_ps"`
+	Freq int64      `json:"freq"`
+}
+
+type decisionJSON struct {
+	Node   string `json:"node"`
+	Pos    string `json:"pos"`
+	Source string `json:"source"`
+}
+
+// jsonForm is the JSON form of r, with its top hot spots.
+func (r *Result) jsonForm(top int) resultJSON {
+	stat := func(s Stat) statJSON { return statJSON{Min: s.Min, Mean: s.Mean, Max: s.Max} }
+	out := resultJSON{
+		Package: r.Package, NP: r.NP, Args: append([]string{}, r.Args...), Profile: r.Profile, Time: r.Time,
+		Compute: stat(r.Compute), Comm: stat(r.Comm), Wait: stat(r.Wait),
+		Ranks: []rankJSON{}, Hot: []hotJSON{}, Decisions: []decisionJSON{},
+		Assumptions: append([]string{}, r.Assumptions...),
+		Limits:      append([]string{}, r.Limits...),
+		Messages:    r.Messages, Events: r.Events,
+	}
+	if m := r.Machine; m != nil {
+		out.Machine = &machineJSON{Name: m.Name, Origin: string(m.Origin), Description: m.Description, File: r.MachineFile}
+	}
+	if idle, ok := r.Idle(); ok {
+		s := stat(idle)
+		out.Idle = &s
+	}
+	for _, rt := range r.Ranks {
+		out.Ranks = append(out.Ranks, rankJSON{Rank: rt.Rank, Total: rt.Total, Compute: rt.Compute, Comm: rt.Comm, Wait: rt.Wait})
+	}
+	for i, h := range r.Hot {
+		if i >= top {
+			break
+		}
+		out.Hot = append(out.Hot, hotJSON{Node: h.Node, Kind: h.Kind, Pos: h.Pos, Time: h.Time, Freq: h.Freq})
+	}
+	for _, d := range r.Decisions {
+		out.Decisions = append(out.Decisions, decisionJSON{Node: d.Node, Pos: d.Pos, Source: d.Source})
+	}
+	return out
+}
