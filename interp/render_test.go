@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/trace"
 )
 
@@ -33,7 +33,7 @@ func TestRenderGolden(t *testing.T) {
 		top  int
 	}{{"stencil", 10}, {"cg", 3}} {
 		profPath := filepath.Join("testdata", "render", c.prog+".profile.json")
-		prof, err := estimator.ReadProfile(profPath)
+		prof, err := profile.Read(profPath)
 		if err != nil {
 			t.Fatal(err)
 		}
