@@ -87,7 +87,7 @@ func upper(a []float64, n int) {
 func pack(out, src []float64, np int) {
 	for p := 0; p < np; p++ { // want units sealed trips:"max(0, np)"
 		for line := 0; line < 4; line++ { // want collapse:"counted" trips:"max(0, 4)"
-			copy(out[(p*4+line)*16:][:64/np], src[p*64+line*16:][:64/np])
+			copy(out[p*64+line*16:][:16/np], src[(p*4+line)*16:][:16/np])
 		}
 	}
 }
@@ -96,7 +96,7 @@ func pack(out, src []float64, np int) {
 func unpack(out, src []float64, np int) {
 	for p := range np { // want units sealed trips:"1 + max(0, np - 1)" // BUG: modelgen places this loop at the inner statement (line below): a range over an integer has no instruction of its own with a position, and all its body's are in the inner loop
 		for line := range 4 { // want collapse:"counted" trips:"1 + max(0, 4 - 1)" // BUG: the outer loop's plan is reported here too (see the line above)
-			copy(out[p*64+line*16:][:64/np], src[(p*4+line)*16:][:64/np])
+			copy(out[(p*4+line)*16:][:16/np], src[p*64+line*16:][:16/np])
 		}
 	}
 }
@@ -106,7 +106,7 @@ func main() {
 		np := c.Size()
 		m := build(*size)
 		v, out := make([]float64, *size), make([]float64, *size) // want shape shape
-		for it := 0; it < *iters; it++ { // want iterate:"it calls Comm.Allreduce"
+		for it := 0; it < *iters; it++ {                         // want iterate:"it calls Comm.Allreduce"
 			m.mul(v, out)
 			c.Allreduce(out[:1], v[:1], commlib.Sum)
 		}
