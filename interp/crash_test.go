@@ -79,7 +79,10 @@ func TestReceivedIndex(t *testing.T) {
 			opaque[d.Where] = true
 		}
 	}
-	const frontierTest = "interp/testdata/bfs/main.go:84" // if d == level+1, after the write at line 79
+	const bfs = "interp/testdata/bfs/main.go"
+	// if d == level+1, after the write of the distances it tests.
+	frontierTest := markPos(t, bfs, "frontier")
+	visited, frontier := markLine(t, bfs, "visited"), markLine(t, bfs, "frontier")
 	if !opaque[frontierTest] {
 		t.Errorf("the frontier's test at %s is not opaque; opaque: %v", frontierTest, opaque)
 	}
@@ -91,7 +94,7 @@ func TestReceivedIndex(t *testing.T) {
 					return true
 				}
 				model.Walk(n.Cond, func(x *model.Node) bool {
-					if line := x.Pos.Start.Line; x.Kind != model.KindTest || x.Opaque == "" || (line != 78 && line != 84) {
+					if line := x.Pos.Start.Line; x.Kind != model.KindTest || x.Opaque == "" || (line != visited && line != frontier) {
 						return true
 					}
 					ds := profile.DecisionStats{Node: n.Cond.ID, Pos: x.Pos.Start.String()}
