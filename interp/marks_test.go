@@ -1,7 +1,8 @@
 // This file defines the marks by which interp's tests find the nodes of
-// their testdata programs: a "// mark:NAME" comment ends the line it
-// names, so that a test does not hard-code line numbers that an edit of
-// the program would shift.
+// their testdata programs: a line comment holding "mark:NAME" (alone,
+// "// mark:NAME", or after a comment's text, "// why; mark:NAME") names
+// its line, so that a test does not hard-code line numbers that an edit
+// of the program would shift.
 
 package interp
 
@@ -9,12 +10,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// markLine returns the line of file (relative to the module root) that
-// ends with the comment "// mark:name".
+// markLine returns the line of file (relative to the module root) whose
+// comment holds mark:name.
 func markLine(t *testing.T, file, name string) int {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", file))
@@ -23,7 +25,8 @@ func markLine(t *testing.T, file, name string) int {
 	}
 	line := 0
 	for i, text := range strings.Split(string(data), "\n") {
-		if strings.HasSuffix(strings.TrimSpace(text), "// mark:"+name) {
+		_, comment, ok := strings.Cut(text, "//")
+		if ok && slices.Contains(strings.FieldsFunc(comment, func(r rune) bool { return r == ' ' || r == ';' }), "mark:"+name) {
 			if line != 0 {
 				t.Fatalf("%s: mark %q on lines %d and %d", file, name, line, i+1)
 			}
