@@ -31,6 +31,7 @@
 package reduce
 
 import (
+	"cmp"
 	"fmt"
 	"go/parser"
 	"go/token"
@@ -74,6 +75,14 @@ func (f fact) String() string {
 	return f.name + ":" + strconv.Quote(f.text)
 }
 
+// where is a line of a file of the package.
+type where struct {
+	file string
+	line int
+}
+
+func (w where) String() string { return fmt.Sprintf("%s:%d", w.file, w.line) }
+
 // checkWants reduces the package in dir (relative to the module root) and
 // compares its decisions, line by line, with the wants of its files.
 func checkWants(t *testing.T, dir string) {
@@ -83,14 +92,16 @@ func checkWants(t *testing.T, dir string) {
 	}
 	_, _, rep := reduceProgram(t, dir, Options{})
 	got := decisions(rep, dir)
-	lines := map[string]bool{}
+	lines := map[where]bool{}
 	for k := range wants {
 		lines[k] = true
 	}
 	for k := range got {
 		lines[k] = true
 	}
-	for _, line := range slices.Sorted(maps.Keys(lines)) {
+	for _, line := range slices.SortedFunc(maps.Keys(lines), func(x, y where) int {
+		return cmp.Or(strings.Compare(x.file, y.file), cmp.Compare(x.line, y.line))
+	}) {
 		problems := compare(wants[line], got[line])
 		switch bug := bugs[line]; {
 		case bug != "" && len(problems) == 0:
@@ -103,19 +114,19 @@ func checkWants(t *testing.T, dir string) {
 	}
 }
 
-// decisions collects reduce's decisions in the files of dir by
-// "file.go:line": each loop's verdict (and its reason), sealing, trips
+// decisions collects reduce's decisions in the files of dir by line
+// of file: each loop's verdict (and its reason), sealing, trips
 // and source; each opaque decision with its reason; each computed branch;
 // each allocation kept as a shape.
-func decisions(rep *Report, dir string) map[string][]fact {
-	got := map[string][]fact{}
+func decisions(rep *Report, dir string) map[where][]fact {
+	got := map[where][]fact{}
 	local := func(file string) (string, bool) {
 		rest, ok := strings.CutPrefix(file, dir+"/")
 		return rest, ok && !strings.Contains(rest, "/")
 	}
 	add := func(file string, line int, f fact) {
 		if name, ok := local(file); ok {
-			key := fmt.Sprintf("%s:%d", name, line)
+			key := where{name, line}
 			got[key] = append(got[key], f)
 		}
 	}
@@ -219,16 +230,16 @@ func matches(w, g fact) bool {
 	return strings.Contains(g.text, w.text)
 }
 
-// readWants parses the Go files of dir and returns their wants by
-// "file.go:line", and the known bugs: the lines whose comment says
+// readWants parses the Go files of dir and returns their wants by line
+// of file, and the known bugs: the lines whose comment says
 // "// BUG: why" (after the want, if any).
-func readWants(t *testing.T, dir string) (wants map[string][]fact, bugs map[string]string) {
+func readWants(t *testing.T, dir string) (wants map[where][]fact, bugs map[where]string) {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("%s: no Go file (%v)", dir, err)
 	}
-	wants, bugs = map[string][]fact{}, map[string]string{}
+	wants, bugs = map[where][]fact{}, map[where]string{}
 	fset := token.NewFileSet()
 	for _, file := range files {
 		f, err := parser.ParseFile(fset, file, nil, parser.ParseComments)
@@ -238,7 +249,7 @@ func readWants(t *testing.T, dir string) (wants map[string][]fact, bugs map[stri
 		for _, group := range f.Comments {
 			for _, c := range group.List {
 				pos := fset.Position(c.Pos())
-				key := fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line)
+				key := where{filepath.Base(pos.Filename), pos.Line}
 				text, bug, isBug := strings.Cut(c.Text, "// BUG: ")
 				if isBug {
 					bugs[key] = strings.TrimSpace(bug)
