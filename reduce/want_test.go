@@ -13,7 +13,8 @@
 //	                           replayed)
 //	opaque:"text"              an opaque decision on this line whose reason
 //	                           holds text (one per decision)
-//	computed                   a branch on this line that the model computes
+//	computed                   a branch on this line that the model keeps and
+//	                           computes
 //	shape:"text"               an allocation on this line kept as a shape only
 //	                           (one per allocation), text a substring of
 //	                           the allocation's description
@@ -45,6 +46,7 @@ import (
 	"unicode"
 
 	"github.com/predict-tools/predict/model"
+	"golang.org/x/tools/go/ssa"
 )
 
 // TestWant checks every package of testdata/want against its wants.
@@ -158,14 +160,19 @@ func decisions(rep *Report, dir string) map[where][]fact {
 			add(start.File, start.Line, fact{"source", string(l.Source)})
 		}
 	}
-	for _, f := range rep.Plan.models {
+	// Computed: a branch whose condition the model keeps (not one inside
+	// a sealed loop) and does not replay.
+	for fn, f := range rep.Plan.models {
 		for _, tree := range []*model.Node{f.Tree, f.Recover} {
 			model.Walk(tree, func(n *model.Node) bool {
-				if n.Kind == model.KindTest && n.Opaque == "" && n.Pos.Start.IsValid() {
-					p := n.Pos.Start
-					if !opaqueLines[fmt.Sprintf("%s:%d", p.File, p.Line)] {
-						add(p.File, p.Line, fact{"computed", ""})
-					}
+				if n.Kind != model.KindTest || n.Opaque != "" || !n.Pos.Start.IsValid() || n.Block == nil {
+					return true
+				}
+				blk := fn.Blocks[*n.Block]
+				p := n.Pos.Start
+				iff, ok := blk.Instrs[len(blk.Instrs)-1].(*ssa.If)
+				if ok && rep.Plan.Computed(iff.Cond) && !opaqueLines[fmt.Sprintf("%s:%d", p.File, p.Line)] {
+					add(p.File, p.Line, fact{"computed", ""})
 				}
 				return true
 			})
