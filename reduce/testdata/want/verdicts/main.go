@@ -86,7 +86,7 @@ func main() {
 		counts, displs := blocks(*n*np, np)
 		all := make([]float64, *n*np) // want shape:"(*n * np)"
 		c.Allgatherv(u[1:*n+1], all, counts, displs)
-		for i := 0; i < chunks(len(all), 1024); i++ { // want iterate
+		for i := 0; i < chunks(len(all), 1024); i++ { // want iterate:"it calls Comm.Bcast"
 			c.Bcast(all[:1024], 0)
 		}
 		ids := make([]int, np)
