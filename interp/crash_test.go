@@ -55,7 +55,7 @@ func TestRecursiveVCycle(t *testing.T) {
 		t.Fatalf("with the check's recorded outcome: %v", err)
 	}
 	// 5 recursive calls a cycle in each of 4 ranks, 2 cycles.
-	limit := "time of recursive calls is not modeled: vcycle at interp/testdata/vcycle/main.go:83:8 (40 calls in this run)"
+	limit := "time of recursive calls is not modeled: vcycle at " + markPos(t, "interp/testdata/vcycle/main.go", "recurse") + ":8 (40 calls in this run)"
 	if len(r.Limits) != 1 || !strings.HasPrefix(r.Limits[0], limit) {
 		t.Errorf("limits %q, want one starting %q", r.Limits, limit)
 	}
@@ -79,7 +79,10 @@ func TestReceivedIndex(t *testing.T) {
 			opaque[d.Where] = true
 		}
 	}
-	const frontierTest = "interp/testdata/bfs/main.go:84" // if d == level+1, after the write at line 79
+	const bfs = "interp/testdata/bfs/main.go"
+	// if d == level+1, after the write of the distances it tests.
+	frontierTest := markPos(t, bfs, "frontier")
+	visited, frontier := markLine(t, bfs, "visited"), markLine(t, bfs, "frontier")
 	if !opaque[frontierTest] {
 		t.Errorf("the frontier's test at %s is not opaque; opaque: %v", frontierTest, opaque)
 	}
@@ -91,7 +94,7 @@ func TestReceivedIndex(t *testing.T) {
 					return true
 				}
 				model.Walk(n.Cond, func(x *model.Node) bool {
-					if line := x.Pos.Start.Line; x.Kind != model.KindTest || x.Opaque == "" || (line != 78 && line != 84) {
+					if line := x.Pos.Start.Line; x.Kind != model.KindTest || x.Opaque == "" || (line != visited && line != frontier) {
 						return true
 					}
 					ds := profile.DecisionStats{Node: n.Cond.ID, Pos: x.Pos.Start.String()}
@@ -147,7 +150,7 @@ func TestSwappedFieldsOfElements(t *testing.T) {
 // not as a Go panic.
 func TestModelingLimit(t *testing.T) {
 	p := prepare(t, "./interp/testdata/vcycle")
-	const site = "interp/testdata/vcycle/main.go:117:12"
+	site := markPos(t, "interp/testdata/vcycle/main.go", "halo") + ":12"
 	compileHook = func(in ssa.Instruction) {
 		if p.Loaded.PosString(in.Pos()) == site {
 			var empty []int
@@ -161,7 +164,7 @@ func TestModelingLimit(t *testing.T) {
 	if !errors.As(err, &le) {
 		t.Fatalf("got %v (%T), want a modeling limit", err, err)
 	}
-	const want = "modeling limit at " + site + ": runtime error: index out of range [7] with length 0; please report it"
+	want := "modeling limit at " + site + ": runtime error: index out of range [7] with length 0; please report it"
 	if err.Error() != want {
 		t.Errorf("got  %q\nwant %q", err, want)
 	}
@@ -178,7 +181,7 @@ func TestRecursionLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"time of recursive calls is not modeled: fib at interp/testdata/fib/main.go:42:12 (462 calls in this run); " +
+	want := []string{"time of recursive calls is not modeled: fib at " + markPos(t, "interp/testdata/fib/main.go", "recurse") + ":12 (462 calls in this run); " +
 		"the prediction leaves out their time but for the fragments the timing pass measured inside them"}
 	if !reflect.DeepEqual(r.Limits, want) {
 		t.Errorf("limits %q\nwant %q", r.Limits, want)

@@ -10,6 +10,12 @@ import (
 	"github.com/predict-tools/predict/profile"
 )
 
+// The testdata sources whose marked lines the tests find.
+const (
+	rejectionFile = "interp/testdata/rejection/main.go"
+	batchesFile   = "interp/testdata/batches/main.go"
+)
+
 // rejectionProfile is a synthetic profile of interp/testdata/rejection
 // that times the loop drawing the samples whole (as the timing pass does,
 // running sample without probes: its exit test has no recorded outcome),
@@ -17,9 +23,10 @@ import (
 func rejectionProfile(t *testing.T, p *Program, args []string, ds ...profile.DecisionStats) *profile.File {
 	t.Helper()
 	pf := syntheticProfile(t, p, 2, args)
+	sampling := markLine(t, rejectionFile, "sampling")
 	for _, f := range p.Model.Functions {
 		model.Walk(f.Tree, func(n *model.Node) bool {
-			if n.Kind == model.KindLoop && n.Pos.Start.Line == 45 {
+			if n.Kind == model.KindLoop && n.Pos.Start.Line == sampling {
 				pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: n.ID, Kind: profile.FragLoop, Pos: n.Pos.String(), MeanPS: 1000})
 				pf.Loops = append(pf.Loops, profile.LoopStats{Node: n.ID, PerIterPS: 100, Balanced: true})
 			}
@@ -27,7 +34,7 @@ func rejectionProfile(t *testing.T, p *Program, args []string, ds ...profile.Dec
 		})
 	}
 	if len(pf.Loops) != 1 {
-		t.Fatalf("the sampling loop at main.go:45 not found")
+		t.Fatalf("the sampling loop at %s not found", markPos(t, rejectionFile, "sampling"))
 	}
 	pf.Decisions = ds
 	return pf
@@ -38,11 +45,12 @@ func rejectionProfile(t *testing.T, p *Program, args []string, ds ...profile.Dec
 func exitCond(t *testing.T, p *Program) *model.Node {
 	t.Helper()
 	var root *model.Node
+	exit := markLine(t, rejectionFile, "exit")
 	for _, f := range p.Model.Functions {
 		model.Walk(f.Tree, func(n *model.Node) bool {
 			if n.Cond != nil {
 				model.Walk(n.Cond, func(x *model.Node) bool {
-					if x.Kind == model.KindTest && x.Opaque != "" && x.Pos.Start.Line == 31 {
+					if x.Kind == model.KindTest && x.Opaque != "" && x.Pos.Start.Line == exit {
 						root = n.Cond
 					}
 					return true
@@ -52,7 +60,7 @@ func exitCond(t *testing.T, p *Program) *model.Node {
 		})
 	}
 	if root == nil {
-		t.Fatal("the opaque exit test at main.go:31 not found")
+		t.Fatalf("the opaque exit test at %s not found", markPos(t, rejectionFile, "exit"))
 	}
 	return root
 }
@@ -77,15 +85,16 @@ func TestOpaqueExitNotInProfile(t *testing.T) {
 		if r.Messages != 10*2 {
 			t.Errorf("profile %v: %d messages, want 10 barriers' 20", pf != nil, r.Messages)
 		}
-		want := "the exit test of the loop at interp/testdata/rejection/main.go:29-34"
+		want := "the exit test of the loop at " + markSpan(t, rejectionFile, "draw")
+		exit := markPos(t, rejectionFile, "exit")
 		found := false
 		for _, d := range r.Decisions {
-			if strings.HasPrefix(d.Pos, "interp/testdata/rejection/main.go:31") && strings.Contains(d.Source, want) {
+			if strings.HasPrefix(d.Pos, exit+":") && strings.Contains(d.Source, want) {
 				found = true
 			}
 		}
 		if !found {
-			t.Errorf("profile %v: decisions %+v, want main.go:31 as %q", pf != nil, r.Decisions, want)
+			t.Errorf("profile %v: decisions %+v, want %s as %q", pf != nil, r.Decisions, exit, want)
 		}
 	}
 }
@@ -107,7 +116,7 @@ func TestEndlessOpaqueLoop(t *testing.T) {
 		ds.Ranks = append(ds.Ranks, profile.RankOutcomes{Rank: r, True: 5, FirstTrue: true, Runs: []int64{5}})
 	}
 	_, err := p.Run(Config{NP: 2, Machine: handMachine(t), Profile: rejectionProfile(t, p, args, ds), Args: args})
-	want := "the loop at interp/testdata/rejection/main.go:29-34 (in sample) iterated 67108864 times without modeled time passing: it would run forever in the model: the model cannot decide when it ends: its exit test at interp/testdata/rejection/main.go:31"
+	want := "the loop at " + markSpan(t, rejectionFile, "draw") + " (in sample) iterated 67108864 times without modeled time passing: it would run forever in the model: the model cannot decide when it ends: its exit test at " + markPos(t, rejectionFile, "exit")
 	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "waiting for time") {
 		t.Errorf("got %v, want an error containing %q", err, want)
 	}
@@ -124,15 +133,16 @@ func TestRunawayStops(t *testing.T) {
 	p := prepare(t, "./interp/testdata/batches")
 	args := []string{"-tol", "1e-3"}
 	pf := syntheticProfile(t, p, 2, args)
+	sample, exit := markLine(t, batchesFile, "sample"), markLine(t, batchesFile, "exit")
 	for _, f := range p.Model.Functions {
 		model.Walk(f.Tree, func(n *model.Node) bool {
-			if n.Kind == model.KindLoop && n.Pos.Start.Line == 44 {
+			if n.Kind == model.KindLoop && n.Pos.Start.Line == sample {
 				pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: n.ID, Kind: profile.FragLoop, Pos: n.Pos.String(), Executions: 6, MeanPS: 1000})
 				pf.Loops = append(pf.Loops, profile.LoopStats{Node: n.ID, Trips: []profile.TripCount{{Trips: 256, Count: 6}}, PerIterPS: 4, Balanced: true})
 			}
 			if n.Cond != nil {
 				model.Walk(n.Cond, func(x *model.Node) bool {
-					if x.Kind == model.KindTest && x.Opaque != "" && x.Pos.Start.Line == 55 {
+					if x.Kind == model.KindTest && x.Opaque != "" && x.Pos.Start.Line == exit {
 						ds := profile.DecisionStats{Node: n.Cond.ID, Pos: n.Cond.Pos.Start.String()}
 						for r := range 2 {
 							ds.Ranks = append(ds.Ranks, profile.RankOutcomes{Rank: r, False: 3, Runs: []int64{3}})
@@ -146,14 +156,14 @@ func TestRunawayStops(t *testing.T) {
 		})
 	}
 	if len(pf.Loops) != 1 || len(pf.Decisions) != 1 {
-		t.Fatalf("%d loops, %d decisions: want the sample loop at main.go:44 and the exit test at main.go:55", len(pf.Loops), len(pf.Decisions))
+		t.Fatalf("%d loops, %d decisions: want the sample loop at line %d and the exit test at line %d", len(pf.Loops), len(pf.Decisions), sample, exit)
 	}
 	_, err := p.Run(Config{NP: 2, Machine: handMachine(t), Profile: pf, Args: args})
 	const limit = 16*256*6 + 1<<12
 	for _, want := range []string{
 		fmt.Sprintf("ran %d times in the model, more than %d: the timing pass ran it %d times with the same arguments at np=2", limit+1, limit, 256*6),
-		"the loop at interp/testdata/batches/main.go:41-58",
-		"its exit test at interp/testdata/batches/main.go:55",
+		"the loop at " + markSpan(t, batchesFile, "batch"),
+		"its exit test at " + markPos(t, batchesFile, "exit"),
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("got %v, want an error containing %q", err, want)

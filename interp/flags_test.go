@@ -24,8 +24,9 @@ func TestFlagsDefinedInMain(t *testing.T) {
 		t.Errorf("1 barrier: %d ps, -iters 3: %d ps; want 3 × the first", one, three)
 	}
 	_, err := p.Run(Config{NP: 2, Machine: m, Args: []string{"-bogus"}})
-	if err == nil || !strings.Contains(err.Error(), "flag provided but not defined: -bogus") || !strings.Contains(err.Error(), "main.go:14") {
-		t.Errorf("unknown flag: got %v, want the flag package's error at main.go:14 (the commlib.Main that parses them)", err)
+	main := markPos(t, "interp/testdata/flagsinmain/main.go", "main")
+	if err == nil || !strings.Contains(err.Error(), "flag provided but not defined: -bogus") || !strings.Contains(err.Error(), main) {
+		t.Errorf("unknown flag: got %v, want the flag package's error at %s (the commlib.Main that parses them)", err, main)
 	}
 }
 
@@ -66,7 +67,8 @@ func TestFlagKinds(t *testing.T) {
 func TestFlagFuncRefused(t *testing.T) {
 	p := prepare(t, "./interp/testdata/flagfunc")
 	_, err := p.Run(Config{NP: 2, Machine: handMachine(t), Args: []string{"-level", "3"}})
-	if err == nil || !strings.Contains(err.Error(), "flag provided but not defined: -level") || !strings.Contains(err.Error(), "flags the model does not follow: flag.Func at interp/testdata/flagfunc/main.go:16") {
-		t.Errorf("flag.Func: got %v, want an error naming flag.Func at main.go:16", err)
+	call := markPos(t, "interp/testdata/flagfunc/main.go", "func")
+	if err == nil || !strings.Contains(err.Error(), "flag provided but not defined: -level") || !strings.Contains(err.Error(), "flags the model does not follow: flag.Func at "+call) {
+		t.Errorf("flag.Func: got %v, want an error naming flag.Func at %s", err, call)
 	}
 }

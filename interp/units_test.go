@@ -7,16 +7,19 @@ import (
 	"github.com/predict-tools/predict/profile"
 )
 
+const unitsFile = "interp/testdata/units/main.go"
+
 // unitsProfile is a synthetic profile of interp/testdata/units at np=2
 // with args: the outer loop of the part (a loop over the ranks) is timed
 // whole, mean per entry on each of the two ranks; nothing else is timed.
 func unitsProfile(t *testing.T, p *Program, args []string, mean int64) *profile.File {
 	t.Helper()
 	pf := syntheticProfile(t, p, 2, args)
-	line := map[string]int{"pack": 24, "copy": 38}[args[1]]
+	// The sealed loop around the inner loop marked with the part's name.
+	line := markLine(t, unitsFile, args[1])
 	for _, f := range p.Model.Functions {
 		model.Walk(f.Tree, func(n *model.Node) bool {
-			if n.Kind != model.KindLoop || !p.Report.Plan.Loop(n).Sealed || n.Pos.Start.Line > line+1 || n.Pos.End.Line < line+2 {
+			if n.Kind != model.KindLoop || !p.Report.Plan.Loop(n).Sealed || n.Pos.Start.Line > line || n.Pos.End.Line < line {
 				return true
 			}
 			pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: n.ID, Kind: profile.FragLoop, Pos: n.Pos.String(), Executions: 2, MeanPS: mean})
@@ -84,9 +87,10 @@ func TestAllocUnits(t *testing.T) {
 	// At np=2 the segment allocates n/2 float64s: 1 + 4 MiB units a rank.
 	const units = 1 + n/2*8
 	pf := syntheticProfile(t, p, 2, args)
+	alloc := markLine(t, unitsFile, "alloc")
 	for _, f := range p.Model.Functions {
 		model.Walk(f.Tree, func(x *model.Node) bool {
-			if lf := x.Leaf; lf != nil && x.Pos.Start.Line == 31 && lf.Kind == model.LeafCB {
+			if lf := x.Leaf; lf != nil && x.Pos.Start.Line == alloc && lf.Kind == model.LeafCB {
 				pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: x.ID, Kind: profile.FragSegment, Pos: x.Pos.String(), Executions: 2, MeanPS: units})
 			}
 			return true

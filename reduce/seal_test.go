@@ -5,151 +5,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/predict-tools/predict/model"
 	"golang.org/x/tools/go/ssa"
 )
 
-const sealSrc = `package main
-
-import ("flag"; "math/rand")
-
-type csr struct {
-	ptr []int
-	col []int
-	val []float64
-}
-
-// build makes a random sparse matrix: the retry loop and the row lengths
-// depend on random numbers.
-func build(n int) *csr {
-	m := &csr{ptr: make([]int, n+1)}
-	for i := 0; i < n; i++ {
-		k := rand.Intn(4)
-		for j := 0; j < k; j++ {
-			m.col = append(m.col, rand.Intn(n))
-			m.val = append(m.val, 1)
-		}
-		m.ptr[i+1] = len(m.col)
-	}
-	return m
-}
-
-// mul is a sparse product: its inner bound is the row pointers.
-func (m *csr) mul(v, out []float64) {
-	for i := range out {
-		s := 0.0
-		for k := m.ptr[i]; k < m.ptr[i+1]; k++ {
-			s += m.val[k] * v[m.col[k]]
-		}
-		out[i] = s
-	}
-}
-
-// positive counts what a later branch needs: it must run.
-func positive(xs []float64) int {
-	c := 0
-	for i := 0; i < len(xs); i++ {
-		if xs[i] > 0 {
-			c++
-		}
-	}
-	return c
-}
-
-// find leaves early: it must run.
-func find(xs []int, x int) int {
-	for i := 0; i < len(xs); i++ {
-		if xs[i] == x {
-			return i
-		}
-	}
-	return -1
-}
-
-// rect is a perfect nest whose inner bound is a field of a parameter,
-// read in the inner loop's header.
-type grid struct{ rows, cols int }
-
-func rect(g grid, a []float64) {
-	for i := 0; i < g.rows; i++ {
-		for j := 0; j < g.cols; j++ {
-			a[i*g.cols+j] = 1
-		}
-	}
-}
-
-func sink(int) {}
-
-func main() {
-	n := *size
-	m := build(n)
-	v, out := make([]float64, n), make([]float64, n)
-	for it := 0; it < 10; it++ {
-		m.mul(v, out)
-	}
-	if positive([]float64{1, -1, 2}) > 1 {
-		sink(1)
-	}
-	sink(find([]int{1, 2, 3}, 2))
-	rect(grid{3, 4}, make([]float64, 12))
-}
-
-var size = flag.Int("n", 100, "problem size")
-`
-
-// TestSealed checks which loops are sealed and what sealing drops.
+// TestSealed checks what sealing drops in testdata/want/nests, whose
+// wants say which loops are sealed: the random construction and the
+// sparse product's matrix are not kept, a count a later branch needs is;
+// a perfect nest's inner bound, read in the inner header, is kept and
+// known on entry; --exact seals nothing.
 func TestSealed(t *testing.T) {
-	prog, rep := reduceSource(t, sealSrc, "main", Options{})
-	sealed := map[string]bool{}
-	for _, l := range rep.Plan.Loops {
-		if l.Sealed {
-			sealed[l.Node.Pos.String()] = true
-		}
-	}
-	loops := map[string]*model.Node{}
-	for _, f := range prog.Functions {
-		model.Walk(f.Tree, func(n *model.Node) bool {
-			if n.Kind == model.KindLoop {
-				loops[f.ID+" "+n.Pos.String()] = n
-			}
-			return true
-		})
-	}
-	want := map[string]bool{
-		"build main.go:15-22":      true,  // nothing it computes is needed: mul is sealed
-		"build main.go:17-20":      false, // inside a sealed loop
-		"(*csr).mul main.go:28-34": true,  // the sparse product
-		"(*csr).mul main.go:30-32": false, // inside it
-		"positive main.go:40-44":   false, // c decides a branch after it
-		"find main.go:50-54":       false, // left by a return
-		"rect main.go:63-67":       true,  // a perfect nest
-		"main main.go:76-78":       false, // calls mul, which has a loop
-		"rect main.go:64-66":       false, // inside it
-	}
-	for key, n := range loops {
-		w, ok := want[key]
-		if !ok {
-			t.Errorf("unexpected loop %s", key)
-			continue
-		}
-		if got := n.Loop.Trip.Sealed; got != w || rep.Plan.Loop(n).Sealed != w {
-			t.Errorf("%s: sealed %v (plan %v), want %v", key, got, rep.Plan.Loop(n).Sealed, w)
-		}
-	}
-	if len(loops) != 9 {
-		t.Errorf("%d loops, want 9: %v", len(loops), loops)
-	}
+	const nests = "reduce/testdata/want/nests"
+	prog, _, rep := reduceProgram(t, nests, Options{})
 	for _, f := range rep.Functions {
-		switch f.ID {
-		case "build", "(*csr).mul":
-			// The random row lengths and the row pointers decide nothing.
-			if len(f.Opaque) > 0 {
-				t.Errorf("%s: opaque decisions %+v, want none (inside sealed loops)", f.ID, f.Opaque)
-			}
-		case "positive":
-			if !strings.Contains(strings.Join(f.ControlVars, ","), "c") {
-				t.Errorf("positive: control variables %v, want c", f.ControlVars)
-			}
+		if f.ID == "positive" && !strings.Contains(strings.Join(f.ControlVars, ","), "c") {
+			t.Errorf("positive: control variables %v, want c", f.ControlVars)
 		}
 	}
 	for _, f := range prog.Functions {
@@ -168,33 +37,30 @@ func TestSealed(t *testing.T) {
 			if !containsMatch(kept, "xs[") && !containsMatch(kept, "&xs") {
 				t.Errorf("positive drops its data: %v", kept)
 			}
-		}
-	}
-	// rect's inner bound g.cols is read in the inner header but does not
-	// change in the nest: the interpreter may compute it on entry, so it
-	// is kept.
-	found := false
-	for _, l := range rep.Plan.Loops {
-		in := l.Inner
-		if l.Node.Pos.String() != "main.go:63-67" || in == nil {
-			continue
-		}
-		found = true
-		if in == nil || !readsCols(in.Bound) {
-			t.Errorf("rect: inner induction %+v, want a bound on g.cols", in)
-		}
-		for _, f := range prog.Functions {
-			if kept, _ := keptInstrs(f); f.ID == "rect" && !containsMatch(kept, "cols") {
-				t.Errorf("rect: the inner bound is not kept: %v", kept)
+		case "clear":
+			if !containsMatch(kept, "cols") {
+				t.Errorf("clear: the inner bound is not kept: %v", kept)
 			}
 		}
 	}
+	// clear's inner bound g.cols is read in the inner header but does not
+	// change in the nest: the interpreter may compute it on entry.
+	found := false
+	for _, l := range rep.Plan.Loops {
+		if l.Fn.Name() != "clear" || l.Inner == nil {
+			continue
+		}
+		found = true
+		if !readsCols(l.Inner.Bound) {
+			t.Errorf("clear: inner induction %+v, want a bound on g.cols", l.Inner)
+		}
+	}
 	if !found {
-		t.Errorf("rect: the nest's inner count is not known on entry (plan: Inner)")
+		t.Errorf("clear: the nest's inner count is not known on entry (plan: Inner)")
 	}
 
 	// --exact seals nothing.
-	_, rep = reduceSource(t, sealSrc, "main", Options{Exact: true})
+	_, _, rep = reduceProgram(t, nests, Options{Exact: true})
 	for _, l := range rep.Plan.Loops {
 		if l.Sealed {
 			t.Errorf("exact: %s sealed, want no sealed loop", l.Node.Pos)

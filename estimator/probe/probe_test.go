@@ -614,8 +614,44 @@ func BenchmarkBranchNP3Fallback(b *testing.B) {
 	}
 }
 
-func TestCalibrationTime(t *testing.T) {
+// TestCalibrate: calibrating gives finite, non-negative costs (a
+// calibration fragment that recorded nothing would make the segment's
+// cost NaN), a positive cost for the pair of readings, and leaves its
+// fragment empty, so that nothing of it reaches a profile. With
+// PREDICT_TIMING_TESTS=1 it also checks that it takes a few milliseconds,
+// not seconds, and that a second calibration finds the same costs within a
+// factor of 10 (a loaded machine can exceed both).
+func TestCalibrate(t *testing.T) {
 	t0 := Now()
 	calibrate()
-	t.Logf("calibration took %.1f ms: %+v", float64(Now()-t0)/1e6, overhead)
+	took := Now() - t0
+	first := overhead
+	costs := func(o RawOverhead) map[string]float64 {
+		return map[string]float64{"seg": o.SegNS, "pair": o.PairNS, "iter": o.IterNS, "counter": o.CounterNS, "test": o.TestNS, "sampled": o.SampledNS}
+	}
+	for name, ns := range costs(first) {
+		if math.IsNaN(ns) || math.IsInf(ns, 0) || ns < 0 {
+			t.Errorf("%s cost %g ns, want finite and ≥ 0", name, ns)
+		}
+	}
+	if first.PairNS <= 0 {
+		t.Errorf("a pair of readings costs %g ns, want > 0", first.PairNS)
+	}
+	if n, sum := tab.Load().frags[0].moments(); n != 0 || sum != 0 {
+		t.Errorf("the calibration fragment holds %d executions (%d ns) after calibrating, want none", n, sum)
+	}
+	if os.Getenv("PREDICT_TIMING_TESTS") != "1" {
+		return
+	}
+	if took > 1e9 {
+		t.Errorf("calibration took %.1f ms, want a few", float64(took)/1e6)
+	}
+	calibrate()
+	again := costs(overhead)
+	for name, ns := range costs(first) {
+		// Costs below a few ns are noise either way.
+		if a := again[name]; max(ns, a) > 5 && (a > 10*ns || ns > 10*a) {
+			t.Errorf("%s cost %g ns, then %g ns: want the same order of magnitude", name, ns, a)
+		}
+	}
 }

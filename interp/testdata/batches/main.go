@@ -38,10 +38,10 @@ func main() {
 		local, global := make([]float64, 2), make([]float64, 2)
 		var n, sum, sq float64
 		batches := 0
-		for batches < *maxBatches {
+		for batches < *maxBatches { // mark:batch
 			local[0], local[1] = 0, 0
 			rng := rand.New(rand.NewPCG(1, uint64(batches*c.Size()+c.Rank())))
-			for range 256 {
+			for range 256 { // mark:sample
 				v := sample(rng)
 				local[0] += v
 				local[1] += v * v
@@ -52,10 +52,10 @@ func main() {
 			sq += global[1]
 			batches++
 			mean := sum / n
-			if math.Sqrt(max(sq/n-mean*mean, 0)/n) < *tol*mean {
+			if math.Sqrt(max(sq/n-mean*mean, 0)/n) < *tol*mean { // mark:exit
 				break
 			}
-		}
+		} // mark:batch-end
 		if batches == *maxBatches {
 			fmt.Fprintf(os.Stderr, "batches: no convergence after %d batches\n", batches)
 			os.Exit(1)

@@ -75,13 +75,13 @@ func main() {
 			// next frontier is the vertices marked at this level.
 			for _, w := range recv {
 				local := w - first
-				if dist[local] < 0 {
+				if dist[local] < 0 { // mark:visited
 					dist[local] = level + 1
 				}
 			}
 			frontier = frontier[:0]
 			for i, d := range dist {
-				if d == level+1 {
+				if d == level+1 { // mark:frontier
 					frontier = append(frontier, first+i)
 				}
 			}

@@ -39,5 +39,5 @@ func fib(k int) int {
 	if k < 2 {
 		return k
 	}
-	return fib(k-1) + fib(k-2)
+	return fib(k-1) + fib(k-2) // mark:recurse
 }

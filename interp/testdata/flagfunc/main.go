@@ -13,7 +13,7 @@ import (
 
 func main() {
 	level := 1
-	flag.Func("level", "barriers to run", func(s string) error {
+	flag.Func("level", "barriers to run", func(s string) error { // mark:func
 		n, err := strconv.Atoi(s)
 		level = n
 		return err

@@ -11,7 +11,7 @@ import (
 
 func main() {
 	iters := flag.Int("iters", 1, "number of barriers")
-	commlib.Main(func(c *commlib.Comm) {
+	commlib.Main(func(c *commlib.Comm) { // mark:main
 		for range *iters {
 			c.Barrier()
 		}

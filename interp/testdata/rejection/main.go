@@ -26,12 +26,12 @@ func draw(r, j int) float64 {
 // sample returns the first of item i's draws from pool below 0.25.
 func sample(pool []float64, i int) float64 {
 	var x float64
-	for k := 0; ; k++ {
+	for k := 0; ; k++ { // mark:draw
 		x = pool[(7*i+k)%len(pool)]
-		if x < 0.25 {
+		if x < 0.25 { // mark:exit
 			break
 		}
-	}
+	} // mark:draw-end
 	return x
 }
 
@@ -42,7 +42,7 @@ func main() {
 			pool[j] = draw(c.Rank(), j)
 		}
 		var kept []float64
-		for i := range *items {
+		for i := range *items { // mark:sampling
 			kept = append(kept, sample(pool, i))
 		}
 		sum := 0.0

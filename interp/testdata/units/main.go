@@ -22,13 +22,13 @@ func main() {
 		case "pack":
 			// np iterations of n/np² inner iterations: n/np a rank.
 			for q := range np {
-				for k := range *n / (np * np) {
+				for k := range *n / (np * np) { // mark:pack
 					out[k] += float64(q)
 				}
 			}
 		case "alloc":
 			// A rank's share of the problem, allocated (and zeroed).
-			buf := make([]float64, *n/np)
+			buf := make([]float64, *n/np) // mark:alloc
 			for i := range buf {
 				buf[i] = 1
 			}
@@ -36,7 +36,7 @@ func main() {
 			// np·4 copies of 64/np elements.
 			src := make([]float64, *n)
 			for p := range np {
-				for line := range 4 {
+				for line := range 4 { // mark:copy
 					copy(out[line*64:][:64/np], src[p*64+line:][:64/np])
 				}
 			}

@@ -80,7 +80,7 @@ func vcycle(c *commlib.Comm, level int, u, f []float64, n int, h float64) {
 		fc[i] = 0.25*res[2*i-1] + 0.5*res[2*i] + 0.25*res[2*i+1]
 	}
 	ec := make([]float64, m+2)
-	vcycle(c, level+1, ec, fc, m, 2*h) // coarse spacing: twice the fine one
+	vcycle(c, level+1, ec, fc, m, 2*h) // coarse spacing: twice the fine one; mark:recurse
 	// Prolong the correction linearly and add it.
 	halo(c, ec, m)
 	for i := 1; i <= m; i++ {
@@ -114,7 +114,7 @@ func halo(c *commlib.Comm, u []float64, n int) {
 		right = commlib.ProcNull
 		u[n], u[n+1] = 0, 0
 	}
-	c.Sendrecv(u[1:2], left, tagLeft, u[n+1:n+2], right, tagLeft)
+	c.Sendrecv(u[1:2], left, tagLeft, u[n+1:n+2], right, tagLeft) // mark:halo
 	c.Sendrecv(u[n:n+1], right, tagRight, u[0:1], left, tagRight)
 }
 

@@ -1,0 +1,103 @@
+// Command opaque is a Monte Carlo estimate of π with a convergence test:
+// its decisions on random numbers, on data received in messages, on what
+// it reads from a file and the check of its result are opaque (their
+// outcomes come from the profile); those on the problem size and the rank
+// are computed.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand"
+	"os"
+
+	"github.com/predict-tools/predict/commlib"
+)
+
+var (
+	samples = flag.Int("samples", 1<<14, "samples per round and rank")
+	rounds  = flag.Int("rounds", 8, "at most this many rounds")
+	tol     = flag.Float64("tol", 1e-3, "stop when the estimate moves less")
+	seeds   = flag.String("seeds", "", "a file whose first line is a seed")
+)
+
+// seed reads a seed from a file, if any: what it reads is input.
+func seed(path string) int64 {
+	if path == "" { // want computed
+		return 1
+	}
+	f, err := os.Open(path)
+	if err != nil { // want opaque:"input/output"
+		return 1
+	}
+	defer f.Close()
+	var s int64
+	if _, err := fmt.Fscan(bufio.NewReader(f), &s); err != nil { // want opaque:"input/output"
+		return 1
+	}
+	return s
+}
+
+// hits throws darts: the count of hits follows the outcomes of a branch
+// on random numbers, which the profile replays.
+func hits(r *rand.Rand, n int) int {
+	h := 0
+	for i := 0; i < n; i++ { // want iterate:"decides what the model keeps" trips:"max(0, n)"
+		x, y := r.Float64(), r.Float64()
+		if x*x+y*y <= 1 { // want opaque:"random numbers"
+			h++
+		}
+	}
+	return h
+}
+
+// spread is the mean distance of the darts from the centre: a value of
+// random numbers.
+func spread(r *rand.Rand, n int) float64 {
+	d := 0.0
+	for i := 0; i < n; i++ { // want collapse:"counted" sealed trips:"max(0, n)"
+		x, y := r.Float64()-0.5, r.Float64()-0.5
+		d += math.Sqrt(x*x + y*y)
+	}
+	return d / float64(n)
+}
+
+func main() {
+	commlib.Main(func(c *commlib.Comm) {
+		r := rand.New(rand.NewSource(seed(*seeds) + int64(c.Rank())))
+		if hits(r, 64) == 0 { // want computed
+			fmt.Fprintln(os.Stderr, "no hit in 64 darts: a bad generator?")
+		}
+		prev := 0.0
+		total, dist := make([]int, 1), make([]float64, 1)
+		for k := 0; k < *rounds; k++ { // want iterate:"it calls Comm.Allreduce"
+			// Messages carry the taint of every message's data: the
+			// spread's random numbers make the hits received opaque too.
+			c.Allreduce([]int{hits(r, *samples)}, total, commlib.Sum)
+			pi := 4 * float64(total[0]) / float64((k+1)**samples*c.Size())
+			if math.Abs(pi-prev) < *tol { // want opaque:"random numbers ((*math/rand.Rand).Float64 at"
+				break
+			}
+			prev = pi
+			// The spread is random data, received by every rank.
+			c.Allreduce([]float64{spread(r, *samples)}, dist, commlib.Sum)
+			if dist[0] > 0.4*float64(c.Size()) { // want opaque:"communicated"
+				break
+			}
+		}
+		// A batch of a random length (the same on every rank, drawn from
+		// the common seed): the length of the message is opaque, whether
+		// the buffer is made or sliced to it.
+		batch := 1 + rand.New(rand.NewSource(seed(*seeds))).Intn(16)
+		c.Bcast(make([]float64, 16)[:batch], 0) // want opaque:"random numbers"
+		c.Bcast(make([]float64, batch), 0)      // want opaque:"random numbers" shape:"make([]float64" // BUG: not opaque: the buffer is kept as a shape of length (1 + t57), and predict run models the Bcast with 0 bytes (a trace shows no bytes; the program sends 8·batch); the same with a length received in a message
+
+		if c.Rank() == 0 { // want computed
+			if d := dist[0] / float64(c.Size()); d < 0.3 || d > 0.5 { // want opaque:"a check of the program" opaque:"a check of the program"
+				c.Abort(fmt.Errorf("mean distance %g is far from 0.38", d))
+			}
+		}
+	})
+}
