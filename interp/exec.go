@@ -310,6 +310,11 @@ func (p *proc) runLoop(fr *frame, lp *loopPlan) ctl {
 			}
 		}
 	}
+	for _, o := range lp.boundPrep {
+		if c := o(p, fr); c != cNext {
+			return c
+		}
+	}
 	var trips int64
 	switch {
 	case lp.ind != nil:

@@ -169,6 +169,9 @@ type loopPlan struct {
 	// innerPrep computes, on entry, what the inner start and bound need
 	// of the instructions inside the nest (they do not change in it).
 	innerPrep []op
+	// boundPrep computes on entry a bound read inside the loop but not in
+	// its header (it does not change in the loop).
+	boundPrep []op
 	// For a loop of a nest counted in units (units.go): a unit's time,
 	// exactly (units > 0), and the units its runs count, known on entry.
 	unit  unitTime
@@ -597,6 +600,9 @@ func (w *World) planLoop(c *compiler, pl *reduce.Loop, f *fragment, ls *profile.
 	case ind != nil:
 		lp.ind = ind
 		lp.init, lp.bound, lp.phiSlot = c.operand(cf, ind.Init), c.operand(cf, ind.Bound), c.slot(cf, ind.Phi)
+		if pl.BoundOnEntry {
+			lp.boundPrep = c.entryOps(cf, lp.blocks, ind.Bound)
+		}
 		if ls.Innermost {
 			lp.inner = pl.Inner
 			lp.innerInit, lp.innerBound = c.operand(cf, lp.inner.Init), c.operand(cf, lp.inner.Bound)

@@ -83,6 +83,10 @@ type Loop struct {
 	// RunHeader: its bound is computed in its header, whose kept
 	// instructions run first when it is collapsed.
 	RunHeader bool
+	// BoundOnEntry: its bound is read inside it but not in its header
+	// (a do-while's test at the bottom) and does not change in it: the
+	// interpreter computes it on entry.
+	BoundOnEntry bool
 	// IterStart is where an iteration starts: the header's first
 	// instruction when the test is at the bottom, else that of the
 	// header's successor inside the loop (nil when it has no header).
@@ -264,7 +268,13 @@ func (p *Plan) verdict(l *Loop) (Verdict, string) {
 		if bi, ok := ind.Bound.(ssa.Instruction); ok && bi.Block() != nil && l.Blocks[bi.Block().Index] {
 			l.RunHeader = true
 			if bi.Block() != l.Header || l.ExitFrom != l.Header || !p.pureBlock(l.Header) {
-				return Iterate, "its bound is computed inside it"
+				// Read elsewhere in it (a do-while's bottom test): it is
+				// computed on entry when it does not change in it.
+				l.RunHeader = false
+				if !p.Invariant(ind.Bound, l.Blocks) {
+					return Iterate, "its bound is computed inside it"
+				}
+				l.BoundOnEntry = true
 			}
 		}
 		if ii, ok := ind.Init.(ssa.Instruction); ok && ii.Block() != nil && l.Blocks[ii.Block().Index] {

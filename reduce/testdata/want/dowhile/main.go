@@ -27,7 +27,7 @@ func fill(xs []float64) {
 // len(xs), does not change in it, and nothing inside it is kept.
 func fillEven(xs []float64) {
 	i := 0
-	for { // want collapse:"counted" sealed trips:"1 + max(0, len(xs) - 1)" // BUG: sealed but iterated ("its bound is computed inside it": the bound is read in the bottom test, not the header), so predict run fails with "internal error: ... the reduction sealed this loop (its body is not kept) but the interpreter cannot collapse it"
+	for { // want collapse:"counted" sealed trips:"1 + max(0, len(xs) - 1)"
 		if i%2 == 0 {
 			xs[i] = 1
 		}
@@ -42,7 +42,7 @@ func fillEven(xs []float64) {
 // message lengths), so it iterates whatever its bound.
 func share(counts []int, total int) {
 	r := 0
-	for { // want iterate:"its bound is computed inside it" source:"counted" trips:"1 + max(0, len(counts) - 1)"
+	for { // want iterate:"it has effects the model keeps" source:"counted" trips:"1 + max(0, len(counts) - 1)"
 		counts[r] = total / len(counts)
 		if r < total%len(counts) { // want computed
 			counts[r]++
