@@ -13,7 +13,7 @@ import (
 
 // quietCall reports whether a kept call has no effect the reduced model
 // keeps (the loop plan's answer).
-func (c *compiler) quietCall(call *ssa.Call) bool { return c.w.prog.Report.Plan.QuietCall(call) }
+func (c *compiler) quietCall(call *ssa.Call) bool { return c.cp.prog.Report.Plan.QuietCall(call) }
 
 // timeless reports whether nothing in the blocks is charged time or calls
 // a function (which could be): no fragment starts there, no timed loop

@@ -7,7 +7,6 @@ package interp
 import (
 	"fmt"
 	"go/token"
-	"go/types"
 
 	"github.com/predict-tools/predict/model"
 	"github.com/predict-tools/predict/modelgen"
@@ -82,7 +81,7 @@ type phiMove struct {
 
 // compiler holds what compiling needs.
 type compiler struct {
-	w         *World
+	cp        *Compiled
 	l         *modelgen.Loaded
 	rep       *reduce.Report
 	funcs     map[*ssa.Function]*function
@@ -215,7 +214,7 @@ func (c *compiler) operand(cf *function, v ssa.Value) operand {
 	case *ssa.Global:
 		b := c.globals[v]
 		if b == nil {
-			b = &box{v: zeroOf(v.Type().(*types.Pointer).Elem())}
+			b = &box{v: zeroOf(globalType(v))}
 			c.globals[v] = b
 		}
 		return operand{slot: -1, c: V{R: b}}

@@ -96,7 +96,7 @@ func (c *compiler) recursiveCalls() map[*ssa.Call]*recursion {
 			}
 			if rec == nil {
 				rec = &recursion{fn: c.models[f].ID}
-				c.w.recursions = append(c.w.recursions, rec)
+				c.cp.recursions = append(c.cp.recursions, rec)
 			}
 			if p := e.call.Pos(); p.IsValid() && (!first.IsValid() || p < first) {
 				first = p

@@ -19,7 +19,7 @@ import (
 
 func (c *compiler) threadOp(name string, args []operand, dst int, site string) op {
 	arg := func(fr *frame, i int) V { return args[i].get(fr) }
-	costs := &c.w.mach.Threads
+	costs := &c.cp.mach.Threads
 	objID := func(w *World) int64 { w.collID++; return w.collID }
 	traceThread := func(p *proc, op string, enter int64, obj int64) {
 		if p.w.cfg.Trace != nil {
@@ -427,7 +427,7 @@ func (p *proc) runInPlace(fn V) (int64, bool) {
 }
 
 func (c *compiler) atomicOp(name string, args []operand, dst int, site string) op {
-	costs := &c.w.mach.Threads
+	costs := &c.cp.mach.Threads
 	isF := name[:7] == "AtomicF"
 	method := name[len("AtomicInt."):]
 	if isF {

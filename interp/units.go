@@ -115,14 +115,14 @@ type unitFrag struct {
 
 // planUnits plans a nest counted in units: its entries are counted on f,
 // its innermost loops collapsed, each unit costing ut.total/ut.units.
-func (w *World) planUnits(c *compiler, u *reduce.Loop, f *fragment, ut unitTime) {
-	entry := &fragment{index: f.index, node: f.node, kind: f.kind, pos: f.pos}
-	units := &fragment{index: f.index, node: f.node, kind: f.kind, pos: f.pos, units: true}
+func (cp *Compiled) planUnits(c *compiler, u *reduce.Loop, f *fragment, ut unitTime) {
+	entry := cp.track(&fragment{index: f.index, node: f.node, kind: f.kind, pos: f.pos})
+	units := cp.track(&fragment{index: f.index, node: f.node, kind: f.kind, pos: f.pos, units: true})
 	for _, e := range u.Units.Entries {
 		c.charges[e] = append(c.charges[e], entry)
 	}
 	cf := c.fn(u.Fn)
-	plan := w.prog.Report.Plan
+	plan := cp.prog.Report.Plan
 	per := (ut.total + ut.units/2) / ut.units // for loops that end up iterated
 	// The outermost loops below the nest's head whose units are known on
 	// entry are collapsed; the others run, and so on down.
@@ -131,7 +131,7 @@ func (w *World) planUnits(c *compiler, u *reduce.Loop, f *fragment, ut unitTime)
 		for _, y := range model.ChildLoops(x) {
 			yl := plan.Loop(y)
 			if count, ok := c.unitsOnEntry(cf, u.Units, yl, yl.Blocks); ok {
-				w.planLoop(c, yl, units, &profile.LoopStats{Node: y.ID, PerIterPS: per})
+				cp.planLoop(c, yl, units, &profile.LoopStats{Node: y.ID, PerIterPS: per})
 				lp := c.loopHeads[yl.Header]
 				if lp == nil && yl.Test != nil {
 					lp = c.loopHeads[yl.Test.Block()]
@@ -147,7 +147,7 @@ func (w *World) planUnits(c *compiler, u *reduce.Loop, f *fragment, ut unitTime)
 		}
 	}
 	visit(u.Node)
-	w.unitFrags = append(w.unitFrags, unitFrag{entry: entry, units: units})
+	cp.unitFrags = append(cp.unitFrags, unitFrag{entry: entry, units: units})
 }
 
 // unitsOnEntry returns a function that computes, on entry to loop y, the
@@ -204,7 +204,7 @@ func (c *compiler) unitsOnEntry(cf *function, u *reduce.UnitNest, y *reduce.Loop
 	}
 	var inner []func(p *proc, fr *frame) int64
 	for _, k := range kids {
-		f, ok := c.unitsOnEntry(cf, u, c.w.prog.Report.Plan.Loop(k), rel)
+		f, ok := c.unitsOnEntry(cf, u, c.cp.prog.Report.Plan.Loop(k), rel)
 		if !ok {
 			return nil, false
 		}
@@ -277,7 +277,7 @@ func (c *compiler) valueOnEntry(cf *function, v ssa.Value, rel map[int]bool) (fu
 			}
 		}
 	}
-	if !c.w.prog.Report.Plan.Invariant(v, rel) {
+	if !c.cp.prog.Report.Plan.Invariant(v, rel) {
 		return nil, false
 	}
 	prep := c.entryOps(cf, rel, v)
@@ -314,7 +314,7 @@ type allocUnits struct {
 // planAllocUnits makes segment n (fragment f) counted by the bytes it
 // allocates, when its allocations' lengths are computed from values
 // known at its start.
-func (w *World) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node, f *fragment) {
+func (cp *Compiled) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node, f *fragment) {
 	lf := n.Leaf
 	blk := fn.Blocks[lf.Block]
 	blocks := map[int]bool{blk.Index: true}
@@ -325,7 +325,7 @@ func (w *World) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node, f *
 		if !ok || !c.keep[ms] {
 			continue
 		}
-		if !c.w.prog.Report.Plan.Invariant(ms.Len, blocks) {
+		if !c.cp.prog.Report.Plan.Invariant(ms.Len, blocks) {
 			return
 		}
 		lens = append(lens, ms.Len)
@@ -335,8 +335,8 @@ func (w *World) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node, f *
 		return
 	}
 	ut := unitTime{total: 1, units: 1}
-	if !w.counting {
-		if ut = w.unitTime[f.node]; ut.units == 0 {
+	if !cp.counting {
+		if ut = cp.unitTime[f.node]; ut.units == 0 {
 			return
 		}
 	}
@@ -346,7 +346,7 @@ func (w *World) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node, f *
 		au.lens = append(au.lens, c.operand(cf, l))
 	}
 	f.alloc = au
-	w.unitFrags = append(w.unitFrags, unitFrag{entry: f, units: f, minUnits: allocUnitsMin})
+	cp.unitFrags = append(cp.unitFrags, unitFrag{entry: f, units: f, minUnits: allocUnitsMin})
 }
 
 // op charges the segment its units' time.

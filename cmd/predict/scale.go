@@ -72,12 +72,13 @@ the exit status is non-zero only when every np, or the baseline, failed.`,
 			if err != nil {
 				return err
 			}
+			runner := prog.Runner(prof, m) // compiled once per worker, run at every np
 			predict := func(ctx context.Context, np int) (scale.Point, error) {
 				args, err := pf.argsAt(np)
 				if err != nil {
 					return scale.Point{}, err
 				}
-				r, err := prog.Run(interp.Config{NP: np, Machine: m, Profile: prof, Args: args, RankDetail: -1, Threads: pf.threads})
+				r, err := runner.Run(interp.Config{NP: np, Args: args, RankDetail: -1, Threads: pf.threads})
 				if err != nil {
 					return scale.Point{}, err
 				}
