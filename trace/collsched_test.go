@@ -6,6 +6,8 @@ package trace
 import (
 	"math/bits"
 	"testing"
+
+	"github.com/predict-tools/predict/commlib/catalog"
 )
 
 // TestRoundsMatchFormulas: for 1 to 70 members, every member, root,
@@ -82,6 +84,29 @@ func TestRoundsMatchFormulas(t *testing.T) {
 				}
 				check(Round{kind: halving, n: n, k: mask, pof2: pof2}, r, pair{half, half})
 			}
+		}
+	}
+}
+
+// TestRunScheduleCoversCatalog: every collective and communicator
+// constructor of commlib's catalog has a schedule (a renamed operation
+// would otherwise cost nothing), and has a default algorithm for the GOAL
+// export.
+func TestRunScheduleCoversCatalog(t *testing.T) {
+	for _, o := range catalog.All() {
+		if o.Class != catalog.ClassCollective && o.Class != catalog.ClassCommCreate {
+			continue
+		}
+		name := o.TraceName()
+		alg, ok := defaultAlgorithms[name]
+		if !ok {
+			t.Errorf("%s has no default algorithm", o.Name)
+			continue
+		}
+		p := &collPlan{i: 0, n: 4}
+		RunSchedule(p, name, alg, 4, 0, []int64{8, 8, 8, 8})
+		if len(p.rounds) == 0 {
+			t.Errorf("%s: RunSchedule has no schedule for it (member 0 of 4 sends and receives nothing)", o.Name)
 		}
 	}
 }
