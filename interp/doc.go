@@ -29,9 +29,11 @@
 // (p2p.go documents the formulas). Collectives meet in an instance; when
 // the last member enters, the data moves and every member's exit time is
 // computed by running the chosen algorithm's schedule of point-to-point
-// steps over the members' enter times (coll.go). Threads (pools,
-// Parallel, locks, semaphores, barriers, atomics) follow seed-003 §3.4 and
-// §4.1.2 with the machine file's costs (threads.go): a rank's threads run
+// steps over the members' enter times (coll.go; the schedules are
+// trace.RunSchedule's, which the GOAL export writes out too, costed in
+// schedule.go). Threads (pools, Parallel, locks, semaphores, barriers,
+// atomics) follow seed-003 §3.4 and §4.1.2 with the machine file's costs
+// (threads.go, and sched_threads.go for their scheduler): a rank's threads run
 // interleaved by smallest clock, and a thread lets any thread with a
 // smaller clock go first before it takes a lock or touches an atomic, so
 // acquisitions and work-sharing counters follow modeled time, not the

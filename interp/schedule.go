@@ -1,16 +1,17 @@
-// This file defines the schedules of collective operations: each
-// algorithm (binomial trees, recursive doubling, ring, Rabenseifner,
-// Bruck, pairwise, linear) as rounds of point-to-point steps run over the
-// members' clocks, with the same LogGOPS costs as point-to-point messages.
+// This file defines the costing of collective operations: their schedules
+// (trace.RunSchedule: binomial trees, recursive doubling, ring,
+// Rabenseifner, Bruck, pairwise, linear) run as rounds of point-to-point
+// steps over the members' clocks, with the same LogGOPS costs as
+// point-to-point messages.
 
 package interp
 
 import (
 	"fmt"
-	"math/bits"
 	"strings"
 
 	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/trace"
 )
 
 // run runs the schedule of collective name and returns its algorithm.
@@ -21,34 +22,14 @@ func (sim *schedule) run(name string, root int, bytes []int64) machine.Algorithm
 		s = max(s, b)
 	}
 	alg := machine.Linear
-	if _, ok := collSpecs[name]; ok && !collSpecs[name].split {
+	if spec, ok := collSpecs[name]; ok && !spec.split {
 		if a, err := w.mach.CollectiveAlgorithm(strings.ToLower(name), s, n); err == nil {
 			alg = a
 		}
+	} else if ok {
+		alg = machine.RecursiveDoubling // the members exchange their (color, key)
 	}
-	switch name {
-	case "Split", "Dup", "CartCreate":
-		sim.allgatherRD(8) // the members exchange their (color, key)
-		alg = machine.RecursiveDoubling
-	case "Barrier":
-		sim.barrier(alg)
-	case "Bcast":
-		sim.bcast(alg, root, s)
-	case "Reduce":
-		sim.reduce(alg, root, s)
-	case "Allreduce":
-		sim.allreduce(alg, s)
-	case "Gather", "Gatherv":
-		sim.gather(alg, root, bytes)
-	case "Scatter", "Scatterv":
-		sim.scatter(alg, root, s)
-	case "Allgather", "Allgatherv":
-		sim.allgather(alg, s)
-	case "Alltoall", "Alltoallv":
-		sim.alltoall(alg, s)
-	case "Scan", "Exscan":
-		sim.scan(s)
-	}
+	trace.RunSchedule(sim, name, string(alg), n, root, bytes)
 	return alg
 }
 
@@ -71,9 +52,9 @@ func (s *schedule) link(a, b int) *linkCost { return s.w.link(s.g.worldRank(a), 
 // stepCost is the cost of one message of a round at one level.
 type stepCost struct{ send, transfer, recv int64 }
 
-// exchange is one round in which each rank r sends bytes to to(r) and
-// receives from from(r) (−1: none), all at once.
-func (s *schedule) exchange(to, from func(r int) int, bytes int64) {
+// Exchange is one round in which each rank r sends bytes to one member
+// and receives from one (rd.Peers(r); −1: none), all at once.
+func (s *schedule) Exchange(rd trace.Round, bytes int64) {
 	n := len(s.t)
 	old := s.t
 	if s.spare == nil {
@@ -92,17 +73,18 @@ func (s *schedule) exchange(to, from func(r int) int, bytes int64) {
 		return 1
 	}
 	if s.record != nil {
-		s.recordExchange(to, from, bytes)
+		s.recordExchange(rd, bytes)
 	}
 	var sent int64
 	for r := range n {
 		t := old[r]
-		if d := to(r); d >= 0 {
+		d, f := rd.Peers(r)
+		if d >= 0 {
 			t = addTime(t, cost[level(r, d)].send)
 			s.ovh[r] = addTime(s.ovh[r], cost[level(r, d)].send)
 			sent++
 		}
-		if f := from(r); f >= 0 {
+		if f >= 0 {
 			c := &cost[level(f, r)]
 			t = addTime(max(t, addTime(old[f], c.transfer)), c.recv)
 			s.ovh[r] = addTime(s.ovh[r], c.recv)
@@ -113,63 +95,28 @@ func (s *schedule) exchange(to, from func(r int) int, bytes int64) {
 	s.w.messages += sent
 }
 
-func (s *schedule) recordExchange(to, from func(r int) int, bytes int64) {
+func (s *schedule) recordExchange(rd trace.Round, bytes int64) {
 	for r := range len(s.t) {
-		if d := to(r); d >= 0 {
+		d, f := rd.Peers(r)
+		if d >= 0 {
 			s.record(s.round, r, true, d, bytes)
 		}
-		if f := from(r); f >= 0 {
+		if f >= 0 {
 			s.record(s.round, r, false, f, bytes)
 		}
 	}
 	s.round++
 }
 
-// tree runs a binomial tree rooted at root: down (bcast, scatter) or up
-// (reduce, gather; size(v) gives the bytes a subtree sends).
-func (s *schedule) tree(root int, down bool, size func(vrank, span int) int64) {
-	n := len(s.t)
-	rounds := bits.Len(uint(n - 1))
-	abs := func(v int) int { return (v + root) % n }
-	if down {
-		for k := rounds - 1; k >= 0; k-- {
-			step := 1 << k
-			s.exchange(func(r int) int {
-				v := (r - root + n) % n
-				if v%(2*step) == 0 && v+step < n {
-					return abs(v + step)
-				}
-				return -1
-			}, func(r int) int {
-				v := (r - root + n) % n
-				if v%(2*step) == step {
-					return abs(v - step)
-				}
-				return -1
-			}, size(0, step))
+// Linear: the root exchanges with every other member in rank order;
+// member r's message is sizes[r] bytes, or size when sizes is nil.
+func (s *schedule) Linear(root int, toRoot bool, size int64, sizes []int64) {
+	bytes := func(r int) int64 {
+		if sizes != nil {
+			return sizes[r]
 		}
-		return
+		return size
 	}
-	for k := 0; k < rounds; k++ {
-		step := 1 << k
-		s.exchange(func(r int) int {
-			v := (r - root + n) % n
-			if v%(2*step) == step {
-				return abs(v - step)
-			}
-			return -1
-		}, func(r int) int {
-			v := (r - root + n) % n
-			if v%(2*step) == 0 && v+step < n {
-				return abs(v + step)
-			}
-			return -1
-		}, size(0, step))
-	}
-}
-
-// linear: the root exchanges with every other member in rank order.
-func (s *schedule) linear(root int, toRoot bool, bytes func(r int) int64) {
 	n := len(s.t)
 	t := s.t
 	if s.record != nil {
@@ -213,164 +160,14 @@ func (s *schedule) linear(root int, toRoot bool, bytes func(r int) int64) {
 	s.w.messages += int64(n - 1)
 }
 
-func (s *schedule) barrier(alg machine.Algorithm) {
-	n := len(s.t)
-	if n == 1 {
-		return
+// Uniform costs a schedule of rounds identical rounds uniformly when it is
+// huge, and reports whether it did.
+func (s *schedule) Uniform(rounds int, bytes int64) bool {
+	if !s.huge(rounds) {
+		return false
 	}
-	if alg == machine.Linear {
-		s.linear(0, true, func(int) int64 { return 0 })
-		s.linear(0, false, func(int) int64 { return 0 })
-		return
-	}
-	// Dissemination (Bruck's barrier; recursive doubling for powers of two
-	// takes the same rounds).
-	for k := 1; k < n; k <<= 1 {
-		s.exchange(func(r int) int { return (r + k) % n }, func(r int) int { return (r - k + n) % n }, 0)
-	}
-}
-
-func (s *schedule) bcast(alg machine.Algorithm, root int, bytes int64) {
-	n := len(s.t)
-	switch {
-	case n == 1:
-	case alg == machine.Linear:
-		s.linear(root, false, func(int) int64 { return bytes })
-	case alg == machine.ScatterAllgather || alg == machine.Ring:
-		chunk := (bytes + int64(n) - 1) / int64(n)
-		s.tree(root, true, func(_, span int) int64 { return chunk * int64(span) })
-		s.ring(chunk)
-	default:
-		s.tree(root, true, func(int, int) int64 { return bytes })
-	}
-}
-
-func (s *schedule) reduce(alg machine.Algorithm, root int, bytes int64) {
-	n := len(s.t)
-	switch {
-	case n == 1:
-	case alg == machine.Linear:
-		s.linear(root, true, func(int) int64 { return bytes })
-	case alg == machine.Rabenseifner:
-		s.halving(bytes)
-		s.tree(root, false, func(_, span int) int64 { return max(bytes/int64(n)*int64(span), 1) })
-	default:
-		s.tree(root, false, func(int, int) int64 { return bytes })
-	}
-}
-
-func (s *schedule) allreduce(alg machine.Algorithm, bytes int64) {
-	n := len(s.t)
-	switch {
-	case n == 1:
-	case alg == machine.Linear:
-		s.linear(0, true, func(int) int64 { return bytes })
-		s.linear(0, false, func(int) int64 { return bytes })
-	case alg == machine.Binomial:
-		s.tree(0, false, func(int, int) int64 { return bytes })
-		s.tree(0, true, func(int, int) int64 { return bytes })
-	case alg == machine.Ring:
-		chunk := (bytes + int64(n) - 1) / int64(n)
-		s.ring(chunk)
-		s.ring(chunk)
-	case alg == machine.Rabenseifner:
-		s.halving(bytes)
-		s.doubling(func(k int) int64 { return max(bytes>>uint(bits.Len(uint(n))-1-k), 1) })
-	default:
-		s.doubling(func(int) int64 { return bytes })
-	}
-}
-
-// doubling runs recursive doubling with MPICH's handling of a count that
-// is not a power of two: the extra ranks fold into partners first and get
-// the result back last.
-func (s *schedule) doubling(size func(k int) int64) {
-	n := len(s.t)
-	pof2 := 1 << (bits.Len(uint(n)) - 1)
-	rem := n - pof2
-	full := size(bits.Len(uint(pof2)) - 1)
-	if rem > 0 {
-		// ranks 2i+1 (i < rem) send to 2i
-		s.exchange(func(r int) int {
-			if r < 2*rem && r%2 == 1 {
-				return r - 1
-			}
-			return -1
-		}, func(r int) int {
-			if r < 2*rem && r%2 == 0 {
-				return r + 1
-			}
-			return -1
-		}, full)
-	}
-	vrank := func(r int) int {
-		switch {
-		case r < 2*rem && r%2 == 1:
-			return -1
-		case r < 2*rem:
-			return r / 2
-		}
-		return r - rem
-	}
-	real := func(v int) int {
-		if v < rem {
-			return 2 * v
-		}
-		return v + rem
-	}
-	for k, mask := 0, 1; mask < pof2; k, mask = k+1, mask<<1 {
-		partner := func(r int) int {
-			v := vrank(r)
-			if v < 0 {
-				return -1
-			}
-			return real(v ^ mask)
-		}
-		s.exchange(partner, partner, size(k))
-	}
-	if rem > 0 {
-		s.exchange(func(r int) int {
-			if r < 2*rem && r%2 == 0 {
-				return r + 1
-			}
-			return -1
-		}, func(r int) int {
-			if r < 2*rem && r%2 == 1 {
-				return r - 1
-			}
-			return -1
-		}, full)
-	}
-}
-
-// halving is the reduce-scatter of Rabenseifner: recursive halving.
-func (s *schedule) halving(bytes int64) {
-	n := len(s.t)
-	pof2 := 1 << (bits.Len(uint(n)) - 1)
-	k := 0
-	for mask := pof2 >> 1; mask > 0; mask >>= 1 {
-		k++
-		size := max(bytes>>uint(k), 1)
-		partner := func(r int) int {
-			if r >= pof2 {
-				return -1
-			}
-			return r ^ mask
-		}
-		s.exchange(partner, partner, size)
-	}
-}
-
-// ring runs n−1 steps of a ring, chunk bytes each.
-func (s *schedule) ring(chunk int64) {
-	n := len(s.t)
-	if s.huge(n - 1) {
-		s.uniform(n-1, chunk)
-		return
-	}
-	for range n - 1 {
-		s.exchange(func(r int) int { return (r + 1) % n }, func(r int) int { return (r - 1 + n) % n }, chunk)
-	}
+	s.uniform(rounds, bytes)
+	return true
 }
 
 // huge reports a schedule of rounds × members too long to simulate step
@@ -392,88 +189,4 @@ func (s *schedule) uniform(rounds int, bytes int64) {
 		s.ovh[i] = addTime(s.ovh[i], ovh)
 	}
 	s.w.noteAssumption("collective", fmt.Sprintf("a schedule of %d rounds × %d ranks was costed uniformly from the latest rank's entry", rounds, len(s.t)))
-}
-
-func (s *schedule) gather(alg machine.Algorithm, root int, bytes []int64) {
-	n := len(s.t)
-	if n == 1 {
-		return
-	}
-	if alg == machine.Binomial {
-		b := bytes[(root+1)%n]
-		s.tree(root, false, func(_, span int) int64 { return b * int64(span) })
-		return
-	}
-	s.linear(root, true, func(r int) int64 { return bytes[r] })
-}
-
-func (s *schedule) scatter(alg machine.Algorithm, root int, bytes int64) {
-	n := len(s.t)
-	if n == 1 {
-		return
-	}
-	per := max(bytes/int64(n), 1)
-	if alg == machine.Binomial {
-		s.tree(root, true, func(_, span int) int64 { return per * int64(span) })
-		return
-	}
-	s.linear(root, false, func(int) int64 { return per })
-}
-
-func (s *schedule) allgather(alg machine.Algorithm, bytes int64) {
-	n := len(s.t)
-	switch {
-	case n == 1:
-	case alg == machine.Ring || alg == machine.Linear:
-		s.ring(bytes)
-	case alg == machine.Bruck:
-		for k := 1; k < n; k <<= 1 {
-			b := bytes * int64(min(k, n-k))
-			s.exchange(func(r int) int { return (r - k + n) % n }, func(r int) int { return (r + k) % n }, b)
-		}
-	default:
-		s.doubling(func(k int) int64 { return bytes << uint(k) })
-	}
-}
-
-// allgatherRD is the exchange a communicator constructor needs.
-func (s *schedule) allgatherRD(bytes int64) { s.allgather(machine.RecursiveDoubling, bytes) }
-
-func (s *schedule) alltoall(alg machine.Algorithm, bytes int64) {
-	n := len(s.t)
-	if n == 1 {
-		return
-	}
-	block := max(bytes/int64(n), 1)
-	switch alg {
-	case machine.Bruck:
-		for k := 1; k < n; k <<= 1 {
-			s.exchange(func(r int) int { return (r + k) % n }, func(r int) int { return (r - k + n) % n }, block*int64((n+1)/2))
-		}
-	default: // pairwise and linear: n−1 exchanges
-		if s.huge(n - 1) {
-			s.uniform(n-1, block)
-			return
-		}
-		for k := 1; k < n; k++ {
-			s.exchange(func(r int) int { return (r + k) % n }, func(r int) int { return (r - k + n) % n }, block)
-		}
-	}
-}
-
-func (s *schedule) scan(bytes int64) {
-	n := len(s.t)
-	for k := 1; k < n; k <<= 1 {
-		s.exchange(func(r int) int {
-			if r+k < n {
-				return r + k
-			}
-			return -1
-		}, func(r int) int {
-			if r-k >= 0 {
-				return r - k
-			}
-			return -1
-		}, bytes)
-	}
 }
