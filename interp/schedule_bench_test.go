@@ -24,7 +24,7 @@ func benchSchedules(b *testing.B, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	w := &World{mach: m, nodeOf: make([]int32, n)}
+	w := &World{Compiled: &Compiled{mach: m}, nodeOf: make([]int32, n)}
 	for r := range n {
 		w.nodeOf[r] = int32(m.NodeOf(r, n))
 	}
