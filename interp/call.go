@@ -355,7 +355,7 @@ func (c *compiler) builtin(in *ssa.Call, name string, args []operand, dst int, s
 		}
 	case "append":
 		elem := in.Type().Underlying().(*types.Slice).Elem()
-		shape := c.rep != nil && c.rep.ShapeOnly[in] // only the length is needed
+		shape := c.rep != nil && c.rep.Plan.ShapeOnly(in) // only the length is needed
 		return func(p *proc, fr *frame) ctl {
 			x, _ := args[0].get(fr).R.(*sliceV)
 			var add []V

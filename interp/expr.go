@@ -19,12 +19,12 @@ func (c *compiler) value(cf *function, v ssa.Value) func(fr *frame) (V, string) 
 	switch in := v.(type) {
 	case *ssa.Alloc:
 		elem := in.Type().(*types.Pointer).Elem()
-		shape := c.rep != nil && c.rep.ShapeOnly[in]
+		shape := c.rep != nil && c.rep.Plan.ShapeOnly(in)
 		return func(fr *frame) (V, string) { return newMemory(elem, shape), "" }
 	case *ssa.MakeSlice:
 		ln, cp := c.operand(cf, in.Len), c.operand(cf, in.Cap)
 		elem := in.Type().Underlying().(*types.Slice).Elem()
-		shape := c.rep != nil && c.rep.ShapeOnly[in]
+		shape := c.rep != nil && c.rep.Plan.ShapeOnly(in)
 		zero := zeroOf(elem)
 		return func(fr *frame) (V, string) {
 			n, k := ln.get(fr).I, cp.get(fr).I

@@ -14,7 +14,8 @@ import (
 
 // apply writes the results of the analysis into prog and returns the report.
 func (a *analysis) apply(prog *model.Program) *Report {
-	rep := &Report{Exact: a.opts.Exact, Package: prog.Package, ShapeOnly: map[ssa.Value]bool{}}
+	rep := &Report{Exact: a.opts.Exact, Package: prog.Package}
+	a.shapes = map[ssa.Value]bool{}
 	sealed := map[*model.Node]bool{}
 	for _, s := range a.sealedLoops {
 		sealed[s.node] = true
@@ -61,7 +62,7 @@ func (a *analysis) apply(prog *model.Program) *Report {
 					continue // a small variable: nothing to save
 				}
 				f.ShapeOnly = append(f.ShapeOnly, desc)
-				rep.ShapeOnly[v] = true
+				a.shapes[v] = true
 			}
 		}
 		fr.ShapeOnly = f.ShapeOnly

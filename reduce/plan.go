@@ -121,12 +121,14 @@ type UnitNest struct {
 	Entries   []ssa.Instruction
 }
 
-// Plan is the loop plan of a reduced program, with the kept instructions
-// and the functions without kept effects that the verdicts rest on.
+// Plan is the loop plan of a reduced program, with what its verdicts and
+// the interpreter rest on: the kept instructions, the allocations kept as
+// shapes, and the functions without kept effects.
 type Plan struct {
 	Loops    []*Loop // by function, then position
 	byNode   map[*model.Node]*Loop
 	keep     map[ssa.Instruction]bool
+	shapes   map[ssa.Value]bool
 	quiet    map[*ssa.Function]bool
 	models   map[*ssa.Function]*model.Function
 	naturals map[*ssa.BasicBlock]map[int]bool
@@ -134,6 +136,10 @@ type Plan struct {
 
 // Loop returns the plan of loop node n, or nil.
 func (p *Plan) Loop(n *model.Node) *Loop { return p.byNode[n] }
+
+// ShapeOnly reports whether v, an allocation or an append, is kept as a
+// shape: its length and capacity, not its elements.
+func (p *Plan) ShapeOnly(v ssa.Value) bool { return p.shapes[v] }
 
 // Kept returns the instructions the reduced model keeps (read only).
 func (p *Plan) Kept() map[ssa.Instruction]bool { return p.keep }
@@ -149,7 +155,7 @@ func (p *Plan) Computed(v ssa.Value) bool {
 // buildPlan makes the loop plan of prog, once the reduction is written
 // into it (the leaves' kept instructions).
 func (a *analysis) buildPlan(prog *model.Program) *Plan {
-	p := &Plan{byNode: map[*model.Node]*Loop{}, keep: map[ssa.Instruction]bool{}, models: map[*ssa.Function]*model.Function{},
+	p := &Plan{byNode: map[*model.Node]*Loop{}, keep: map[ssa.Instruction]bool{}, shapes: a.shapes, models: map[*ssa.Function]*model.Function{},
 		naturals: map[*ssa.BasicBlock]map[int]bool{}}
 	sealed := map[*model.Node]bool{}
 	for _, s := range a.sealedLoops {

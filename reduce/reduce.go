@@ -70,6 +70,8 @@ type analysis struct {
 	// sealed maps the blocks of each sealed loop to it (seal.go).
 	sealed      map[*ssa.BasicBlock]*sealedLoop
 	sealedLoops []*sealedLoop
+	// shapes are the allocations kept as shapes (apply.go).
+	shapes map[ssa.Value]bool
 }
 
 // Reduce analyses the program whose model prog was built by

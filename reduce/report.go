@@ -19,9 +19,6 @@ type Report struct {
 	Exact     bool             `json:"exact"`
 	Functions []FunctionReport `json:"functions"`
 
-	// For the interpreter, not written: the allocations kept as shapes
-	// (length and capacity, no elements).
-	ShapeOnly map[ssa.Value]bool `json:"-"`
 	// Plan is the loop plan, which the timing pass and the interpreter
 	// follow (plan.go); its verdicts are written in Functions' loops.
 	Plan *Plan `json:"-"`
