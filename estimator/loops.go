@@ -235,7 +235,7 @@ func (in *instrumenter) planWholeLoops(prog *model.Program, ssaOf map[*model.Fun
 					if st != nil && n.Pos.End != in.pos(st.End()-1) {
 						st = nil // a loop made by a goto, starting with the statement
 					}
-					if t := n.Loop.Trip; t != nil && t.Communicates == "" && t.Replays == "" && st != nil && !leavesEarly(loopBody(st)) {
+					if pl := in.loops.Loop(n); pl != nil && pl.Whole && st != nil && !leavesEarly(loopBody(st)) {
 						outer = n
 						in.whole[n] = true
 					}

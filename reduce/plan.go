@@ -98,6 +98,9 @@ type Loop struct {
 	Source  TripSource
 	Verdict Verdict
 	Why     string
+	// Whole: the timing pass may time it whole (it neither communicates
+	// nor holds an opaque decision that decides what the model keeps).
+	Whole bool
 	// Units is set when the nest can be counted in units.
 	Units *UnitNest
 	// Measure says what the timing pass measures for it.
@@ -206,6 +209,7 @@ func (a *analysis) planLoop(p *Plan, fn *ssa.Function, n *model.Node, sealed boo
 	}
 	if t := n.Loop.Trip; t != nil {
 		l.Trips, l.Work = t.Formula, t.Nest
+		l.Whole = t.Communicates == "" && t.Replays == ""
 	}
 	if l.Test != nil {
 		l.Header = l.Test.Block()
@@ -330,9 +334,9 @@ func (p *Plan) verdict(l *Loop) (Verdict, string) {
 func measure(l *Loop) string {
 	t := l.Node.Loop.Trip
 	switch {
-	case t != nil && t.Communicates != "":
+	case !l.Whole && t != nil && t.Communicates != "":
 		return "its parts: it communicates, so it is not timed whole"
-	case t != nil && t.Replays != "":
+	case !l.Whole && t != nil:
 		return "its parts and its opaque decisions: " + t.Replays
 	case l.Units != nil:
 		return "its time per entry, spread over the innermost iterations the model counts"
