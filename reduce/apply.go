@@ -14,7 +14,7 @@ import (
 
 // apply writes the results of the analysis into prog and returns the report.
 func (a *analysis) apply(prog *model.Program) *Report {
-	rep := &Report{Exact: a.opts.Exact, Package: prog.Package, ShapeOnly: map[ssa.Value]bool{}}
+	rep := &Report{Exact: a.opts.Exact, Package: prog.Package, ShapeOnly: map[ssa.Value]bool{}, opaqueArgs: a.opaqueArgs}
 	sealed := map[*model.Node]bool{}
 	for _, s := range a.sealedLoops {
 		sealed[s.node] = true
@@ -154,7 +154,7 @@ func (a *analysis) apply(prog *model.Program) *Report {
 					continue
 				}
 				where, use := a.rootUse(v)
-				fr.Opaque = append(fr.Opaque, Decision{Where: where, What: a.expr(v, 3) + " " + use, Reason: why})
+				fr.Opaque = append(fr.Opaque, Decision{Where: where, What: a.argExpr(v) + " " + use, Reason: why})
 			}
 		}
 		sort.Slice(fr.Opaque, func(i, j int) bool {

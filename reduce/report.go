@@ -22,6 +22,9 @@ type Report struct {
 	// For the interpreter, not written: the allocations kept as shapes
 	// (length and capacity, no elements).
 	ShapeOnly map[ssa.Value]bool `json:"-"`
+	// opaqueArgs are the commlib calls' arguments that depend on data
+	// the model does not compute (OpaqueArgs).
+	opaqueArgs map[ssa.CallInstruction][]OpaqueArg
 	// Plan is the loop plan, which the timing pass and the interpreter
 	// follow (plan.go); its verdicts are written in Functions' loops.
 	Plan *Plan `json:"-"`
