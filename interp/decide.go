@@ -192,7 +192,7 @@ func (c *compiler) opaqueArgs(in *ssa.Call, site string, run op) op {
 	}
 	what := make([]string, len(args))
 	for i, a := range args {
-		what[i] = a.What + " depends on " + a.Reason
+		what[i] = a.String()
 	}
 	note := strings.Join(what, "; ") + ", which the model does not compute: taken as zero"
 	return func(p *proc, fr *frame) ctl {

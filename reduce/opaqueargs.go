@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"go/types"
 	"strconv"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -21,6 +22,16 @@ type OpaqueArg struct {
 	Index  int    // its position among the call's arguments (0: the receiver of a method)
 	What   string // what of it shapes the communication: "Comm.Send's dest", "the length of Comm.Bcast's buf"
 	Reason string // what it depends on, as the reduction report says
+}
+
+// String says what the argument depends on: "the length of Comm.Bcast's
+// buf depends on random numbers (...)".
+func (a OpaqueArg) String() string {
+	verb := " depends on "
+	if strings.HasPrefix(a.What, "the elements of ") {
+		verb = " depend on "
+	}
+	return a.What + verb + a.Reason
 }
 
 // OpaqueArgs returns the arguments of call that are opaque, in the order
