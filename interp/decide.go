@@ -1,14 +1,16 @@
 // This file defines opaque decisions as the interpreter replays them:
 // the outcomes the timing pass recorded per rank, the default of a
 // decision the profile does not have (a loop's exit test leaves its
-// loop).
+// loop); and opaque communication arguments, which it takes as zero.
 
 package interp
 
 import (
 	"fmt"
-	"github.com/predict-tools/predict/modelgen"
 	"go/token"
+	"strings"
+
+	"github.com/predict-tools/predict/modelgen"
 
 	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/reduce"
@@ -176,4 +178,25 @@ func (p *proc) nextTrips(lp *loopPlan) int64 {
 type cursor struct {
 	run  int
 	used int64
+}
+
+// opaqueArgs wraps run, the op of a commlib call, when the reduction found
+// arguments of the call opaque (a peer, a tag, a count, a buffer's length
+// that depends on data the model does not compute, which the timing pass
+// does not record): the model passes zero for them, and the run says so
+// at the call's site.
+func (c *compiler) opaqueArgs(in *ssa.Call, site string, run op) op {
+	args := c.rep.Plan.OpaqueArgs(in)
+	if len(args) == 0 {
+		return run
+	}
+	what := make([]string, len(args))
+	for i, a := range args {
+		what[i] = a.String()
+	}
+	note := strings.Join(what, "; ") + ", which the model does not compute: taken as zero"
+	return func(p *proc, fr *frame) ctl {
+		p.w.noteAssumption(site, note)
+		return run(p, fr)
+	}
 }

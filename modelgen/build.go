@@ -4,6 +4,7 @@ package modelgen
 
 import (
 	"fmt"
+	"go/ast"
 	"go/token"
 	"go/types"
 	"path/filepath"
@@ -43,6 +44,7 @@ type funcBuilder struct {
 	jumps     map[*model.Node]*model.Node // break/continue → its loop
 	testBlock map[*model.Node]*ssa.BasicBlock
 	loopStmt  map[*model.Node]loopSyntax
+	stmtOf    map[*loop]ast.Stmt      // each loop's for or range statement (finish.go)
 	index     map[ssa.Instruction]int // instruction → its index in its block
 }
 
@@ -114,7 +116,8 @@ func (b *builder) enqueue(fn *ssa.Function) {
 // function builds the model of fn and schedules the functions it refers to.
 func (b *builder) function(fn *ssa.Function) *model.Function {
 	fb := &funcBuilder{b: b, fn: fn, jumps: map[*model.Node]*model.Node{},
-		testBlock: map[*model.Node]*ssa.BasicBlock{}, loopStmt: map[*model.Node]loopSyntax{}}
+		testBlock: map[*model.Node]*ssa.BasicBlock{}, loopStmt: map[*model.Node]loopSyntax{},
+		stmtOf: map[*loop]ast.Stmt{}}
 	f := &model.Function{ID: b.funcID(fn), Name: fn.String()}
 	for _, p := range fn.Params {
 		f.Params = append(f.Params, p.Name())

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/types"
+	"strings"
 
 	"github.com/predict-tools/predict/model"
 	"golang.org/x/tools/go/ssa"
@@ -120,9 +121,17 @@ func (fb *funcBuilder) loopForm(l *loop, lc *loopCtx) (model.LoopForm, string) {
 	return model.LoopInfinite, ""
 }
 
-// loopStatement finds the innermost for or range statement of the function
-// whose extent contains every instruction position of the loop.
+// loopStatement finds the statement of loop l: the innermost for or
+// range statement of the function whose extent contains every instruction
+// position of the loop, other than the statements of the loops nested in
+// it. (A range over an integer whose body is only another loop has no
+// positioned instruction of its own: all of them are in the inner loop's
+// statement, which is that loop's.)
 func (fb *funcBuilder) loopStatement(l *loop) ast.Stmt {
+	if s, ok := fb.stmtOf[l]; ok {
+		return s
+	}
+	fb.stmtOf[l] = nil // a loop is not nested in itself
 	syn := fb.fn.Syntax()
 	if syn == nil {
 		return nil
@@ -137,8 +146,19 @@ func (fb *funcBuilder) loopStatement(l *loop) ast.Stmt {
 		}
 		return true
 	})
+	nested := map[ast.Stmt]bool{}
+	for _, m := range fb.g.loops {
+		if m != l && l.body[m.header] && fromStatement(m) {
+			if s := fb.loopStatement(m); s != nil {
+				nested[s] = true
+			}
+		}
+	}
 	var best ast.Stmt
 	for _, s := range stmts {
+		if nested[s] {
+			continue
+		}
 		ok, any := true, false
 		for v := range l.body {
 			for _, blk := range v.blocks {
@@ -158,7 +178,17 @@ func (fb *funcBuilder) loopStatement(l *loop) ast.Stmt {
 			best = s
 		}
 	}
+	fb.stmtOf[l] = best
 	return best
+}
+
+// fromStatement reports whether go/ssa made loop l for a for or range
+// statement (its header is one of the blocks it names "for.loop",
+// "rangeint.body", ...), not for a goto (a block named for its label,
+// which has no dot).
+func fromStatement(l *loop) bool {
+	c := l.header.comment()
+	return strings.HasPrefix(c, "for.") || strings.HasPrefix(c, "range") && strings.Contains(c, ".")
 }
 
 // rangeKind names what a range statement ranges over.

@@ -55,6 +55,7 @@ func TestTestPrograms(t *testing.T) {
 				}
 				checkCoverage(t, f, ssaOf[f])
 				checkWalks(t, f, ssaOf[f], 30)
+				checkLoopPositions(t, f)
 			}
 			var buf bytes.Buffer
 			if err := prog.WriteText(&buf); err != nil {
@@ -134,3 +135,25 @@ func fmtInt(i int) string {
 }
 
 var _ = model.KindSeq
+
+// checkLoopPositions checks that no two loops of f start at the same
+// position: each has its own statement (the timing pass keys loops by
+// where they start). A range over an integer whose body is only another
+// loop has no positioned instruction of its own, and once took the inner
+// loop's statement.
+func checkLoopPositions(t *testing.T, f *model.Function) {
+	t.Helper()
+	at := map[model.Pos]string{}
+	for _, tree := range []*model.Node{f.Tree, f.Recover} {
+		model.Walk(tree, func(n *model.Node) bool {
+			if n.Kind != model.KindLoop || !n.Pos.Start.IsValid() {
+				return true
+			}
+			if other, ok := at[n.Pos.Start]; ok {
+				t.Errorf("%s: loops %s and %s both start at %s", f.ID, other, n.ID, n.Pos.Start)
+			}
+			at[n.Pos.Start] = n.ID
+			return true
+		})
+	}
+}

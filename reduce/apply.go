@@ -155,7 +155,7 @@ func (a *analysis) apply(prog *model.Program) *Report {
 					continue
 				}
 				where, use := a.rootUse(v)
-				fr.Opaque = append(fr.Opaque, Decision{Where: where, What: a.expr(v, 3) + " " + use, Reason: why})
+				fr.Opaque = append(fr.Opaque, Decision{Where: where, What: a.argExpr(v) + " " + use, Reason: why})
 			}
 		}
 		sort.Slice(fr.Opaque, func(i, j int) bool {

@@ -55,18 +55,18 @@ func (a *analysis) findRoots() {
 					args := cc.Args
 					for _, i := range spec.control {
 						if i < len(args) {
-							a.root(args[i], fmt.Sprintf("argument %d of %s", i, op))
+							a.opaqueArg(call, i, "", a.root(args[i], fmt.Sprintf("argument %d of %s", i, op)))
 						}
 					}
 					for _, i := range spec.shape {
 						if i < len(args) {
-							a.root(args[i], fmt.Sprintf("buffer length, argument %d of %s", i, op))
+							a.opaqueArg(call, i, "the length of ", a.root(args[i], fmt.Sprintf("buffer length, argument %d of %s", i, op)))
 						}
 					}
 					for _, i := range spec.contents {
 						if i < len(args) {
-							a.root(args[i], fmt.Sprintf("argument %d of %s", i, op))
-							a.rootContents(args[i], fmt.Sprintf("elements of argument %d of %s", i, op))
+							a.opaqueArg(call, i, "", a.root(args[i], fmt.Sprintf("argument %d of %s", i, op)))
+							a.opaqueArg(call, i, "the elements of ", a.rootContents(args[i], fmt.Sprintf("elements of argument %d of %s", i, op)))
 						}
 					}
 				case callee != nil && callee.Pkg != nil && callee.Pkg.Pkg.Path() == "flag" && callee.Name() == "Parse":
@@ -102,32 +102,37 @@ func (a *analysis) rootSealed() {
 	}
 }
 
-// root marks v as a control root, or records it as opaque.
-func (a *analysis) root(v ssa.Value, why string) {
+// root marks v as a control root, or records it as opaque and returns
+// why.
+func (a *analysis) root(v ssa.Value, why string) (opaque string) {
 	if v == nil {
-		return
+		return ""
 	}
 	if t := a.taint[v]; t != "" {
 		if a.opaque[v] == "" {
 			a.opaque[v] = t
 		}
-		return
+		return t
 	}
 	if a.roots[v] == "" {
 		a.roots[v] = why
 	}
 	a.mark(v)
+	return ""
 }
 
-// rootContents marks what v points to as control, or records it opaque.
-func (a *analysis) rootContents(v ssa.Value, why string) {
+// rootContents marks what v points to as control, or records it opaque
+// and returns why.
+func (a *analysis) rootContents(v ssa.Value, why string) (opaque string) {
 	for l := range a.pts[v] {
 		if t := a.locTaint(l); t != "" {
 			a.opaque[v] = least(a.opaque[v], t)
+			opaque = least(opaque, t)
 			continue
 		}
 		a.markLoc(l)
 	}
+	return opaque
 }
 
 // mark makes v a control value.

@@ -21,7 +21,13 @@
 //     results (interprocedurally), closures' free variables and memory (a
 //     store is control if a load that may read its location is). A root
 //     that is tainted is not followed: the decision is opaque, its
-//     outcomes come from the profile, and the reason is recorded.
+//     outcomes come from the profile, and the reason is recorded. Taint
+//     flows forward along every dependence the closure follows backward
+//     (an allocation's size included), so that no value the closure
+//     reaches is silently left out. A tainted communication argument (a
+//     peer, a count, a buffer made or sliced to a random length) has no
+//     outcome in the profile: [Plan.OpaqueArgs] lists it, and the
+//     interpreter takes it as zero and says so.
 //
 // The result is written into the model (Leaf.Keep, Leaf.Control,
 // Leaf.ZeroArgs, Node.Opaque, Loop.Trip, Function.ControlParams,

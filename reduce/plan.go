@@ -128,13 +128,16 @@ type UnitNest struct {
 // the interpreter rest on: the kept instructions, the allocations kept as
 // shapes, and the functions without kept effects.
 type Plan struct {
-	Loops    []*Loop // by function, then position
-	byNode   map[*model.Node]*Loop
-	keep     map[ssa.Instruction]bool
-	shapes   map[ssa.Value]bool
-	quiet    map[*ssa.Function]bool
-	models   map[*ssa.Function]*model.Function
-	naturals map[*ssa.BasicBlock]map[int]bool
+	Loops  []*Loop // by function, then position
+	byNode map[*model.Node]*Loop
+	keep   map[ssa.Instruction]bool
+	shapes map[ssa.Value]bool
+	// opaqueArgs are the commlib calls' arguments that depend on data
+	// the model does not compute (OpaqueArgs).
+	opaqueArgs map[ssa.CallInstruction][]OpaqueArg
+	quiet      map[*ssa.Function]bool
+	models     map[*ssa.Function]*model.Function
+	naturals   map[*ssa.BasicBlock]map[int]bool
 }
 
 // Loop returns the plan of loop node n, or nil.
@@ -158,7 +161,7 @@ func (p *Plan) Computed(v ssa.Value) bool {
 // buildPlan makes the loop plan of prog, once the reduction is written
 // into it (the leaves' kept instructions).
 func (a *analysis) buildPlan(prog *model.Program) *Plan {
-	p := &Plan{byNode: map[*model.Node]*Loop{}, keep: map[ssa.Instruction]bool{}, shapes: a.shapes, models: map[*ssa.Function]*model.Function{},
+	p := &Plan{byNode: map[*model.Node]*Loop{}, keep: map[ssa.Instruction]bool{}, shapes: a.shapes, opaqueArgs: a.opaqueArgs, models: map[*ssa.Function]*model.Function{},
 		naturals: map[*ssa.BasicBlock]map[int]bool{}}
 	sealed := map[*model.Node]bool{}
 	for _, s := range a.sealedLoops {

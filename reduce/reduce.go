@@ -64,6 +64,9 @@ type analysis struct {
 	checks    map[*ssa.If]string // checks: the outcome that goes on
 	checkWhy  map[*ssa.If]string
 	roots     map[ssa.Value]string // why a value is a root
+	// opaqueArgs are the communication arguments among the opaque
+	// roots, per call (opaqueargs.go).
+	opaqueArgs map[ssa.CallInstruction][]OpaqueArg
 	// trying is set while a trial (checks.go) marks values, trialFailed
 	// when that reached opaque data or message contents.
 	trying, trialFailed bool

@@ -398,6 +398,7 @@ func (a *analysis) resetControl() {
 	a.keepCalls = map[ssa.Instruction]bool{}
 	a.work, a.workLoc = nil, nil
 	a.opaque, a.roots = map[ssa.Value]string{}, map[ssa.Value]string{}
+	a.opaqueArgs = nil
 	a.checks, a.checkWhy = map[*ssa.If]string{}, map[*ssa.If]string{}
 }
 

@@ -199,7 +199,12 @@ func (a *analysis) taintInstr(fn *ssa.Function, instr ssa.Instruction) bool {
 		return a.taintCall(v)
 	case *ssa.Phi, *ssa.BinOp, *ssa.Convert, *ssa.ChangeType, *ssa.MakeInterface, *ssa.ChangeInterface,
 		*ssa.TypeAssert, *ssa.Field, *ssa.Index, *ssa.FieldAddr, *ssa.IndexAddr, *ssa.Slice,
-		*ssa.SliceToArrayPointer, *ssa.MultiConvert, *ssa.Range:
+		*ssa.SliceToArrayPointer, *ssa.MultiConvert, *ssa.Range,
+		// An allocation's size is part of its value: a buffer made to a
+		// random length has a random length (the closure marks the
+		// operands of a control allocation, so they must carry taint
+		// forward, or a length the model does not compute reads as 0).
+		*ssa.MakeSlice, *ssa.MakeChan, *ssa.MakeMap:
 		return a.setTaint(v.(ssa.Value), a.operandTaint(v))
 	}
 	return false

@@ -94,8 +94,8 @@ func pack(out, src []float64, np int) {
 
 // unpack is pack written with ranges over integers.
 func unpack(out, src []float64, np int) {
-	for p := range np { // want units sealed trips:"1 + max(0, np - 1)" // BUG: modelgen places this loop at the inner statement (line below): a range over an integer has no instruction of its own with a position, and all its body's are in the inner loop
-		for line := range 4 { // want collapse:"counted" trips:"1 + max(0, 4 - 1)" // BUG: the outer loop's plan is reported here too (see the line above)
+	for p := range np { // want units sealed trips:"1 + max(0, np - 1)"
+		for line := range 4 { // want collapse:"counted" trips:"1 + max(0, 4 - 1)"
 			copy(out[(p*4+line)*16:][:16/np], src[p*64+line*16:][:16/np])
 		}
 	}
