@@ -2,6 +2,13 @@
 // §3.2, §4, §4.1): it executes the reduced model of a program for np
 // logical processes with virtual clocks and modeled communication.
 //
+// A program is compiled once for a profile and a machine
+// ([Program.Compile], compiled.go) and run at any np ([Compiled.Run]); a
+// [World] is one run's state (processes, scheduler, messages, counters)
+// over the shared [Compiled]. Planning (plan.go) follows reduce's loop
+// plan: which loops run whole and how, where each fragment is charged,
+// which decisions are replayed.
+//
 // The reduced model is compiled to a compact form: per function, frames
 // of slots (one per SSA value the model keeps) and per basic block the
 // kept instructions as closures; the measured time of each fragment of the

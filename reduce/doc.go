@@ -35,9 +35,24 @@
 // whose value (its length) is control but whose elements are not is
 // shape-only: the interpreter keeps its length and capacity, no backing
 // store; so is an append whose result's length is needed but none of its
-// elements (a message built by append: its count, not its data). Loops that do not communicate get a trip-count formula of kept
-// values and are collapse candidates; whether one is collapsed is decided
-// from its measured balance.
+// elements (a message built by append: its count, not its data). Loops
+// that do not communicate get a trip-count formula of kept values and are
+// collapse candidates.
+//
+// The loop plan ([Plan], plan.go) is where it is decided, once, how each
+// loop runs; the timing pass and the interpreter both follow it. Per loop
+// ([Loop]) it holds its header and blocks, its induction (the model's,
+// and the program's own when the bound is opaque), its trip and work
+// formulas, the inner count of a perfect nest known on entry, where an
+// iteration starts, and the verdict for a loop the timing pass times
+// whole, with its reason: collapse (its trip count computed on entry,
+// replayed per rank, or until a moment of modeled time), iterate (left
+// from several places, a bound or start computed inside it, effects or
+// values the model keeps), or units (a sealed nest run as a skeleton,
+// plan_units.go). The plan also answers what the verdicts rest on: the
+// kept instructions, the shape-only allocations, the functions without
+// kept effects (quiet.go) and the opaque communication arguments.
+// [Prepare] loads, models and reduces a program once for both.
 //
 // With [Options.Exact] nothing is cut: every value the roots depend on is
 // kept, bulk data included (direct execution).
