@@ -3,6 +3,7 @@ package interp
 import (
 	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/predict-tools/predict/profile"
@@ -66,5 +67,40 @@ func TestCompiledReuse(t *testing.T) {
 			same := prof.Args
 			check(t, p, prof, []run{{prof.NP, same}, {1, same}, {16, same}, {prof.NP, same}, {4, nil}, {prof.NP, same}})
 		})
+	}
+}
+
+// TestRunnerParallel checks a Runner used by several goroutines at once
+// (as predict scale's workers use it): each run equals a fresh compile's,
+// whichever compiled program it was handed.
+func TestRunnerParallel(t *testing.T) {
+	p := prepare(t, "./testprogs/stencil")
+	prof, err := profile.Read(filepath.Join("testdata", "render", "stencil.profile.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := handMachine(t)
+	nps := []int{1, 2, 3, 4, 8, 16, 2, 4, 1, 8}
+	want := make([]*Result, len(nps))
+	for i, np := range nps {
+		if want[i], err = p.Run(Config{NP: np, Machine: m, Profile: prof, Args: prof.Args}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := p.Runner(prof, m)
+	got := make([]*Result, len(nps))
+	errs := make([]error, len(nps))
+	var wg sync.WaitGroup
+	for i, np := range nps {
+		wg.Go(func() { got[i], errs[i] = r.Run(Config{NP: np, Args: prof.Args}) })
+	}
+	wg.Wait()
+	for i, np := range nps {
+		if errs[i] != nil {
+			t.Fatalf("np=%d: %v", np, errs[i])
+		}
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Errorf("np=%d: a parallel run of the Runner differs from a fresh compile's", np)
+		}
 	}
 }
