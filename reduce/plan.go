@@ -9,6 +9,7 @@ import (
 	"go/token"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/predict-tools/predict/model"
 	"golang.org/x/tools/go/ssa"
@@ -137,6 +138,9 @@ type Plan struct {
 	opaqueArgs map[ssa.CallInstruction][]OpaqueArg
 	quiet      map[*ssa.Function]bool
 	models     map[*ssa.Function]*model.Function
+	// naturals caches CFGLoop, which runs of several compiled programs
+	// call at once.
+	naturalsMu sync.Mutex
 	naturals   map[*ssa.BasicBlock]map[int]bool
 }
 
@@ -449,8 +453,11 @@ func PureBuiltin(call *ssa.Call) bool {
 }
 
 // CFGLoop returns the blocks of the natural loop of header in the control
-// flow graph (header alone when no back edge reaches it).
+// flow graph (header alone when no back edge reaches it). Safe for
+// concurrent use (runs of several compiled programs share the plan).
 func (p *Plan) CFGLoop(header *ssa.BasicBlock) map[int]bool {
+	p.naturalsMu.Lock()
+	defer p.naturalsMu.Unlock()
 	if l, ok := p.naturals[header]; ok {
 		return l
 	}
