@@ -42,6 +42,7 @@ type Compiled struct {
 	loops      []*loopPlan
 	iterated   []*loopPlan // loops timed whole that run iteration by iteration
 	recursions []*recursion
+	planErr    error // the first profile the plan cannot follow (plan.go)
 }
 
 // Compile plans and compiles the program for prof (nil: compute costs
@@ -78,6 +79,9 @@ func (prog *Program) compile(prof *profile.File, mach *machine.Machine, units ma
 	})
 	if err := cp.plan(); err != nil {
 		return nil, err
+	}
+	if cp.planErr != nil {
+		return nil, cp.planErr
 	}
 	return cp, nil
 }

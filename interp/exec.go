@@ -334,7 +334,12 @@ func (p *proc) runLoop(fr *frame, lp *loopPlan) ctl {
 				}
 			}
 			k := tripCount(lp.innerInit.get(fr).I+in.Offset, lp.innerBound.get(fr).I, in.Step, in.Op)
-			if in.TestAtBottom {
+			switch {
+			case in.TestAtBottom && lp.innerGuarded:
+				// Go's range over an int: a guard runs it at all only
+				// when its start passes the test (tripsOnEntry's count).
+				k = tripCount(lp.innerInit.get(fr).I, lp.innerBound.get(fr).I, in.Step, in.Op)
+			case in.TestAtBottom:
 				k++
 			}
 			trips = mulTime(trips, k)

@@ -266,6 +266,10 @@ func (cp *Compiled) planLoop(c *compiler, pl *reduce.Loop, f *fragment, ls *prof
 		}
 		if at != nil {
 			c.charges[at] = append(c.charges[at], perIter)
+		} else if ls.PerIterPS > 0 && cp.planErr == nil {
+			// Nowhere to charge its iterations: the profile was planned
+			// on another loop plan; never drop its time silently.
+			cp.planErr = fmt.Errorf("%s: the profile times this loop whole, %d ps an iteration, but the loop plan has no place to charge its iterations (%s): the profile does not match this version of predict; measure it again", pl.Node.Pos, ls.PerIterPS, lp.why)
 		}
 		return
 	}
@@ -280,6 +284,9 @@ func (cp *Compiled) planLoop(c *compiler, pl *reduce.Loop, f *fragment, ls *prof
 		if ls.Innermost {
 			lp.inner = pl.Inner
 			lp.innerInit, lp.innerBound = c.operand(cf, lp.inner.Init), c.operand(cf, lp.inner.Bound)
+			if in := model.InnerLoop(n); in != nil {
+				lp.innerGuarded = len(cp.prog.Report.Plan.Loop(in).Guards) > 0
+			}
 			lp.innerPrep = c.entryOps(cf, lp.blocks, lp.inner.Init, lp.inner.Bound)
 		}
 	case pl.Clock != nil:

@@ -154,6 +154,7 @@ type loopPlan struct {
 	// induction, its count known on entry.
 	inner                 *reduce.Induction
 	innerInit, innerBound operand
+	innerGuarded          bool // the inner loop is tested at the bottom behind a guard
 	// innerPrep computes, on entry, what the inner start and bound need
 	// of the instructions inside the nest (they do not change in it).
 	innerPrep []op

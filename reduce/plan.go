@@ -216,10 +216,23 @@ func (a *analysis) planLoop(p *Plan, fn *ssa.Function, n *model.Node, sealed boo
 	}
 	if t := n.Loop.Trip; t != nil {
 		l.Trips, l.Work = t.Formula, t.Nest
-		l.Whole = t.Communicates == "" && t.Replays == ""
+		// A loop whose condition is not a single test has no header to
+		// run it from or to charge its iterations at: its parts are
+		// timed instead.
+		l.Whole = t.Communicates == "" && t.Replays == "" && l.Test != nil
 	}
 	if l.Test != nil {
 		l.Header = l.Test.Block()
+		if n.Loop.TestAtBottom {
+			// The test is in the latch: the header is where its back
+			// edge goes (the latch itself for a loop of one block).
+			for _, s := range l.Header.Succs {
+				if s.Dominates(l.Header) {
+					l.Header = s
+					break
+				}
+			}
+		}
 	}
 	if l.Ind != nil {
 		l.Header = l.Ind.Phi.Block()
@@ -304,17 +317,13 @@ func (p *Plan) verdict(l *Loop) (Verdict, string) {
 			if !p.keep[instr] {
 				continue
 			}
-			if call, ok := instr.(*ssa.Call); ok && p.QuietCall(call) {
-				instr = nil // no effect the model keeps
-			}
-			switch instr.(type) {
-			case *ssa.Store, *ssa.Call, *ssa.Defer, *ssa.Go, *ssa.Return, *ssa.Panic, *ssa.Send, *ssa.MapUpdate:
-				return Iterate, "it has effects the model keeps"
+			if call, ok := instr.(*ssa.Call); !ok || !p.QuietCall(call) { // a quiet call has no effect the model keeps
+				switch instr.(type) {
+				case *ssa.Store, *ssa.Call, *ssa.Defer, *ssa.Go, *ssa.Return, *ssa.Panic, *ssa.Send, *ssa.MapUpdate:
+					return Iterate, "it has effects the model keeps"
+				}
 			}
 			v, ok := instr.(ssa.Value)
-			if instr == nil {
-				v, ok = blk.Instrs[0].(ssa.Value), false
-			}
 			if !ok || (l.Ind != nil && v == ssa.Value(l.Ind.Phi)) {
 				continue
 			}

@@ -1,0 +1,110 @@
+package interp
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/predict-tools/predict/model"
+	"github.com/predict-tools/predict/profile"
+	"github.com/predict-tools/predict/reduce"
+)
+
+// markedLoop returns the loop of p whose statement starts at the line
+// marked name in file, and its plan.
+func markedLoop(t *testing.T, p *Program, file, name string) (*model.Node, *reduce.Loop) {
+	t.Helper()
+	line := markLine(t, file, name)
+	for _, f := range p.Model.Functions {
+		var found *model.Node
+		model.Walk(f.Tree, func(n *model.Node) bool {
+			if found == nil && n.Kind == model.KindLoop && n.Pos.Start.Line == line {
+				found = n
+			}
+			return found == nil
+		})
+		if found != nil {
+			return found, p.Report.Plan.Loop(found)
+		}
+	}
+	t.Fatalf("%s: no loop at mark %s (line %d)", file, name, line)
+	return nil, nil
+}
+
+// TestReplayedDoWhile: a do-while whose test, at the bottom and on random
+// data, follows an inner loop has its header where the back edge goes,
+// not at its test; collapsed with its trips replayed, each rank costs its
+// 10 trips × 1000 ps (before, the plan keyed it at the latch, the loop
+// was never entered as planned and its time was lost: found in review).
+func TestReplayedDoWhile(t *testing.T) {
+	p := prepare(t, "./interp/testdata/replayeddowhile")
+	n, pl := markedLoop(t, p, "interp/testdata/replayeddowhile/main.go", "loop")
+	if pl.Verdict != reduce.Collapse || pl.Source != reduce.TripsReplayed || pl.Header == nil || !pl.Header.Dominates(pl.Test.Block()) {
+		t.Fatalf("plan: %s (%s), source %q; want a replayed collapse whose header dominates its test", pl.Verdict, pl.Why, pl.Source)
+	}
+	pf := syntheticProfile(t, p, 2, nil)
+	pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: n.ID, Kind: profile.FragLoop, Pos: n.Pos.String(), Executions: 2, MeanPS: 10000})
+	pf.Loops = append(pf.Loops, profile.LoopStats{Node: n.ID, PerIterPS: 1000, Balanced: true, Trips: []profile.TripCount{{Trips: 10, Count: 2}},
+		Ranks: []profile.RankTrips{{Rank: 0, Runs: [][2]int64{{10, 1}}}, {Rank: 1, Runs: [][2]int64{{10, 1}}}}})
+	r, err := p.Run(Config{NP: 2, Machine: handMachine(t), Profile: pf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := int64(r.Compute.Max), int64(10*1000); got != want {
+		t.Errorf("compute %d ps a rank, hand computation %d ps", got, want)
+	}
+}
+
+// TestInnerRangeIntEmpty: a nest timed per innermost iteration whose
+// inner loop is a range over an int m charges 10 × max(m, 0) iterations:
+// none when m ≤ 0 (its guard skips it; before, one a row was counted).
+func TestInnerRangeIntEmpty(t *testing.T) {
+	p := prepare(t, "./interp/testdata/rangenest")
+	n, pl := markedLoop(t, p, "interp/testdata/rangenest/main.go", "loop")
+	if pl.Inner == nil {
+		t.Fatalf("plan: no inner count known on entry (%s: %s)", pl.Verdict, pl.Why)
+	}
+	for _, m := range []int{3, 1, 0, -2} {
+		args := []string{"-m", fmt.Sprint(m)}
+		pf := syntheticProfile(t, p, 1, args)
+		pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: n.ID, Kind: profile.FragLoop, Pos: n.Pos.String(), Executions: 1, MeanPS: 1})
+		pf.Loops = append(pf.Loops, profile.LoopStats{Node: n.ID, PerIterPS: 1000, Balanced: true, Innermost: true})
+		r, err := p.Run(Config{NP: 1, Machine: handMachine(t), Profile: pf, Args: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := int64(r.Compute.Max), int64(10*max(m, 0)*1000); got != want {
+			t.Errorf("m=%d: compute %d ps, hand computation %d ps", m, got, want)
+		}
+	}
+}
+
+// TestClockValueUsedAfter: a loop until a moment of modeled time whose
+// last Wtime() the code after it reads is iterated, not collapsed (a
+// collapsed loop would leave that value unset).
+func TestClockValueUsedAfter(t *testing.T) {
+	p := prepare(t, "./interp/testdata/clockafter")
+	_, pl := markedLoop(t, p, "interp/testdata/clockafter/main.go", "loop")
+	if pl.Verdict != reduce.Iterate || !strings.Contains(pl.Why, "a value it computes is used after it") {
+		t.Errorf("plan: %s (%s), want iterate: a value it computes is used after it", pl.Verdict, pl.Why)
+	}
+}
+
+// TestCompoundCondTimedInParts: a loop whose condition is not a single
+// test has no header to charge its iterations at: the timing pass times
+// its parts, and a profile that times it whole is refused by name rather
+// than its time dropped.
+func TestCompoundCondTimedInParts(t *testing.T) {
+	p := prepare(t, "./interp/testdata/andcond")
+	n, pl := markedLoop(t, p, "interp/testdata/andcond/main.go", "loop")
+	if pl.Whole {
+		t.Errorf("plan: the loop may be timed whole; want its parts timed (no header)")
+	}
+	pf := syntheticProfile(t, p, 1, nil)
+	pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: n.ID, Kind: profile.FragLoop, Pos: n.Pos.String(), Executions: 1, MeanPS: 10000})
+	pf.Loops = append(pf.Loops, profile.LoopStats{Node: n.ID, PerIterPS: 1000, Balanced: true, Trips: []profile.TripCount{{Trips: 10, Count: 1}}})
+	_, err := p.Run(Config{NP: 1, Machine: handMachine(t), Profile: pf})
+	if err == nil || !strings.Contains(err.Error(), "no place to charge its iterations") {
+		t.Errorf("got %v, want the profile refused: no place to charge its iterations", err)
+	}
+}
