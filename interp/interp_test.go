@@ -186,9 +186,11 @@ func TestAmdahlIdeal(t *testing.T) {
 			return true
 		})
 	}
-	serialLoop, parallelLoop := loops[76], loops[82]
+	const file = "testprogs/amdahl/main.go"
+	serialLine, parallelLine := markLine(t, file, "serial"), markLine(t, file, "parallel")
+	serialLoop, parallelLoop := loops[serialLine], loops[parallelLine]
 	if serialLoop == "" || parallelLoop == "" {
-		t.Fatalf("amdahl's unit loops not found at lines 76 and 82: %v", loops)
+		t.Fatalf("amdahl's unit loops not found at lines %d and %d: %v", serialLine, parallelLine, loops)
 	}
 	prof := &profile.File{NP: 1}
 	for _, id := range []string{serialLoop, parallelLoop} {

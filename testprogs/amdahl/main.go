@@ -73,13 +73,13 @@ func main() {
 		for step := range steps {
 			serialValue[0] = 0
 			if rank == 0 {
-				for unit := range serialUnits {
+				for unit := range serialUnits { // mark:serial
 					serialValue[0] += unitValue(seed(unit, step, previous))
 				}
 			}
 			c.Bcast(serialValue, 0)
 			local[0] = 0
-			for unit := first; unit < first+count; unit++ {
+			for unit := first; unit < first+count; unit++ { // mark:parallel
 				local[0] += unitValue(seed(unit, step, serialValue[0]))
 			}
 			c.Allreduce(local, total, commlib.Sum)
