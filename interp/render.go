@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/predict-tools/predict/machine"
 	"io"
 
 	"github.com/predict-tools/predict/trace"
@@ -110,7 +111,7 @@ type resultJSON struct {
 	Package     string         `json:"package"` // import path
 	NP          int            `json:"np"`
 	Args        []string       `json:"args"` // the program's arguments at np
-	Machine     *machineJSON   `json:"machine"`
+	Machine     *machine.Info  `json:"machine"`
 	Profile     string         `json:"profile"`
 	Time        trace.Time     `json:"time_ps"`
 	Compute     statJSON       `json:"compute"`
@@ -124,14 +125,6 @@ type resultJSON struct {
 	Limits      []string       `json:"limits"` // what the model leaves out of the time
 	Messages    int64          `json:"messages"`
 	Events      int64          `json:"events"`
-}
-
-// machineJSON names the machine, with the keys of scale.Machine's JSON.
-type machineJSON struct {
-	Name        string `json:"name"`
-	Origin      string `json:"origin"` // preset, measured, calibrated, user
-	Description string `json:"description"`
-	File        string `json:"file,omitempty"` // the machine file, when not a preset
 }
 
 // statJSON is a min/mean/max over ranks.
@@ -175,7 +168,7 @@ func (r *Result) jsonForm(top int) resultJSON {
 		Messages:    r.Messages, Events: r.Events,
 	}
 	if m := r.Machine; m != nil {
-		out.Machine = &machineJSON{Name: m.Name, Origin: string(m.Origin), Description: m.Description, File: r.MachineFile}
+		out.Machine = m.Info(r.MachineFile)
 	}
 	if idle, ok := r.Idle(); ok {
 		s := stat(idle)

@@ -152,6 +152,20 @@ type ThreadCosts struct {
 // calibration of the target.
 func (m *Machine) IsPreset() bool { return m.Origin == OriginPreset }
 
+// Info names a machine in the record of a prediction (predict run's and
+// predict scale's JSON).
+type Info struct {
+	Name        string `json:"name"`
+	Origin      string `json:"origin"` // preset, measured, calibrated, user
+	Description string `json:"description"`
+	File        string `json:"file,omitempty"` // the machine file, when not a preset
+}
+
+// Info returns the record of m, read from file ("" for a preset).
+func (m *Machine) Info(file string) *Info {
+	return &Info{Name: m.Name, Origin: string(m.Origin), Description: m.Description, File: file}
+}
+
 // Clone returns a deep copy of m.
 func (m *Machine) Clone() *Machine {
 	c := *m

@@ -6,6 +6,7 @@ package scale
 import (
 	"cmp"
 	"fmt"
+	"github.com/predict-tools/predict/machine"
 	"slices"
 
 	"github.com/predict-tools/predict/trace"
@@ -22,9 +23,9 @@ type Analysis struct {
 	// empty. Args are the program's arguments as given, "{expr}"
 	// included (see [Args]); Profile says where the fragments' times
 	// came from (a file, or the cached timing pass).
-	Machine *Machine `json:"machine,omitempty"`
-	Args    []string `json:"args"`
-	Profile string   `json:"profile,omitempty"`
+	Machine *machine.Info `json:"machine,omitempty"`
+	Args    []string      `json:"args"`
+	Profile string        `json:"profile,omitempty"`
 	// Limits are what the model leaves out of the predicted times
 	// (interp.Result.Limits over every np: recursive calls, ...), said
 	// with the report; the caller fills them.
@@ -79,14 +80,6 @@ type Analysis struct {
 	// Verdict is one line that says how far the program scales and what
 	// stops it, derived from the figures above.
 	Verdict string `json:"verdict"`
-}
-
-// Machine names the machine a sweep was predicted for.
-type Machine struct {
-	Name        string `json:"name"`
-	Origin      string `json:"origin"` // preset, measured, calibrated, user
-	Description string `json:"description"`
-	File        string `json:"file,omitempty"` // the machine file, when not a preset
 }
 
 // A Failure is a process count whose prediction failed, with why: the

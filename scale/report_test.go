@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"flag"
+	"github.com/predict-tools/predict/machine"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -42,7 +43,7 @@ func analyses(t *testing.T) map[string]Analysis {
 		t.Fatal(err)
 	}
 	weak.Name, weak.Args, weak.Profile = "example.com/app", []string{"-n", "{np*65536}"}, "app.profile.json"
-	weak.Machine = &Machine{Name: "cluster", Origin: "calibrated", Description: "a test cluster", File: "cluster.machine.json"}
+	weak.Machine = &machine.Info{Name: "cluster", Origin: "calibrated", Description: "a test cluster", File: "cluster.machine.json"}
 	out["weak"] = weak
 	failures := []Failure{{NP: 3, Error: "main.go:22: rank 0: Abort: np=3: want a power of two"}, {NP: 6, Error: "not enough memory"}}
 	failed, err := Analyze(amdahlPoints(trace.Second, 0.05, []int{1, 2, 4, 8}), failures, Options{})

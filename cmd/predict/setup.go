@@ -47,9 +47,7 @@ func (f *predictFlags) argsAt(np int) ([]string, error) {
 }
 
 // machineInfo describes the machine for the record of a sweep.
-func (f *predictFlags) machineInfo(m *machine.Machine) *scale.Machine {
-	return &scale.Machine{Name: m.Name, Origin: string(m.Origin), Description: m.Description, File: f.machineFile}
-}
+func (f *predictFlags) machineInfo(m *machine.Machine) *machine.Info { return m.Info(f.machineFile) }
 
 func (f *predictFlags) add(cmd *cobra.Command) {
 	fl := cmd.Flags()
