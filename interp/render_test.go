@@ -7,8 +7,7 @@ package interp
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
+	"github.com/predict-tools/predict/internal/golden"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,8 +16,6 @@ import (
 	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/trace"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // TestRenderGolden: predict run's text and JSON of stencil and cg at np=4
 // on infiniband-hdr, all hot spots and the top three (the "... more"
@@ -50,25 +47,8 @@ func TestRenderGolden(t *testing.T) {
 		if err := r.WriteJSON(&js, c.top); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, filepath.Join("testdata", "render", c.prog+".txt.golden"), text.Bytes())
-		golden(t, filepath.Join("testdata", "render", c.prog+".json.golden"), js.Bytes())
-	}
-}
-
-func golden(t *testing.T, file string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(file, got, 0o666); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it); got:\n%s", file, got)
+		golden.Check(t, filepath.Join("testdata", "render", c.prog+".txt.golden"), text.Bytes())
+		golden.Check(t, filepath.Join("testdata", "render", c.prog+".json.golden"), js.Bytes())
 	}
 }
 

@@ -2,7 +2,7 @@ package modelgen
 
 import (
 	"bytes"
-	"flag"
+	"github.com/predict-tools/predict/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,8 +12,6 @@ import (
 	"github.com/predict-tools/predict/model"
 	"github.com/predict-tools/predict/testprogs"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // testPrograms lists every test program, relative to this directory
 // ("../testprogs/stencil", ...).
@@ -61,23 +59,7 @@ func TestTestPrograms(t *testing.T) {
 			if err := prog.WriteText(&buf); err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", "golden", strings.ReplaceAll(name, "/", "_")+".txt")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./modelgen -update to create it)", err)
-			}
-			if got := buf.String(); got != string(want) {
-				t.Errorf("model differs from %s (go test ./modelgen -update rewrites it):\n%s", golden, firstDiff(got, string(want)))
-			}
+			golden.Check(t, filepath.Join("testdata", "golden", strings.ReplaceAll(name, "/", "_")+".txt"), buf.Bytes())
 		})
 	}
 }
@@ -99,39 +81,8 @@ func TestDeterministic(t *testing.T) {
 		outs = append(outs, buf.String())
 	}
 	if outs[0] != outs[1] {
-		t.Errorf("two builds differ:\n%s", firstDiff(outs[0], outs[1]))
+		t.Errorf("two builds differ:\n%s", golden.FirstDiff(outs[0], outs[1]))
 	}
-}
-
-// firstDiff shows the first differing line of two texts.
-func firstDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return "line " + itoa(i+1) + ":\n got: " + gl + "\nwant: " + wl
-		}
-	}
-	return ""
-}
-
-func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(i)) }
-
-func fmtInt(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; i > 0; i /= 10 {
-		b = append([]byte{byte('0' + i%10)}, b...)
-	}
-	return string(b)
 }
 
 var _ = model.KindSeq

@@ -1,7 +1,6 @@
 package reduce
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,8 +10,6 @@ import (
 	"github.com/predict-tools/predict/model"
 	"github.com/predict-tools/predict/modelgen"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden reports")
 
 // reduceSource writes src as the main package of a temporary module,
 // models function fn and reduces it.

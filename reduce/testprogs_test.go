@@ -2,7 +2,7 @@ package reduce
 
 import (
 	"bytes"
-	"os"
+	"github.com/predict-tools/predict/internal/golden"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -59,21 +59,7 @@ func TestGoldenReports(t *testing.T) {
 			}
 			var buf bytes.Buffer
 			rep.WriteText(&buf)
-			golden := filepath.Join("testdata", "golden", strings.ReplaceAll(name, "/", "_")+".txt")
-			if *update {
-				os.MkdirAll(filepath.Dir(golden), 0o755)
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (go test ./reduce -update creates it)", err)
-			}
-			if buf.String() != string(want) {
-				t.Errorf("report differs from %s (go test ./reduce -update rewrites it); got:\n%s", golden, buf.String())
-			}
+			golden.Check(t, filepath.Join("testdata", "golden", strings.ReplaceAll(name, "/", "_")+".txt"), buf.Bytes())
 		})
 	}
 }

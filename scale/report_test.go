@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"flag"
+	"github.com/predict-tools/predict/internal/golden"
 	"github.com/predict-tools/predict/machine"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -15,8 +14,6 @@ import (
 
 	"github.com/predict-tools/predict/trace"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // analyses are the analyses the report tests print.
 func analyses(t *testing.T) map[string]Analysis {
@@ -61,24 +58,7 @@ func TestWriteTextGolden(t *testing.T) {
 		if err := a.WriteText(&buf); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, filepath.Join("testdata", name+".golden"), buf.Bytes())
-	}
-}
-
-func golden(t *testing.T, file string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(file, got, 0o666); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it); got:\n%s", file, got)
+		golden.Check(t, filepath.Join("testdata", name+".golden"), buf.Bytes())
 	}
 }
 
