@@ -205,17 +205,10 @@ func (a *analysis) loopCommunicates(n *model.Node, comm map[string]string) strin
 // bound that does not change in the loop. ind is the induction, also when
 // the comparison has no formula.
 func (a *analysis) loopFormula(fn *ssa.Function, n *model.Node) (formula, opaque string, ind *Induction) {
-	cond, negated := n.Cond, false
-	for cond != nil && cond.Kind == model.KindNot {
-		cond, negated = cond.Children[0], !negated
-	}
-	if cond == nil {
+	iff, negated := condTest(fn, n)
+	if iff == nil {
 		return "", "", nil
 	}
-	if cond.Kind != model.KindTest {
-		return "", "", nil
-	}
-	iff := fn.Blocks[*cond.Block].Instrs[len(fn.Blocks[*cond.Block].Instrs)-1].(*ssa.If)
 	if why := a.opaque[iff.Cond]; why != "" {
 		return "", why, nil
 	}
@@ -229,14 +222,10 @@ func (a *analysis) counter(fn *ssa.Function, n *model.Node) *Induction {
 	if n.Loop.Range == "map" || n.Loop.Range == "chan" || n.Loop.Range == "func" {
 		return nil
 	}
-	cond, negated := n.Cond, false
-	for cond != nil && cond.Kind == model.KindNot {
-		cond, negated = cond.Children[0], !negated
-	}
-	if cond == nil || cond.Kind != model.KindTest {
+	iff, negated := condTest(fn, n)
+	if iff == nil {
 		return nil
 	}
-	iff := fn.Blocks[*cond.Block].Instrs[len(fn.Blocks[*cond.Block].Instrs)-1].(*ssa.If)
 	_, _, ind := a.inductionAt(fn, n, iff, negated)
 	return ind
 }
@@ -251,7 +240,7 @@ func (a *analysis) inductionAt(fn *ssa.Function, n *model.Node, iff *ssa.If, neg
 	inLoop := model.Blocks(n)
 	op, x, bound := bin.Op, bin.X, bin.Y
 	if a.varies(bound, inLoop) {
-		op, x, bound = Mirror(op), bin.Y, bin.X
+		op, x, bound = mirror(op), bin.Y, bin.X
 	}
 	if a.varies(bound, inLoop) {
 		return "", "", nil
@@ -434,9 +423,9 @@ func (a *analysis) reach(fn *ssa.Function, seen map[*ssa.Function]bool) {
 	}
 }
 
-// Mirror returns the comparison that holds for y op' x when x op y does
+// mirror returns the comparison that holds for y op' x when x op y does
 // (< and >, <= and >=).
-func Mirror(op token.Token) token.Token {
+func mirror(op token.Token) token.Token {
 	switch op {
 	case token.LSS:
 		return token.GTR

@@ -210,7 +210,7 @@ func (a *analysis) buildPlan(prog *model.Program) *Plan {
 
 // planLoop makes the plan of loop n of fn.
 func (a *analysis) planLoop(p *Plan, fn *ssa.Function, n *model.Node, sealed bool) *Loop {
-	l := &Loop{Node: n, Fn: fn, Blocks: model.Blocks(n), Ind: a.counted[n], Counter: a.counted[n], Test: LoopTest(fn, n), Sealed: sealed}
+	l := &Loop{Node: n, Fn: fn, Blocks: model.Blocks(n), Ind: a.counted[n], Counter: a.counted[n], Test: loopTest(fn, n), Sealed: sealed}
 	if l.Counter == nil {
 		l.Counter = a.counter(fn, n)
 	}
@@ -238,11 +238,11 @@ func (a *analysis) planLoop(p *Plan, fn *ssa.Function, n *model.Node, sealed boo
 		l.Header = l.Ind.Phi.Block()
 	}
 	if l.Header != nil {
-		l.Blocks = NaturalLoop(l.Header, l.Blocks)
+		l.Blocks = naturalLoop(l.Header, l.Blocks)
 		l.Clock = clockTest(l.Header, l.Blocks)
 		l.IterStart = iterStart(n, l.Header, l.Blocks)
 	}
-	l.Guards = LoopGuards(fn, n, l.Ind)
+	l.Guards = loopGuards(fn, n, l.Ind)
 	if in := model.InnerLoop(n); in != nil && a.counted[in] != nil && l.Ind != nil {
 		if ii := a.counted[in]; !a.varies(ii.Init, l.Blocks) && !a.varies(ii.Bound, l.Blocks) {
 			l.Inner = ii
@@ -424,7 +424,7 @@ func clockTest(header *ssa.BasicBlock, blocks map[int]bool) *Clock {
 	case isWtime(bin.X) && outside(bin.Y):
 		return &Clock{Op: bin.Op, Bound: bin.Y}
 	case isWtime(bin.Y) && outside(bin.X):
-		return &Clock{Op: Mirror(bin.Op), Bound: bin.X}
+		return &Clock{Op: mirror(bin.Op), Bound: bin.X}
 	}
 	return nil
 }
@@ -438,7 +438,7 @@ func (p *Plan) pureBlock(b *ssa.BasicBlock) bool {
 		}
 		switch in := instr.(type) {
 		case *ssa.Call:
-			if !PureBuiltin(in) {
+			if !pureBuiltin(in) {
 				return false
 			}
 		case *ssa.Store, *ssa.Defer, *ssa.Go, *ssa.Panic, *ssa.Send, *ssa.MapUpdate, *ssa.RunDefers:
@@ -448,8 +448,8 @@ func (p *Plan) pureBlock(b *ssa.BasicBlock) bool {
 	return true
 }
 
-// PureBuiltin reports whether call is of a builtin without effects.
-func PureBuiltin(call *ssa.Call) bool {
+// pureBuiltin reports whether call is of a builtin without effects.
+func pureBuiltin(call *ssa.Call) bool {
 	b, ok := call.Call.Value.(*ssa.Builtin)
 	if !ok {
 		return false
@@ -470,7 +470,7 @@ func (p *Plan) CFGLoop(header *ssa.BasicBlock) map[int]bool {
 	if l, ok := p.naturals[header]; ok {
 		return l
 	}
-	l := NaturalLoop(header, map[int]bool{header.Index: true})
+	l := naturalLoop(header, map[int]bool{header.Index: true})
 	p.naturals[header] = l
 	return l
 }
@@ -496,7 +496,7 @@ func (p *Plan) InnermostLoop(b *ssa.BasicBlock) (map[int]bool, *ssa.BasicBlock) 
 		}
 		// A block that loops on itself alone does not count: it is the
 		// header of a loop of one block, run whole when collapsed.
-		if loop := NaturalLoop(h, nil); loop[b.Index] && (best == nil || len(loop) < len(best)) {
+		if loop := naturalLoop(h, nil); loop[b.Index] && (best == nil || len(loop) < len(best)) {
 			best, header = loop, h
 		}
 	}

@@ -15,7 +15,7 @@ import (
 // whose kept instructions (and calls) have none.
 func (p *Plan) QuietCall(call *ssa.Call) bool {
 	if _, ok := call.Call.Value.(*ssa.Builtin); ok {
-		return PureBuiltin(call)
+		return pureBuiltin(call)
 	}
 	f := call.Call.StaticCallee()
 	if f != nil && modelgen.IsCommlib(f) {
@@ -54,7 +54,7 @@ func (p *Plan) quietFuncs() map[*ssa.Function]bool {
 				switch in := instr.(type) {
 				case *ssa.Call:
 					if _, ok := in.Call.Value.(*ssa.Builtin); ok {
-						own = own || !PureBuiltin(in)
+						own = own || !pureBuiltin(in)
 						continue
 					}
 					g := in.Call.StaticCallee()

@@ -113,7 +113,7 @@ func (a *analysis) sealable(fn *ssa.Function, n *model.Node, comm map[string]str
 		return nil
 	}
 	header := ind.Phi.Block()
-	blocks := NaturalLoop(header, model.Blocks(n))
+	blocks := naturalLoop(header, model.Blocks(n))
 	inside := func(v ssa.Value) bool {
 		i, ok := v.(ssa.Instruction)
 		return ok && i.Block() != nil && i.Parent() == fn && blocks[i.Block().Index]
@@ -189,7 +189,7 @@ func (a *analysis) sealable(fn *ssa.Function, n *model.Node, comm map[string]str
 	// copies nz/np elements a line).
 	for b := range blocks {
 		for _, instr := range fn.Blocks[b].Instrs {
-			for _, v := range CopyLengths(instr) {
+			for _, v := range copyLengths(instr) {
 				if a.taint[v] == "" {
 					s.lengths = append(s.lengths, v)
 					walk(v)
@@ -201,7 +201,7 @@ func (a *analysis) sealable(fn *ssa.Function, n *model.Node, comm map[string]str
 	model.Walk(n.Loop.Body, func(x *model.Node) bool {
 		if x.Kind == model.KindLoop {
 			xind, _ := a.inductionOf(fn, x)
-			for _, iff := range append(LoopGuards(fn, x, xind), LoopTest(fn, x)) {
+			for _, iff := range append(loopGuards(fn, x, xind), loopTest(fn, x)) {
 				if iff != nil && a.taint[iff.Cond] == "" {
 					s.nested[iff.Block()] = iff
 					walk(iff.Cond)
@@ -226,14 +226,14 @@ func (a *analysis) inductionOf(fn *ssa.Function, n *model.Node) (*Induction, *ss
 	if formula == "" || ind == nil {
 		return nil, nil
 	}
-	return ind, LoopTest(fn, n)
+	return ind, loopTest(fn, n)
 }
 
-// CopyLengths returns, for a call of the builtin copy whose arguments are
+// copyLengths returns, for a call of the builtin copy whose arguments are
 // both sliced with an explicit high bound (x[lo:hi], x[:hi]), the bounds
 // that give the number of elements moved: min(hi − lo) over the two;
 // nil for other instructions.
-func CopyLengths(instr ssa.Instruction) []ssa.Value {
+func copyLengths(instr ssa.Instruction) []ssa.Value {
 	call, ok := instr.(*ssa.Call)
 	if !ok {
 		return nil
@@ -255,20 +255,20 @@ func CopyLengths(instr ssa.Instruction) []ssa.Value {
 	return vs
 }
 
-// LoopGuards returns the branches that decide whether loop n of fn (with
+// loopGuards returns the branches that decide whether loop n of fn (with
 // induction ind, or nil) is entered at all: a loop tested at the bottom
 // (Go's range over an int) is preceded by one.
-func LoopGuards(fn *ssa.Function, n *model.Node, ind *Induction) []*ssa.If {
+func loopGuards(fn *ssa.Function, n *model.Node, ind *Induction) []*ssa.If {
 	var header *ssa.BasicBlock
 	if ind != nil {
 		header = ind.Phi.Block()
-	} else if iff := LoopTest(fn, n); iff != nil {
+	} else if iff := loopTest(fn, n); iff != nil {
 		header = iff.Block()
 	}
 	if header == nil {
 		return nil
 	}
-	blocks := NaturalLoop(header, model.Blocks(n))
+	blocks := naturalLoop(header, model.Blocks(n))
 	var guards []*ssa.If
 	for _, p := range header.Preds {
 		if blocks[p.Index] {
@@ -281,19 +281,27 @@ func LoopGuards(fn *ssa.Function, n *model.Node, ind *Induction) []*ssa.If {
 	return guards
 }
 
-// LoopTest returns the branch that tests loop n of fn, or nil when its
+// loopTest returns the branch that tests loop n of fn, or nil when its
 // condition is not a single test.
-func LoopTest(fn *ssa.Function, n *model.Node) *ssa.If {
+func loopTest(fn *ssa.Function, n *model.Node) *ssa.If {
+	iff, _ := condTest(fn, n)
+	return iff
+}
+
+// condTest returns the branch of loop n's condition when it is a single
+// test (under any number of nots), and whether the loop goes on when the
+// branch's condition is false (an odd number of nots).
+func condTest(fn *ssa.Function, n *model.Node) (iff *ssa.If, negated bool) {
 	cond := n.Cond
 	for cond != nil && cond.Kind == model.KindNot {
-		cond = cond.Children[0]
+		cond, negated = cond.Children[0], !negated
 	}
 	if cond == nil || cond.Kind != model.KindTest || cond.Block == nil {
-		return nil
+		return nil, false
 	}
 	blk := fn.Blocks[*cond.Block]
-	iff, _ := blk.Instrs[len(blk.Instrs)-1].(*ssa.If)
-	return iff
+	iff, _ = blk.Instrs[len(blk.Instrs)-1].(*ssa.If)
+	return iff, negated
 }
 
 // seal seals the loops of cands not inside another of them.
@@ -359,11 +367,11 @@ func (a *analysis) broken(s *sealedLoop) bool {
 	return false
 }
 
-// NaturalLoop returns the blocks of the natural loop of header: the blocks
+// naturalLoop returns the blocks of the natural loop of header: the blocks
 // from which a back edge to header is reached without passing through it.
 // (covered gives the blocks the model's leaves cover; a loop without a
 // back edge keeps them.)
-func NaturalLoop(header *ssa.BasicBlock, covered map[int]bool) map[int]bool {
+func naturalLoop(header *ssa.BasicBlock, covered map[int]bool) map[int]bool {
 	blocks := map[int]bool{header.Index: true}
 	var work []*ssa.BasicBlock
 	for _, p := range header.Preds {
