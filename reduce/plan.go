@@ -277,20 +277,12 @@ func (p *Plan) verdict(l *Loop) (Verdict, string) {
 	default:
 		l.Source = TripsReplayed
 	}
-	for _, b := range slices.Sorted(maps.Keys(l.Blocks)) {
-		for _, s := range fn.Blocks[b].Succs {
-			if l.Blocks[s.Index] {
-				continue
-			}
-			if l.Exit != nil && (l.Exit != s || l.ExitFrom != fn.Blocks[b]) {
-				l.Exit, l.ExitFrom = nil, nil
-				return Iterate, "it is left from several places"
-			}
-			l.Exit, l.ExitFrom = s, fn.Blocks[b]
-		}
-	}
-	if l.Exit == nil {
+	var edges int
+	switch l.Exit, l.ExitFrom, edges = loopExit(fn, l.Blocks); edges {
+	case 0:
 		return Iterate, "it is never left by its test"
+	case 2:
+		return Iterate, "it is left from several places"
 	}
 	if ind := l.Ind; ind != nil {
 		// The bound must be known on entry: computed before the loop

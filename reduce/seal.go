@@ -122,18 +122,7 @@ func (a *analysis) sealable(fn *ssa.Function, n *model.Node, comm map[string]str
 		return nil
 	}
 	// Left only from its test.
-	var exitFrom *ssa.BasicBlock
-	for b := range blocks {
-		for _, s := range fn.Blocks[b].Succs {
-			if blocks[s.Index] {
-				continue
-			}
-			if exitFrom != nil && exitFrom != fn.Blocks[b] {
-				return nil
-			}
-			exitFrom = fn.Blocks[b]
-		}
-	}
+	_, exitFrom, _ := loopExit(fn, blocks)
 	if exitFrom == nil || exitFrom != test.Block() {
 		return nil
 	}
@@ -365,6 +354,24 @@ func (a *analysis) broken(s *sealedLoop) bool {
 		}
 	}
 	return false
+}
+
+// loopExit returns the loop's only exit edge (from a block of blocks to
+// one outside them), and how many exit edges it has: 0, 1, or 2 for
+// several (exit and from are then nil).
+func loopExit(fn *ssa.Function, blocks map[int]bool) (exit, from *ssa.BasicBlock, edges int) {
+	for b := range blocks {
+		for _, s := range fn.Blocks[b].Succs {
+			if blocks[s.Index] || s == exit && fn.Blocks[b] == from {
+				continue
+			}
+			if exit != nil {
+				return nil, nil, 2
+			}
+			exit, from, edges = s, fn.Blocks[b], 1
+		}
+	}
+	return exit, from, edges
 }
 
 // naturalLoop returns the blocks of the natural loop of header: the blocks
