@@ -18,16 +18,9 @@ import (
 // programs returns the directories of the test programs and of the
 // accuracy corpus, relative to this one.
 func programs(t *testing.T) []string {
-	dirs, err := testprogs.Dirs(".")
+	dirs, err := testprogs.AllDirs(".")
 	if err != nil {
 		t.Fatal(err)
-	}
-	corpus, err := testprogs.Dirs(testprogs.CorpusDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range corpus {
-		dirs = append(dirs, testprogs.CorpusDir+"/"+d)
 	}
 	return dirs
 }

@@ -47,3 +47,20 @@ func Dirs(root string) ([]string, error) {
 	slices.Sort(dirs)
 	return dirs, err
 }
+
+// AllDirs returns the test programs below root (as Dirs) and then the
+// programs of the accuracy corpus, as "corpus/NAME".
+func AllDirs(root string) ([]string, error) {
+	dirs, err := Dirs(root)
+	if err != nil {
+		return nil, err
+	}
+	corpus, err := Dirs(filepath.Join(root, CorpusDir))
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range corpus {
+		dirs = append(dirs, CorpusDir+"/"+d)
+	}
+	return dirs, nil
+}

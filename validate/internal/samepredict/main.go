@@ -76,7 +76,7 @@ func main() {
 			fail("%v", err)
 		}
 	}
-	dirs, err := programs()
+	dirs, err := testprogs.AllDirs("testprogs")
 	if err != nil {
 		fail("%v", err)
 	}
@@ -93,22 +93,6 @@ func main() {
 			}
 		}
 	}
-}
-
-// programs lists the programs of testprogs and of the corpus.
-func programs() ([]string, error) {
-	dirs, err := testprogs.Dirs("testprogs")
-	if err != nil {
-		return nil, err
-	}
-	corpus, err := testprogs.Dirs(filepath.Join("testprogs", testprogs.CorpusDir))
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range corpus {
-		dirs = append(dirs, testprogs.CorpusDir+"/"+d)
-	}
-	return dirs, nil
 }
 
 // predictAll predicts the program at every np with the profile at path
