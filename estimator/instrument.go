@@ -97,11 +97,12 @@ type funcCtx struct {
 	usedCalls bool // __lc, the clock of calls timed at their sites (callsite.go)
 }
 
-// Instrument plans probes for every function of the model prog (reduced:
-// it needs the collapse candidates and the opaque decisions) and returns
-// the instrumented sources.
-func Instrument(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Function]*ssa.Function, loops *reduce.Plan) (*Plan, error) {
-	in := &instrumenter{l: l, fset: l.Prog.Fset, loops: loops, plan: &Plan{Overlay: map[string][]byte{}}, edits: map[string][]edit{},
+// Instrument plans probes for every function of the prepared program
+// (reduced: it follows the loop plan and the opaque decisions) and
+// returns the instrumented sources.
+func Instrument(p *reduce.Prepared) (*Plan, error) {
+	l, prog, ssaOf := p.Loaded, p.Model, p.SSA
+	in := &instrumenter{l: l, fset: l.Prog.Fset, loops: p.Report.Plan, plan: &Plan{Overlay: map[string][]byte{}}, edits: map[string][]edit{},
 		versions: map[string][]version{}, now: "__probe.Now()"}
 	if in.plan.Threads = usesThreads(prog); in.plan.Threads {
 		in.now = "__probe.NowThread()"

@@ -19,23 +19,15 @@ import (
 // plan instruments a test program (dir relative to the module root).
 func plan(t *testing.T, dir string) (*modelgen.Loaded, *Plan) {
 	t.Helper()
-	l, err := modelgen.Load(modelgen.Config{Dir: "..", Pattern: "./" + dir})
+	prep, err := reduce.Prepare(modelgen.Config{Dir: "..", Pattern: "./" + dir}, reduce.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	prog, ssaOf, err := modelgen.BuildWithSSA(l, modelgen.Options{})
+	p, err := Instrument(prep)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := reduce.Reduce(l, prog, ssaOf, reduce.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Instrument(l, prog, ssaOf, rep.Plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l, p
+	return prep.Loaded, p
 }
 
 // TestInstrumentKeepsLines checks that the instrumented files parse and

@@ -95,7 +95,7 @@ func Run(cfg Config) (*profile.File, error) {
 		}
 	}
 	l := prep.Loaded
-	plan, err := Instrument(l, prep.Model, prep.SSA, prep.Report.Plan)
+	plan, err := Instrument(prep)
 	if err != nil {
 		return nil, err
 	}
