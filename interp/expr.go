@@ -6,6 +6,7 @@
 package interp
 
 import (
+	"cmp"
 	"fmt"
 	"go/token"
 	"go/types"
@@ -289,20 +290,10 @@ func floatBinop(tok token.Token, x, y operand) func(fr *frame) (V, string) {
 		f = func(a, b float64) V { return floatV(a * b) }
 	case token.QUO:
 		f = func(a, b float64) V { return floatV(a / b) }
-	case token.EQL:
-		f = func(a, b float64) V { return boolV(a == b) }
-	case token.NEQ:
-		f = func(a, b float64) V { return boolV(a != b) }
-	case token.LSS:
-		f = func(a, b float64) V { return boolV(a < b) }
-	case token.LEQ:
-		f = func(a, b float64) V { return boolV(a <= b) }
-	case token.GTR:
-		f = func(a, b float64) V { return boolV(a > b) }
-	case token.GEQ:
-		f = func(a, b float64) V { return boolV(a >= b) }
 	default:
-		return nil
+		if f = compareOp[float64](tok); f == nil {
+			return nil
+		}
 	}
 	return func(fr *frame) (V, string) { return f(x.get(fr).F(), y.get(fr).F()), "" }
 }
@@ -313,22 +304,32 @@ func stringBinop(tok token.Token, x, y operand) func(fr *frame) (V, string) {
 	switch tok {
 	case token.ADD:
 		f = func(a, b string) V { return V{R: a + b} }
-	case token.EQL:
-		f = func(a, b string) V { return boolV(a == b) }
-	case token.NEQ:
-		f = func(a, b string) V { return boolV(a != b) }
-	case token.LSS:
-		f = func(a, b string) V { return boolV(a < b) }
-	case token.LEQ:
-		f = func(a, b string) V { return boolV(a <= b) }
-	case token.GTR:
-		f = func(a, b string) V { return boolV(a > b) }
-	case token.GEQ:
-		f = func(a, b string) V { return boolV(a >= b) }
 	default:
-		return nil
+		if f = compareOp[string](tok); f == nil {
+			return nil
+		}
 	}
 	return func(fr *frame) (V, string) { return f(s(x, fr), s(y, fr)), "" }
+}
+
+// compareOp returns the comparison tok of two floats or two strings, or
+// nil when tok is not a comparison.
+func compareOp[T cmp.Ordered](tok token.Token) func(a, b T) V {
+	switch tok {
+	case token.EQL:
+		return func(a, b T) V { return boolV(a == b) }
+	case token.NEQ:
+		return func(a, b T) V { return boolV(a != b) }
+	case token.LSS:
+		return func(a, b T) V { return boolV(a < b) }
+	case token.LEQ:
+		return func(a, b T) V { return boolV(a <= b) }
+	case token.GTR:
+		return func(a, b T) V { return boolV(a > b) }
+	case token.GEQ:
+		return func(a, b T) V { return boolV(a >= b) }
+	}
+	return nil
 }
 
 func intBinop(tok token.Token, x, y operand, unsigned bool, w func(int64) int64) func(fr *frame) (V, string) {
