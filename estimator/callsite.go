@@ -88,6 +88,9 @@ func (in *instrumenter) planCallSites(prog *model.Program, ssaOf map[*model.Func
 		rng := in.rangeOf(loopStmt.Pos(), loopStmt.End())
 		cf.f, cf.decl, cf.file = f, decl, file
 		cf.id = in.fragment(profile.FragLoop, fc, cf.loop.ID, in.covered(rng, fc), rng)
+		// Its calls run in their callers' regions: the probes account
+		// for it as it runs.
+		in.plan.Fragments[cf.id].Apart = true
 		in.callFuncs[f.ID] = cf
 		in.callLoops[cf.loop] = cf.id
 		for _, s := range sites {
@@ -287,7 +290,7 @@ func hasCall(n ast.Node) bool {
 // between the loop's probes otherwise.
 func (in *instrumenter) timeCallSite(s ast.Stmt, fc *funcCtx) bool {
 	cs := in.sites[s]
-	if cs == nil {
+	if cs == nil || fc.coarse > 0 {
 		return false
 	}
 	var args []string
@@ -314,8 +317,9 @@ func (in *instrumenter) timeCallSite(s ast.Stmt, fc *funcCtx) bool {
 		start: start.Offset, end: in.fset.Position(s.End()).Offset, line: start.Line, col: start.Column,
 		sampled: fmt.Sprintf("if __probe.SampleEntry(%d) != 0 { ", cs.fn.id),
 		plain:   fmt.Sprintf(" } else { __lc = %s; ", in.now),
-		close:   fmt.Sprintf("; __probe.Loop(%d, __lc, int64(%s)) }", cs.fn.id, trips),
+		close:   fmt.Sprintf("; __probe.%s(%d, __lc, int64(%s)) }", loopRecord(in.plan.Regions), cs.fn.id, trips),
 	})
+	fc.timed[fc.region] = true
 	in.insertSampled(fc.file, cs.call.Fun.End(), "__psample")
 	return true
 }

@@ -24,6 +24,23 @@
 // directives (/*line :L:C*/) giving them the loop's own position, and
 // after them the file's lines run on as in the user's file.
 //
+// What lies between fragments (a loop's control, conditions, calls of
+// small functions, the calls themselves) no fragment measures. So every
+// function measured inside, and every loop the interpreter iterates and
+// the timing pass measures inside, is a region (region.go): timed whole
+// as well, less what was timed apart inside it while it ran (package
+// probe keeps a per-rank account of it) and less its own fragments; the
+// rest is charged per call or per iteration, and every nanosecond of the
+// run is measured or accounted for. A pilot run finds the regions that
+// take less than 40 probe pairs per execution with their probes: their
+// fragments would be as small as a probe, so the program is instrumented
+// again with those timed whole and nothing timed inside them but the
+// opaque decisions and the trip counts the model replays. Regions are
+// wall-clock measurements of one goroutine per rank: a program that runs
+// threads or goroutines has none. The profile's fragment times are then
+// scaled to the plain run's compute (profile.File.Scale): the plain run
+// is the measurement, the probes share it out.
+//
 // [Run] builds the program twice, without probes (adding only package
 // runclock, which times the run from inside) and with them, runs both at
 // a given np with the program's arguments (alternately, Config.Repeat

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/predict-tools/predict/estimator/probe"
 	"github.com/predict-tools/predict/profile"
@@ -48,6 +49,8 @@ func fill(p *profile.File, plan *Plan, raw *probe.Raw) {
 		fr := plan.Fragments[rf.ID]
 		pos := fr.Pos.String()
 		switch fr.Kind {
+		case profile.FragRegion:
+			continue // below, once its fragments are known
 		case profile.FragBranch:
 			d := profile.DecisionStats{Node: fr.Node, Pos: pos}
 			for _, b := range rf.Branches {
@@ -108,7 +111,18 @@ func fill(p *profile.File, plan *Plan, raw *probe.Raw) {
 			p.Loops = append(p.Loops, ls)
 		}
 	}
+	for _, fs := range regions(plan, raw) {
+		t := float64(fs.MeanPS) * float64(fs.Executions)
+		total += t
+		weighted += t * fs.ErrorRel
+		p.Fragments = append(p.Fragments, fs)
+	}
+	p.Regions = plan.Regions
+	p.ProbesPS = ps(probeCost(plan, raw))
 	p.MeasuredPS = int64(total)
+	if plan.Regions && p.PlainComputePS > 0 && total > 0 {
+		scaleToPlain(p, float64(p.PlainComputePS)/total)
+	}
 	for _, ns := range raw.CommNS {
 		p.CommPS += ns * 1000
 	}
@@ -166,3 +180,111 @@ func loopOverhead(fr Fragment, rf probe.RawFragment, ov probe.RawOverhead) (over
 }
 
 func ps(ns float64) int64 { return int64(math.Round(ns * 1000)) }
+
+// regions returns the statistics of the regions (region.go): per entry
+// of a function, or per iteration of a loop, the time of its entries less
+// what was timed apart inside them (the probes subtracted it as they ran)
+// and less its own fragments (their recorded times and the parts of their
+// probes outside them), less its own probes.
+func regions(plan *Plan, raw *probe.Raw) []profile.FragmentStats {
+	ov := raw.Overhead
+	byID := map[int32]probe.RawFragment{}
+	for _, rf := range raw.Fragments {
+		byID[rf.ID] = rf
+	}
+	inside := map[int32]float64{} // by region: its fragments' cost, ns
+	for _, fr := range plan.Fragments {
+		rf, ok := byID[fr.ID]
+		if !ok || fr.Parent < 0 || fr.Apart {
+			continue
+		}
+		switch fr.Kind {
+		case profile.FragSegment, profile.FragLoop:
+			inside[fr.Parent] += float64(rf.SumNS) + float64(rf.Count)*math.Max(0, ov.PairNS-ov.SegNS)
+		case profile.FragBranch:
+			inside[fr.Parent] += float64(rf.Count) * ov.BranchNS
+		case profile.FragRegion:
+			inside[fr.Parent] += 0 // accounted as it ran
+		}
+	}
+	var out []profile.FragmentStats
+	for _, fr := range plan.Fragments {
+		rf, ok := byID[fr.ID]
+		if fr.Kind != profile.FragRegion || !ok || rf.Count == 0 {
+			continue
+		}
+		execs := rf.Count // a function: per call
+		perEntry := ov.RegionInNS + inside[fr.ID]/float64(rf.Count)
+		if isLoopRegion(fr) {
+			execs = rf.Iterations // a loop: per iteration
+			perEntry += float64(rf.Iterations) / float64(rf.Count) * ov.CounterNS
+		}
+		if execs == 0 {
+			continue
+		}
+		m := moments{count: rf.Count, sum: float64(rf.SumNS), sumSq: rf.SumSqNS, min: float64(rf.MinNS), max: float64(rf.MaxNS), overheadNS: perEntry}
+		mean, sd, lo, hi, errAbs, errRel := m.stats()
+		scale := float64(rf.Count) / float64(execs) // entry → execution
+		per := func(x int64) int64 { return int64(math.Round(float64(x) * scale)) }
+		out = append(out, profile.FragmentStats{Node: fr.Node, Kind: profile.FragRegion, Pos: fr.Pos.String(),
+			Executions: execs, MeanPS: per(mean), SDPS: per(sd), MinPS: per(lo), MaxPS: per(hi), ErrorPS: per(errAbs), ErrorRel: errRel})
+	}
+	return out
+}
+
+// isLoopRegion reports whether region fr is a loop's, not a function's: a
+// loop region always lies in its function's (enterLoopRegion).
+func isLoopRegion(fr Fragment) bool { return fr.Parent >= 0 }
+
+// probeCost is what the probes of a run cost in all, ns, by the
+// calibration: a pair per execution of a segment or loop, the sampled
+// iterations' probes, a pair per entry of a region and its iteration
+// counter, a record per decision.
+func probeCost(plan *Plan, raw *probe.Raw) float64 {
+	ov := raw.Overhead
+	var cost float64
+	for _, rf := range raw.Fragments {
+		switch rf.Kind {
+		case "region":
+			cost += float64(rf.Count)*(ov.RegionInNS+ov.RegionOutNS) + float64(rf.Iterations)*ov.CounterNS
+		case "branch":
+			cost += float64(rf.Count) * ov.BranchNS
+		default:
+			cost += float64(rf.Count) * ov.PairNS
+			for _, s := range rf.IterSamples {
+				cost += float64(len(s)) * ov.IterNS
+			}
+		}
+	}
+	return cost
+}
+
+// Scaling the fragments to the plain run (profile.File.Scale): only
+// within these bounds; beyond them the probed run is too unlike the plain
+// one for an even spread, and the profile says so.
+const (
+	minScale = 0.5
+	maxScale = 2.0
+)
+
+// scaleToPlain multiplies every fragment's times by k, the plain run's
+// compute over what the fragments measured.
+func scaleToPlain(p *profile.File, k float64) {
+	if k < minScale || k > maxScale {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("the fragments measured %v of compute and the run without probes had %v: too far apart to share the plain run's time out by them (profile again on a quiet machine)",
+			time.Duration(p.MeasuredPS/1000), time.Duration(p.PlainComputePS/1000)))
+		return
+	}
+	p.Scale = k
+	scale := func(x int64) int64 { return int64(math.Round(float64(x) * k)) }
+	var total float64
+	for i := range p.Fragments {
+		f := &p.Fragments[i]
+		f.MeanPS, f.SDPS, f.MinPS, f.MaxPS, f.ErrorPS = scale(f.MeanPS), scale(f.SDPS), scale(f.MinPS), scale(f.MaxPS), scale(f.ErrorPS)
+		total += float64(f.MeanPS) * float64(f.Executions)
+	}
+	for i := range p.Loops {
+		p.Loops[i].PerIterPS = scale(p.Loops[i].PerIterPS)
+	}
+	p.MeasuredPS = int64(total)
+}

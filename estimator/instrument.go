@@ -39,6 +39,13 @@ type Fragment struct {
 	// Resumes: a sampled entry leaves the sampled copy after its samples
 	// and finishes in the original (loops.go).
 	Resumes bool `json:"resumes,omitempty"`
+	// Parent is the region (region.go) whose entries every execution of
+	// the fragment lies in, -1 for none; the region's own time is what
+	// its fragments leave. Apart: the fragment runs in the regions of
+	// several callers (a loop timed at its function's call sites), and
+	// the probes account for it as it runs instead.
+	Parent int32 `json:"parent"`
+	Apart  bool  `json:"apart,omitempty"`
 }
 
 // Plan is an instrumented copy of a program.
@@ -48,6 +55,10 @@ type Plan struct {
 	// fragments are timed by the CPU clock of their OS thread
 	// (probe.DeclareThreads).
 	Threads bool
+	// Regions says that functions and loops measured inside are also
+	// timed whole (region.go): false for a program that runs threads or
+	// goroutines, whose time is then only what its fragments measure.
+	Regions bool
 	// Overlay maps files of the program (absolute paths) to their
 	// instrumented text; files to add have paths that do not exist.
 	Overlay map[string][]byte
@@ -80,6 +91,9 @@ type instrumenter struct {
 	callLoops map[*model.Node]int32
 	sites     map[ast.Stmt]*callSite
 	files     map[string]*ast.File // the loaded files by name
+	// coarse are the regions timed whole with nothing timed inside
+	// (region.go), by node ID.
+	coarse map[string]bool
 }
 
 // funcCtx is the function whose statements are being instrumented.
@@ -95,18 +109,33 @@ type funcCtx struct {
 	vars      []string // probe variables to declare
 	usedSegs  bool
 	usedCalls bool // __lc, the clock of calls timed at their sites (callsite.go)
+	// region is the innermost region being instrumented (-1: none);
+	// timed holds the regions that have fragments; tokens are the
+	// loop regions' entry variables (region.go).
+	region int32
+	timed  map[int32]bool
+	tokens []string
+	// coarse counts the coarse regions being instrumented: inside them
+	// only opaque decisions and the trip counts the model replays are
+	// recorded.
+	coarse int
 }
 
 // Instrument plans probes for every function of the prepared program
 // (reduced: it follows the loop plan and the opaque decisions) and
 // returns the instrumented sources.
-func Instrument(p *reduce.Prepared) (*Plan, error) {
+func Instrument(p *reduce.Prepared) (*Plan, error) { return instrument(p, nil) }
+
+// instrument is Instrument with the regions to time coarsely (region.go):
+// by the IDs of their nodes (a loop, or a function's root).
+func instrument(p *reduce.Prepared, coarse map[string]bool) (*Plan, error) {
 	l, prog, ssaOf := p.Loaded, p.Model, p.SSA
 	in := &instrumenter{l: l, fset: l.Prog.Fset, loops: p.Report.Plan, plan: &Plan{Overlay: map[string][]byte{}}, edits: map[string][]edit{},
-		versions: map[string][]version{}, now: "__probe.Now()"}
+		versions: map[string][]version{}, now: "__probe.Now()", coarse: coarse}
 	if in.plan.Threads = usesThreads(prog); in.plan.Threads {
 		in.now = "__probe.NowThread()"
 	}
+	in.plan.Regions = !in.plan.Threads && !spawns(prog)
 	files := map[string]*ast.File{}
 	for _, p := range l.Packages {
 		for _, f := range pkgFiles(l, p) {
@@ -139,11 +168,17 @@ func Instrument(p *reduce.Prepared) (*Plan, error) {
 			continue // not a source file of the module (generated wrappers)
 		}
 		fc := in.newFuncCtx(f, fn, file)
+		fnRegion := in.enterFuncRegion(f, fn, body, fc, prog)
 		in.stmts(body.List, fc)
 		if len(fc.vars) > 0 {
 			decl := fmt.Sprintf(" var %s int64; _ = %s;", strings.Join(fc.vars, ", "), strings.Join(fc.vars, "+"))
 			in.insert(file, body.Lbrace+1, decl)
 		}
+		if len(fc.tokens) > 0 {
+			decl := fmt.Sprintf(" var %s __probe.Token; _ = []__probe.Token{%s};", strings.Join(fc.tokens, ", "), strings.Join(fc.tokens, ", "))
+			in.insert(file, body.Lbrace+1, decl)
+		}
+		in.exitFuncRegion(fnRegion, body, fc)
 	}
 	if len(in.plan.Fragments) == 0 {
 		return in.plan, nil
@@ -207,7 +242,7 @@ func pkgFiles(l *modelgen.Loaded, p *ssa.Package) []*ast.File {
 
 func (in *instrumenter) newFuncCtx(f *model.Function, fn *ssa.Function, file string) *funcCtx {
 	fc := &funcCtx{f: f, fn: fn, file: file, calls: map[token.Pos]bool{}, loops: map[model.Pos][]*model.Node{},
-		condOf: map[*model.Node]*model.Node{}}
+		condOf: map[*model.Node]*model.Node{}, region: -1, timed: map[int32]bool{}}
 	var walk func(n *model.Node)
 	walk = func(n *model.Node) {
 		if n == nil {
@@ -315,15 +350,19 @@ func (in *instrumenter) control(s ast.Stmt, fc *funcCtx) {
 		if in.loopFragment(st, st.Body, fc) {
 			return
 		}
+		r := in.enterLoopRegion(st, st.Body, fc)
 		if st.Cond != nil {
 			in.branch(st.Cond, fc)
 		}
 		in.stmts(st.Body.List, fc)
+		in.exitLoopRegion(r, st, st.Body, fc)
 	case *ast.RangeStmt:
 		if in.loopFragment(st, st.Body, fc) {
 			return
 		}
+		r := in.enterLoopRegion(st, st.Body, fc)
 		in.stmts(st.Body.List, fc)
+		in.exitLoopRegion(r, st, st.Body, fc)
 	case *ast.IfStmt:
 		in.branch(st.Cond, fc)
 		in.stmts(st.Body.List, fc)
@@ -352,6 +391,9 @@ func (in *instrumenter) control(s ast.Stmt, fc *funcCtx) {
 
 // segment instruments a run of simple statements.
 func (in *instrumenter) segment(run []ast.Stmt, fc *funcCtx) {
+	if fc.coarse > 0 {
+		return
+	}
 	rng := in.rangeOf(run[0].Pos(), run[len(run)-1].End())
 	covers := in.covered(rng, fc)
 	if len(covers) == 0 {
@@ -398,7 +440,10 @@ func (in *instrumenter) covered(rng model.Range, fc *funcCtx) []string {
 
 func (in *instrumenter) fragment(kind profile.FragmentKind, fc *funcCtx, node string, covers []string, rng model.Range) int32 {
 	id := int32(len(in.plan.Fragments))
-	in.plan.Fragments = append(in.plan.Fragments, Fragment{ID: id, Kind: kind, Func: fc.f.ID, Node: node, Covers: covers, Pos: rng})
+	in.plan.Fragments = append(in.plan.Fragments, Fragment{ID: id, Kind: kind, Func: fc.f.ID, Node: node, Covers: covers, Pos: rng, Parent: fc.region})
+	if kind == profile.FragSegment || kind == profile.FragLoop {
+		fc.timed[fc.region] = true
+	}
 	return id
 }
 

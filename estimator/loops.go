@@ -29,8 +29,8 @@ import (
 // loop as the plain build does.
 func (in *instrumenter) loopFragment(s ast.Stmt, body *ast.BlockStmt, fc *funcCtx) bool {
 	node := in.wholeLoop(s, fc)
-	if node == nil {
-		return false
+	if node == nil || (fc.coarse > 0 && !opaqueBound(node)) {
+		return false // inside a coarse region only replayed trip counts are recorded
 	}
 	rng := in.rangeOf(s.Pos(), s.End())
 	id, ok := in.callLoops[node] // registered for the timing at call sites
@@ -38,6 +38,9 @@ func (in *instrumenter) loopFragment(s ast.Stmt, body *ast.BlockStmt, fc *funcCt
 		id = in.fragment(profile.FragLoop, fc, node.ID, in.covered(rng, fc), rng)
 	}
 	record := "Loop"
+	if ok {
+		record = loopRecord(in.plan.Regions) // the clone's loop, timed in the regions of the call sites
+	}
 	if opaqueBound(node) {
 		record = "LoopRanked" // the interpreter replays its trip counts per rank
 	}

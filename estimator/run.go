@@ -37,15 +37,19 @@ type Config struct {
 	// alternately (default 1): the fastest run of each is kept, the
 	// others having been slowed down by the machine's other load.
 	Repeat int
-	Work   string    // directory for builds and raw data ("" is a temporary one)
-	Log    io.Writer // progress messages, or nil
+	// Fine keeps every fragment: no pilot run, no region timed whole
+	// because its probes cost as much as it does (region.go). The
+	// fragments of such regions then read slow or zero.
+	Fine bool
+	Work string    // directory for builds and raw data ("" is a temporary one)
+	Log  io.Writer // progress messages, or nil
 }
 
 // PassVersion changes when the timing pass measures other fragments or
 // decisions for the same sources (a change of the model or of the
 // instrumentation): cached profiles of an older pass are measured again
 // (part of the key of [profile.Key]).
-const PassVersion = 2
+const PassVersion = 3
 
 // Remeasuring a disturbed measurement (profile.File.Disturbance).
 const (
@@ -126,6 +130,34 @@ func Run(cfg Config) (*profile.File, error) {
 	}); err != nil {
 		return nil, err
 	}
+	if plan.Regions && !cfg.Fine {
+		// A pilot run with probes finds the regions cheaper than their
+		// probes: the program is instrumented again with those timed
+		// whole (region.go).
+		var pr *probe.Raw
+		if err := Step(cfg.Log, fmt.Sprintf("running at np=%d with probes (pilot)", cfg.NP), func() error {
+			rawPath := filepath.Join(work, "pilot.json")
+			if _, err := run(instr, cfg.NP, cfg.Args, []string{probe.OutEnv + "=" + rawPath}, cfg.Timeout); err != nil {
+				return err
+			}
+			var err error
+			pr, err = readRaw(rawPath)
+			return err
+		}); err != nil {
+			return nil, err
+		}
+		if coarse := coarseRegions(plan, pr); len(coarse) > 0 {
+			logf("%d regions take less than %v per execution with their probes: timed whole", len(coarse), time.Duration(coarseNS(pr.Overhead)))
+			if plan, err = instrument(prep, coarse); err != nil {
+				return nil, err
+			}
+			if err := Step(cfg.Log, "  building the instrumented program again", func() error {
+				return build(l, pattern, work, instrumentedName, instr, plan.Overlay)
+			}); err != nil {
+				return nil, err
+			}
+		}
+	}
 	var (
 		base, probed runResult
 		baseRun      runclock.Times
@@ -144,6 +176,7 @@ func Run(cfg Config) (*profile.File, error) {
 		if baseRun.CPUNS > 0 {
 			p.PlainRunCPUPS = baseRun.CPUNS * 1000
 		}
+		p.PlainComputePS = baseRun.ComputeNS * 1000
 		if base.others >= 0 && probed.others >= 0 {
 			p.OtherCores, p.CPUs = max(base.others, probed.others), runtime.NumCPU()
 		}

@@ -190,7 +190,9 @@ func TestLoopForms(t *testing.T) {
 			t.Errorf("resumed: resumes %v, innermost %v: want a resumed perfect nest", f.Resumes, f.Innermost)
 		}
 	}
-	p := profileOf(t, "estimator/testdata/loops", 1)
+	// Fine: its loops, a few iterations each, are cheaper than their
+	// probes, and coarse regions would time them with their callers.
+	p := profileWith(t, Config{Dir: "..", Pattern: "./estimator/testdata/loops", NP: 1, Fine: true})
 	seen := map[string]bool{}
 	for _, l := range p.Loops {
 		name := strings.SplitN(l.Node, "/", 2)[0]
@@ -291,7 +293,13 @@ func TestOutlinedRun(t *testing.T) {
 // root) at np ranks with args, failing the test on an error.
 func profileOf(t *testing.T, dir string, np int, args ...string) *profile.File {
 	t.Helper()
-	p, err := Run(Config{Dir: "..", Pattern: "./" + dir, NP: np, Args: args})
+	return profileWith(t, Config{Dir: "..", Pattern: "./" + dir, NP: np, Args: args})
+}
+
+// profileWith profiles as cfg says.
+func profileWith(t *testing.T, cfg Config) *profile.File {
+	t.Helper()
+	p, err := Run(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

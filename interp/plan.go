@@ -26,6 +26,7 @@ func (cp *Compiled) plan() error {
 	leaves := map[string]*model.Node{}
 	loopNodes := map[string]*model.Node{}
 	fnOfNode := map[string]*ssa.Function{}
+	fnOfRoot := map[string]*ssa.Function{} // by the ID of a function's root node
 	tests := map[*ssa.BasicBlock]*model.Node{}
 	condRoot := map[*model.Node]*model.Node{}
 	negated := map[*model.Node]bool{} // a test under an odd number of nots of its root
@@ -35,6 +36,9 @@ func (cp *Compiled) plan() error {
 			continue
 		}
 		c.models[fn] = mf
+		if mf.Tree != nil {
+			fnOfRoot[mf.Tree.ID] = fn
+		}
 		for _, tree := range []*model.Node{mf.Tree, mf.Recover} {
 			model.Walk(tree, func(n *model.Node) bool {
 				if n.Cond != nil {
@@ -84,6 +88,10 @@ func (cp *Compiled) plan() error {
 				cp.frags = append(cp.frags, f)
 				c.charges[instr] = append(c.charges[instr], f)
 				cp.planAllocUnits(c, fn, n, f)
+			case profile.FragRegion:
+				if err := cp.planRegion(c, f, fnOfRoot[fs.Node], loopNodes[fs.Node]); err != nil {
+					return err
+				}
 			case profile.FragLoop:
 				n := loopNodes[fs.Node]
 				ls := loopStats[fs.Node]
@@ -338,4 +346,26 @@ func (c *compiler) entryOps(cf *function, blocks map[int]bool, vs ...ssa.Value) 
 		visit(v)
 	}
 	return ops
+}
+
+// planRegion charges the time of a region (profile.FragRegion) that its
+// fragments leave: per call at the entry of a function (fn), per iteration
+// at the start of an iterated loop's iteration (loop).
+func (cp *Compiled) planRegion(c *compiler, f *fragment, fn *ssa.Function, loop *model.Node) error {
+	var at ssa.Instruction
+	switch {
+	case fn != nil && len(fn.Blocks) > 0:
+		at = firstNonPhi(fn.Blocks[0], 0)
+	case loop != nil:
+		if pl := cp.prog.Report.Plan.Loop(loop); pl != nil && pl.Verdict == reduce.Iterate {
+			at = pl.IterStart
+		}
+	}
+	if at == nil {
+		// Never drop measured time silently.
+		return fmt.Errorf("%s: the profile has the time of this region (%d ps per execution) but the model has no place to charge it: the profile does not match this version of predict; measure it again", f.pos, f.mean)
+	}
+	cp.frags = append(cp.frags, f)
+	c.charges[at] = append(c.charges[at], f)
+	return nil
 }

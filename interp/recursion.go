@@ -1,8 +1,10 @@
 // This file defines how the interpreter finds and reports recursive calls.
-// The timing pass times a function's fragments, not its calls: the work of
-// a recursive function outside the fragments it measures (calls, small
-// blocks it does not time alone) is in no fragment, so until recursive
-// calls are timed inclusively the prediction leaves it out, and says so.
+// A profile with regions (estimator/region.go) charges every call of a
+// function measured inside its time outside its fragments, and the time
+// of a function not measured inside to its caller's region. Without them
+// (a program that runs threads or goroutines, a profile of an earlier
+// version) the work of a recursive function outside its fragments is in
+// no fragment: the prediction leaves it out, and says so.
 
 package interp
 
@@ -119,8 +121,13 @@ func (c *compiler) recursive(call *ssa.Call) *recursion {
 }
 
 // recursionLimits says, for each recursive function whose recursive calls
-// ran, that their time is not in the prediction.
+// ran, that their time is not in the prediction: unless the profile has
+// regions, whose time is charged per call (a recursive function measured
+// inside is a region; one that is not is in its caller's region).
 func (w *World) recursionLimits() []string {
+	if w.prof != nil && w.prof.Regions {
+		return nil
+	}
 	var out []string
 	for _, r := range w.recursions {
 		if r.calls == 0 {

@@ -34,6 +34,9 @@ const (
 // iteration a sampled-iteration probe, spread over the ranks that run at
 // the same time.
 func (p *File) ProbeCostPS() int64 {
+	if p.ProbesPS > 0 {
+		return p.ProbesPS / int64(max(p.NP, 1))
+	}
 	var cost float64
 	for _, f := range p.Fragments {
 		cost += float64(f.Executions) * float64(p.Overhead.SegPS)

@@ -32,6 +32,11 @@ const (
 	FragSegment FragmentKind = "seg"    // straight-line statements between control points
 	FragLoop    FragmentKind = "loop"   // a whole loop statement (a collapse candidate nest)
 	FragBranch  FragmentKind = "branch" // an opaque decision: its outcomes per rank
+	// FragRegion is a function body or a loop the timing pass measured
+	// inside: its time that no fragment inside it measured (loop control,
+	// conditions, small calls), per entry of a function (Node is its
+	// root) or per iteration of a loop (Node is the loop).
+	FragRegion FragmentKind = "region"
 )
 
 // File is the result of a timing pass. Times are picoseconds.
@@ -67,7 +72,20 @@ type File struct {
 	PlainRunCPUPS int64 `json:"plain_run_cpu_ps,omitempty"`
 
 	MeasuredPS int64 `json:"measured_ps"` // sum of the compensated fragment times
-	CommPS     int64 `json:"comm_ps"`     // time spent inside commlib calls (not compute), summed over ranks
+	// PlainComputePS is the plain run's time outside commlib, summed over
+	// the ranks (each from its start to its end). Where the fragments
+	// account for every nanosecond (Regions), their times are scaled by
+	// Scale so that they sum to it: the plain run is the measurement, the
+	// probes only share it out (what is left of their cost after
+	// compensation and what they perturb is spread evenly). Scale is 0
+	// where nothing was scaled.
+	PlainComputePS int64   `json:"plain_compute_ps,omitempty"`
+	Regions        bool    `json:"regions,omitempty"`
+	Scale          float64 `json:"scale,omitempty"`
+	// ProbesPS is what the probes of the instrumented run cost in all,
+	// as the calibration says (File.ProbeCostPS).
+	ProbesPS int64 `json:"probes_ps,omitempty"`
+	CommPS   int64 `json:"comm_ps"` // time spent inside commlib calls (not compute), summed over ranks
 	// ErrorRel is the program-level bound: the time-weighted mean of the
 	// fragments' relative error bounds.
 	ErrorRel float64 `json:"error_rel"`

@@ -39,6 +39,13 @@ func (p *File) WriteSummary(w io.Writer, top int) error {
 		fmt.Fprintf(&b, "measured: %v in %d fragments and %v inside commlib (together %.1f%% of the plain run's time × np); program-level error bound ±%.2f%%\n",
 			trace.Time(p.MeasuredPS), len(p.Fragments), trace.Time(p.CommPS), 100*p.Coverage(), 100*p.ErrorRel)
 	}
+	if p.Regions {
+		fmt.Fprintf(&b, "regions: the functions and iterated loops measured inside are timed whole too, so no time goes unmeasured")
+		if p.Scale > 0 {
+			fmt.Fprintf(&b, "; fragment times scaled by %.3f to the run without probes (%v outside commlib, all ranks)", p.Scale, trace.Time(p.PlainComputePS))
+		}
+		b.WriteString("\n")
+	}
 	for _, w := range p.Warnings {
 		fmt.Fprintf(&b, "WARNING: %s\n", w)
 	}

@@ -47,9 +47,9 @@ func (p *File) Validate() error {
 		at := fmt.Sprintf("fragments[%d].", i)
 		v.node(at, f.Node)
 		switch f.Kind {
-		case FragSegment, FragLoop, FragBranch:
+		case FragSegment, FragLoop, FragBranch, FragRegion:
 		default:
-			v.errorf(at+"kind", "%q: want seg, loop or branch", f.Kind)
+			v.errorf(at+"kind", "%q: want seg, loop, branch or region", f.Kind)
 		}
 		v.count(at+"executions", f.Executions)
 		v.times(at, map[string]int64{"mean_ps": f.MeanPS, "sd_ps": f.SDPS, "min_ps": f.MinPS, "max_ps": f.MaxPS, "error_ps": f.ErrorPS})

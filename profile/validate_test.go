@@ -42,7 +42,7 @@ func TestValidate(t *testing.T) {
 		{func(p *File) { p.Fragments[0].MeanPS = -7 }, "fragments[0].mean_ps: -7: want a time of at least 0 ps"},
 		{func(p *File) { p.Fragments[0].MeanPS = MaxTime + 1 }, "fragments[0].mean_ps: 1000000000000000001 ps"},
 		{func(p *File) { p.Fragments[0].Executions = -1 }, "fragments[0].executions: -1: want a count of at least 0"},
-		{func(p *File) { p.Fragments[0].Kind = "blob" }, `fragments[0].kind: "blob": want seg, loop or branch`},
+		{func(p *File) { p.Fragments[0].Kind = "blob" }, `fragments[0].kind: "blob": want seg, loop, branch or region`},
 		{func(p *File) { p.Fragments[0].Node = "" }, "fragments[0].node: missing"},
 		{func(p *File) { p.Fragments[0].ErrorRel = -0.5 }, "fragments[0].error_rel: -0.5: want a finite number"},
 		{func(p *File) { p.ErrorRel = posInf() }, "error_rel: +Inf: want a finite number"},

@@ -22,6 +22,7 @@ func newProfileCmd() *cobra.Command {
 		timeout time.Duration
 		tags    []string
 		top     int
+		fine    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "profile PKG [-- PROGRAM ARGS...]",
@@ -34,7 +35,14 @@ profile: per fragment (straight-line code between control points, loops timed
 whole) the executions, mean, standard deviation and extremes with the probe cost
 subtracted, and the error bound of the mean; per loop its trip counts and
 balance; per opaque decision its outcomes per rank. The profile is keyed by the
-model's node IDs and the content hash of the sources.`,
+model's node IDs and the content hash of the sources.
+
+Every function and iterated loop measured inside is also timed whole (a
+region), so that the time between fragments (loop control, conditions, small
+calls) is measured too and charged per call or per iteration. A pilot run with
+probes finds the regions that take less than 40 probe pairs per execution: they
+are timed whole with nothing timed inside (--fine keeps their fragments). The
+fragment times are then scaled to the plain run's time outside commlib.`,
 		Example: `  predict profile ./testprogs/stencil -np 1 -o stencil.profile.json -- -class W`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 || cmd.ArgsLenAtDash() == 0 {
@@ -69,7 +77,7 @@ model's node IDs and the content hash of the sources.`,
 				return usagef(cmd, "program arguments at -np %d: %v", np, err)
 			}
 			p, err := estimator.Run(estimator.Config{Pattern: args[0], Tags: tags, NP: np, Args: progArgs,
-				Alpha: alpha, Timeout: timeout, Log: cmd.ErrOrStderr()})
+				Alpha: alpha, Timeout: timeout, Fine: fine, Log: cmd.ErrOrStderr()})
 			if err != nil {
 				return err
 			}
@@ -92,5 +100,6 @@ model's node IDs and the content hash of the sources.`,
 	flags.DurationVar(&timeout, "timeout", 10*time.Minute, "stop a run that takes longer than `DURATION`")
 	flags.StringSliceVar(&tags, "tags", nil, "build `TAGS` (comma-separated), as for go build")
 	flags.IntVar(&top, "top", 15, "print the `N` fragments that take most time")
+	flags.BoolVar(&fine, "fine", false, "time every fragment, even in regions cheaper than their probes (no pilot run)")
 	return cmd
 }

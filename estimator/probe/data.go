@@ -14,7 +14,7 @@ import (
 )
 
 // RawVersion is the version of the raw data format.
-const RawVersion = 5
+const RawVersion = 6
 
 // OutEnv is the environment variable naming the file the data is written
 // to.
@@ -58,6 +58,13 @@ type RawOverhead struct {
 	// PairNS is the whole cost of a Now/Seg pair (the bias plus the part
 	// outside the measured interval): the slowdown per segment executed.
 	PairNS float64 `json:"pair_ns"`
+	// RegionInNS is what an entry of an empty region records (the part
+	// of its RegionStart/Region pair inside its interval); RegionOutNS
+	// the rest of the pair's cost, which the region around it sees.
+	RegionInNS  float64 `json:"region_in_ns,omitempty"`
+	RegionOutNS float64 `json:"region_out_ns,omitempty"`
+	// BranchNS is the cost of recording an opaque decision's outcome.
+	BranchNS float64 `json:"branch_ns,omitempty"`
 }
 
 // RawFragment are the statistics of one fragment. Seg and loop fragments
@@ -66,7 +73,7 @@ type RawOverhead struct {
 // the number of outcomes).
 type RawFragment struct {
 	ID      int32   `json:"id"`
-	Kind    string  `json:"kind"` // "seg", "loop" or "branch"
+	Kind    string  `json:"kind"` // "seg", "loop", "branch" or "region"
 	Count   int64   `json:"count"`
 	SumNS   int64   `json:"sum_ns"`
 	SumSqNS float64 `json:"sum_sq_ns"` // Σ d², summed exactly, rounded once
@@ -93,6 +100,13 @@ type RawFragment struct {
 	// RankTrips are, for loops with an opaque bound, each rank's sequence
 	// of trip counts.
 	RankTrips []RawRankTrips `json:"rank_trips,omitempty"`
+	// Iterations are a loop region's iterations (Kind "region": Count is
+	// its entries, the durations their times less what was timed apart
+	// inside them).
+	Iterations int64 `json:"iterations,omitempty"`
+	// InclNS is a region's entries' times with all that ran inside them,
+	// probes included.
+	InclNS int64 `json:"incl_ns,omitempty"`
 }
 
 // RawRankTrips is one rank's sequence of trip counts of a loop.
@@ -218,6 +232,9 @@ func (f *frag) raw(id int32) (RawFragment, bool) {
 		}
 	}
 
+	if f.region.Load() {
+		rf.Kind, rf.Iterations, rf.InclNS = "region", f.iters.Load(), f.incl.Load()
+	}
 	rf.SampledEntries = f.sampled.Load()
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -239,14 +256,21 @@ func (f *frag) raw(id int32) (RawFragment, bool) {
 	for len(rf.IterSamples) > 0 && rf.IterSamples[len(rf.IterSamples)-1] == nil {
 		rf.IterSamples = rf.IterSamples[:len(rf.IterSamples)-1]
 	}
-	for i, b := range f.branches {
-		if b == nil {
+	var branches []*branchRec
+	if bs := f.branches.Load(); bs != nil {
+		branches = *bs
+	}
+	for i, b := range branches {
+		b.mu.Lock()
+		if b.trueN+b.falseN == 0 {
+			b.mu.Unlock()
 			continue
 		}
 		rf.Kind = "branch"
 		rf.Count += b.trueN + b.falseN
 		rf.Branches = append(rf.Branches, RawBranch{Rank: i - 1, True: b.trueN, False: b.falseN,
 			Runs: slices.Clone(b.runs), Truncated: b.truncated})
+		b.mu.Unlock()
 	}
 	for i, t := range f.ranked {
 		if t != nil {

@@ -10,6 +10,7 @@ import (
 
 var (
 	overheadOnce sync.Once
+	overheadMu   sync.Mutex // guards overhead's region costs, measured again by rankStart
 	overhead     RawOverhead
 )
 
@@ -26,6 +27,8 @@ const (
 // medians of calRounds rounds): see RawOverhead.
 func Overhead() RawOverhead {
 	overheadOnce.Do(calibrate)
+	overheadMu.Lock()
+	defer overheadMu.Unlock()
 	return overhead
 }
 
@@ -40,7 +43,7 @@ func calibrate() {
 	for i := range arr {
 		arr[i] = int64(i) * 7
 	}
-	var segs, pairs, iters, counters, tests, sampleds []float64
+	var segs, pairs, iters, counters, tests, sampleds, branches []float64
 	for r := range calRounds + 1 {
 		cal.reset()
 		t0 := clock()
@@ -69,9 +72,14 @@ func calibrate() {
 		calSink += testLoop(arr, calLoopReps)
 		tested := clock() - t0
 
+		t0 = clock()
+		branchCalls(calIterReps)
+		branch := float64(clock()-t0-empty) / calIterReps
+
 		if r == 0 {
 			continue // warming up
 		}
+		branches = append(branches, branch)
 		segs = append(segs, float64(sum)/float64(n))
 		pairs = append(pairs, pair)
 		iters = append(iters, iter)
@@ -87,6 +95,11 @@ func calibrate() {
 		TestNS:    max(0, median(tests)),
 		SampledNS: max(0, median(sampleds)),
 		PairNS:    median(pairs),
+		BranchNS:  max(0, median(branches)),
+	}
+	if !threadClock {
+		// Regions are wall-clock only (region.go).
+		overhead.RegionInNS, overhead.RegionOutNS = calibrateRegions()
 	}
 }
 
@@ -142,6 +155,89 @@ func segPairs(n int) {
 		t := Now()
 		Seg(calibrationID, t)
 	}
+}
+
+// calibrateRegions measures what an entry of an empty region records and
+// the rest of its probes' cost, medians of calRounds rounds. The cost
+// depends on how the calling goroutine's rank is found (np = 1 or not),
+// so a run of several ranks measures it again in its first rank
+// (rankStart).
+func calibrateRegions() (in, out float64) {
+	cal := tab.Load().frags[0]
+	var ins, pairs []float64
+	for r := range calRounds + 1 {
+		cal.reset()
+		t0 := clock()
+		emptyCalls(calSegReps)
+		calls := clock() - t0
+		t0 = clock()
+		regionCalls(calSegReps)
+		pair := float64(clock()-t0-calls) / calSegReps
+		n, sum := cal.moments()
+		if r == 0 {
+			continue // warming up
+		}
+		ins = append(ins, float64(sum)/float64(max(n, 1)))
+		pairs = append(pairs, pair)
+	}
+	cal.reset()
+	in = max(0, median(ins))
+	regionOutNS.Store(int64(max(0, median(pairs)-in)))
+	return in, max(0, median(pairs)-in)
+}
+
+// calibrateBranch measures the cost of recording a decision's outcome,
+// the median of calRounds rounds.
+func calibrateBranch() float64 {
+	var xs []float64
+	for r := range calRounds + 1 {
+		t0 := clock()
+		emptyLoop(calIterReps)
+		empty := clock() - t0
+		t0 = clock()
+		branchCalls(calIterReps)
+		if r > 0 {
+			xs = append(xs, float64(clock()-t0-empty)/calIterReps)
+		}
+	}
+	return max(0, median(xs))
+}
+
+// emptyCalls and regionCalls call a function n times, without and with
+// the region its body gets (a deferred Region).
+//
+//go:noinline
+func emptyCalls(n int) {
+	for range n {
+		emptyFunc()
+	}
+}
+
+//go:noinline
+func regionCalls(n int) {
+	for range n {
+		regionFunc()
+	}
+}
+
+//go:noinline
+func emptyFunc() { calSink++ }
+
+//go:noinline
+func regionFunc() {
+	defer Region(calibrationID, RegionStart())
+	calSink++
+}
+
+//go:noinline
+func branchCalls(n int) {
+	var last int64
+	for i := range n {
+		if Branch(calibrationID, true) {
+			last += int64(i)
+		}
+	}
+	calSink += last
 }
 
 //go:noinline

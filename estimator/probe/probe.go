@@ -62,14 +62,17 @@ type frag struct {
 	mask  int
 
 	entries atomic.Int64 // entries of a loop seen by SampleEntry
+	region  atomic.Bool  // a region (region.go): its entries' times less what was timed apart inside
+	iters   atomic.Int64 // a loop region's iterations
+	incl    atomic.Int64 // a region's entries' times, ns, with all inside them
 	sampled atomic.Int64 // the entries it chose to sample
 
-	mu       sync.Mutex           // what follows
-	samples  [IterSamples][]int64 // per-iteration times by iteration index (1 to IterSamples), reservoirs
-	seen     [IterSamples]int64   // per-iteration times offered to each reservoir
-	rng      uint64               // the reservoirs' random choices
-	branches []*branchRec         // by rank+1
-	ranked   []*tripsRec          // by rank+1: trip counts of a loop with an opaque bound
+	mu       sync.Mutex                   // what follows
+	samples  [IterSamples][]int64         // per-iteration times by iteration index (1 to IterSamples), reservoirs
+	seen     [IterSamples]int64           // per-iteration times offered to each reservoir
+	rng      uint64                       // the reservoirs' random choices
+	branches atomic.Pointer[[]*branchRec] // by rank+1, copied on growth under mu; a record never moves
+	ranked   []*tripsRec                  // by rank+1: trip counts of a loop with an opaque bound
 	// sampledTrips are the trip counts of the entries that ran the
 	// sampled copy (trip count → entries, a few per loop: SampleEntry).
 	sampledTrips map[int64]int64
@@ -82,11 +85,42 @@ type tripsRec struct {
 	truncated bool
 }
 
-// branchRec is one rank's outcomes of a decision.
+// branchRec is one rank's outcomes of a decision. Each rank records into
+// its own, under its own lock: ranks deciding at the same time do not
+// wait for each other.
 type branchRec struct {
+	mu            sync.Mutex
 	trueN, falseN int64
 	runs          []RawRun
 	truncated     bool
+}
+
+// branchOf returns rank r's record of decision f.
+func (f *frag) branchOf(r int) *branchRec { return perRank(&f.branches, &f.mu, r) }
+
+// perRank returns rank r's element of a table indexed by rank+1, growing
+// it under mu: the table is copied when it grows, its elements never
+// move, and readers do not lock.
+func perRank[T any](tab *atomic.Pointer[[]*T], mu *sync.Mutex, r int) *T {
+	if xs := tab.Load(); xs != nil && r+1 < len(*xs) {
+		return (*xs)[r+1]
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var xs []*T
+	if p := tab.Load(); p != nil {
+		xs = *p
+	}
+	if r+1 < len(xs) {
+		return xs[r+1]
+	}
+	grown := make([]*T, r+2)
+	copy(grown, xs)
+	for i := len(xs); i < len(grown); i++ {
+		grown[i] = new(T)
+	}
+	tab.Store(&grown)
+	return grown[r+1]
 }
 
 // table is the fragment slots: slot 0 is the calibration fragment, slot
@@ -390,16 +424,8 @@ func Branch(id int32, cond bool) bool {
 	if np.Load() != 1 {
 		r = rankOf()
 	}
-	f := fragOf(id)
-	f.mu.Lock()
-	for len(f.branches) <= r+1 {
-		f.branches = append(f.branches, nil)
-	}
-	b := f.branches[r+1]
-	if b == nil {
-		b = &branchRec{}
-		f.branches[r+1] = b
-	}
+	b := fragOf(id).branchOf(r)
+	b.mu.Lock()
 	if cond {
 		b.trueN++
 	} else {
@@ -415,7 +441,7 @@ func Branch(id int32, cond bool) bool {
 			b.truncated = true
 		}
 	}
-	f.mu.Unlock()
+	b.mu.Unlock()
 	return cond
 }
 

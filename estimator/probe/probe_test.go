@@ -50,7 +50,11 @@ func forget(ids ...int32) {
 		f.entries.Store(0)
 		f.sampled.Store(0)
 		f.mu.Lock()
-		f.samples, f.seen, f.branches = [IterSamples][]int64{}, [IterSamples]int64{}, nil
+		f.samples, f.seen = [IterSamples][]int64{}, [IterSamples]int64{}
+		f.branches.Store(nil)
+		f.region.Store(false)
+		f.iters.Store(0)
+		f.incl.Store(0)
 		f.mu.Unlock()
 	}
 }

@@ -80,6 +80,15 @@ func rankStart(rank, n int) {
 		byG[g] = rank
 		gMu.Unlock()
 	}
+	if rank == 0 && n > 1 && !threadClock && declared.Load() {
+		// Regions and decisions find their rank by its label now: measure
+		// them again.
+		in, out := calibrateRegions()
+		branch := calibrateBranch()
+		overheadMu.Lock()
+		overhead.RegionInNS, overhead.RegionOutNS, overhead.BranchNS = in, out, branch
+		overheadMu.Unlock()
+	}
 }
 
 // rankEnd records the end of a rank: the run's span ends with its last
@@ -202,4 +211,5 @@ func callTime(rank int, d time.Duration) {
 	commMu.Lock()
 	commNS[rank] += int64(d)
 	commMu.Unlock()
+	addComm(rank, int64(d))
 }

@@ -37,6 +37,9 @@ const OutEnv = "PREDICT_RUN_OUT"
 type Times struct {
 	WallNS int64 `json:"wall_ns"`
 	CPUNS  int64 `json:"cpu_ns"` // -1 where the system does not report it
+	// ComputeNS is the ranks' time outside commlib, summed over the
+	// ranks: from each rank's start to its end, less its commlib calls.
+	ComputeNS int64 `json:"compute_ns,omitempty"`
 }
 
 var (
@@ -53,10 +56,19 @@ var (
 // Install makes the process write its runs' times (see the package
 // documentation). Calls after the first do nothing.
 func Install() {
-	install.Do(func() { commlib.AddHooks(commlib.Hooks{RankStart: rankStart, RankEnd: rankEnd, RunEnd: runEnd}) })
+	install.Do(func() {
+		commlib.AddHooks(commlib.Hooks{RankStart: rankStart, RankEnd: rankEnd, RunEnd: runEnd, CallTime: callTime})
+	})
 }
 
+// compute is the ranks' time outside commlib so far, ns: each rank's span
+// is added when it ends, and its commlib calls are taken off as they end.
+var compute atomic.Int64
+
+func callTime(rank int, d time.Duration) { compute.Add(-int64(d)) }
+
 func rankStart(rank, np int) {
+	compute.Add(-int64(time.Since(start)))
 	if t0.Load() != 0 {
 		return
 	}
@@ -73,6 +85,7 @@ func rankStart(rank, np int) {
 func rankEnd(int) {
 	c := cpuNS()
 	now := int64(time.Since(start)) + 1
+	compute.Add(now - 1)
 	endMu.Lock()
 	if now > t1 {
 		t1, cpu1 = now, c
@@ -100,7 +113,11 @@ func runEnd(err error) {
 	if path == "" {
 		return
 	}
-	if err := write(path, Times{WallNS: wall, CPUNS: cpu}); err != nil {
+	t := Times{WallNS: wall, CPUNS: cpu}
+	if err == nil {
+		t.ComputeNS = max(0, compute.Load())
+	}
+	if err := write(path, t); err != nil {
 		fmt.Fprintf(os.Stderr, "predict runclock: %v\n", err)
 	}
 }

@@ -1,0 +1,133 @@
+package estimator
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/predict-tools/predict/estimator/probe"
+	"github.com/predict-tools/predict/modelgen"
+	"github.com/predict-tools/predict/profile"
+	"github.com/predict-tools/predict/reduce"
+)
+
+// TestRegionTimes checks by hand what a region is charged: its entries'
+// times (less what the probes took off as it ran) less its own
+// fragments, with the part of their probes outside them, its decisions'
+// records, its own probes and iteration counter.
+func TestRegionTimes(t *testing.T) {
+	plan := &Plan{Regions: true, Fragments: []Fragment{
+		{ID: 0, Kind: profile.FragRegion, Node: "f", Parent: -1},
+		{ID: 1, Kind: profile.FragRegion, Node: "f/loop@+1:1", Parent: 0},
+		{ID: 2, Kind: profile.FragSegment, Node: "f/a", Parent: 1},
+		{ID: 3, Kind: profile.FragBranch, Node: "f/b", Parent: 1},
+		{ID: 4, Kind: profile.FragLoop, Node: "g/loop@+1:1", Parent: 1, Apart: true}, // accounted as it ran
+		{ID: 5, Kind: profile.FragSegment, Node: "f/c", Parent: 0},
+	}}
+	ov := probe.RawOverhead{SegNS: 20, PairNS: 30, BranchNS: 4, RegionInNS: 10, RegionOutNS: 15, CounterNS: 0.5}
+	raw := &probe.Raw{Overhead: ov, Fragments: []probe.RawFragment{
+		// The function: 2 calls of 10 µs each after what ran apart.
+		{ID: 0, Kind: "region", Count: 2, SumNS: 20_000, SumSqNS: 2 * 1e8, MinNS: 10_000, MaxNS: 10_000, InclNS: 50_000},
+		// The loop: 4 entries, 1000 iterations, 30 µs in all.
+		{ID: 1, Kind: "region", Count: 4, SumNS: 50_000, SumSqNS: 4 * 12500 * 12500, MinNS: 12500, MaxNS: 12500, Iterations: 1000, InclNS: 60_000},
+		{ID: 2, Kind: "seg", Count: 1000, SumNS: 25_000},
+		{ID: 3, Kind: "branch", Count: 1000},
+		{ID: 4, Kind: "loop", Count: 10, SumNS: 1e6},
+		{ID: 5, Kind: "seg", Count: 2, SumNS: 1000},
+	}}
+	got := map[string]profile.FragmentStats{}
+	for _, fs := range regions(plan, raw) {
+		got[fs.Node] = fs
+	}
+	// The loop: 50000 − (25000 + 1000·(30−20)) − 1000·4 − 4·10 − 1000·0.5
+	// = 10460 ns in 1000 iterations.
+	if l := got["f/loop@+1:1"]; l.Executions != 1000 || math.Abs(float64(l.MeanPS)-10460) > 1 {
+		t.Errorf("loop region: %d executions of %d ps, want 1000 of 10460", l.Executions, l.MeanPS)
+	}
+	// The function: 20000 − (1000 + 2·10) − 2·10 = 18960 ns in 2 calls.
+	if f := got["f"]; f.Executions != 2 || math.Abs(float64(f.MeanPS)-9_480_000) > 1 {
+		t.Errorf("function region: %d executions of %d ps, want 2 of 9480000", f.Executions, f.MeanPS)
+	}
+	// Coarse: the loop took 60 ns an iteration with its probes, under
+	// 40 probe pairs (1.2 µs); the function 25 µs a call.
+	coarse := coarseRegions(plan, raw)
+	if !coarse["f/loop@+1:1"] || coarse["f"] || len(coarse) != 1 {
+		t.Errorf("coarse regions %v, want the loop only", coarse)
+	}
+}
+
+// TestScaleToPlain: the fragments are scaled to the plain run's compute,
+// within bounds, and refused loudly beyond them.
+func TestScaleToPlain(t *testing.T) {
+	p := &profile.File{PlainComputePS: 900, MeasuredPS: 1000,
+		Fragments: []profile.FragmentStats{{Executions: 10, MeanPS: 60, ErrorPS: 10}, {Executions: 1, MeanPS: 400}},
+		Loops:     []profile.LoopStats{{PerIterPS: 100}}}
+	scaleToPlain(p, 0.9)
+	if p.Scale != 0.9 || p.Fragments[0].MeanPS != 54 || p.Fragments[0].ErrorPS != 9 || p.Fragments[1].MeanPS != 360 || p.Loops[0].PerIterPS != 90 || p.MeasuredPS != 900 {
+		t.Errorf("scaled: %+v", p)
+	}
+	q := &profile.File{PlainComputePS: 300, MeasuredPS: 1000, Fragments: []profile.FragmentStats{{Executions: 1, MeanPS: 1000}}}
+	scaleToPlain(q, 0.3)
+	if q.Scale != 0 || q.Fragments[0].MeanPS != 1000 || len(q.Warnings) != 1 || !strings.Contains(q.Warnings[0], "too far apart") {
+		t.Errorf("a scale of 0.3 was applied or not said: %+v", q)
+	}
+}
+
+// TestRegionsInstrumented: a function with fragments is a region (a
+// deferred Region), an iterated loop measured inside one too; made
+// coarse, the loop keeps its region and decisions and loses the
+// fragments inside it.
+func TestRegionsInstrumented(t *testing.T) {
+	prep, err := reduce.Prepare(modelgen.Config{Dir: "..", Pattern: "./testprogs/corpus/cellcheck"}, reduce.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Instrument(prep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	life := overlayOf(t, p, "testprogs/corpus/cellcheck/life.go")
+	step := funcText(t, life, "func (b *block) step(")
+	if !strings.Contains(step, "defer __probe.Region(") || !strings.Contains(step, "__probe.RegionLoop(") || !strings.Contains(step, "__probe.Seg(") {
+		t.Errorf("step is not a region with a loop region and segments:\n%s", step)
+	}
+	var loop string
+	for _, f := range p.Fragments {
+		if f.Kind == profile.FragRegion && f.Parent >= 0 && strings.HasPrefix(f.Node, "(*block).step/") && strings.Contains(f.Pos.String(), "life.go:109") {
+			loop = f.Node
+		}
+	}
+	if loop == "" {
+		t.Fatalf("no region for step's loop over a row's cells")
+	}
+	p, err = instrument(prep, map[string]bool{loop: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step = funcText(t, overlayOf(t, p, "testprogs/corpus/cellcheck/life.go"), "func (b *block) step(")
+	inner := step[strings.Index(step, "for j, cur := range src"):]
+	inner = inner[:strings.Index(inner, "__probe.RegionLoop(")]
+	if strings.Contains(inner, "__probe.Seg(") || !strings.Contains(inner, "__probe.Branch(") {
+		t.Errorf("the coarse loop keeps segments or loses its decisions:\n%s", inner)
+	}
+}
+
+func overlayOf(t *testing.T, p *Plan, suffix string) string {
+	t.Helper()
+	for path, b := range p.Overlay {
+		if strings.HasSuffix(path, suffix) {
+			return string(b)
+		}
+	}
+	t.Fatalf("%s not instrumented", suffix)
+	return ""
+}
+
+func funcText(t *testing.T, src, decl string) string {
+	t.Helper()
+	i := strings.Index(src, decl)
+	if i < 0 {
+		t.Fatalf("%s not found", decl)
+	}
+	return src[i : i+strings.Index(src[i:], "\n}")]
+}
