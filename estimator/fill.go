@@ -120,9 +120,6 @@ func fill(p *profile.File, plan *Plan, raw *probe.Raw) {
 	p.Regions = plan.Regions
 	p.ProbesPS = ps(probeCost(plan, raw))
 	p.MeasuredPS = int64(total)
-	if plan.Regions && p.PlainComputePS > 0 && total > 0 {
-		scaleToPlain(p, float64(p.PlainComputePS)/total)
-	}
 	for _, ns := range raw.CommNS {
 		p.CommPS += ns * 1000
 	}

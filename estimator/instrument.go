@@ -361,6 +361,7 @@ func (in *instrumenter) control(s ast.Stmt, fc *funcCtx) {
 			return
 		}
 		r := in.enterLoopRegion(st, st.Body, fc)
+		in.rangeExit(st, fc)
 		in.stmts(st.Body.List, fc)
 		in.exitLoopRegion(r, st, st.Body, fc)
 	case *ast.IfStmt:
@@ -425,6 +426,72 @@ func (in *instrumenter) branch(cond ast.Expr, fc *funcCtx) {
 		in.insert(fc.file, cond.End(), ")")
 		return
 	}
+}
+
+// rangeExit records the outcomes of a range loop's exit test when the
+// model says it is opaque (the length of what it ranges over is data the
+// model does not compute): the test has no expression to wrap, so the
+// iterations of each entry are counted and recorded as that many true
+// outcomes and a false one (probe.BranchRun). A loop that may end other
+// than by its test (break, return, goto, labeled jumps) is left alone: its
+// count would not say how its test went.
+func (in *instrumenter) rangeExit(s *ast.RangeStmt, fc *funcCtx) {
+	var node *model.Node
+	for _, n := range fc.loops[in.pos(s.Pos())] {
+		if n.Pos.End == in.pos(s.End()-1) {
+			node = n
+		}
+	}
+	if node == nil || node.Loop == nil || leavesEarly(s.Body) || breaks(s.Body) {
+		return
+	}
+	var test *model.Node
+	for _, root := range []*model.Node{node.Cond, node.Loop.Header} {
+		model.Walk(root, func(n *model.Node) bool {
+			if n.Kind == model.KindTest && n.Opaque != "" && test == nil {
+				test = n
+			}
+			return test == nil
+		})
+	}
+	if test == nil {
+		return
+	}
+	root := fc.condOf[test]
+	if root == nil {
+		root = test
+	}
+	id := in.fragment(profile.FragBranch, fc, root.ID, nil, in.rangeOf(s.Pos(), s.End()))
+	// One record per entry, not per outcome: nothing for its region to
+	// take off per outcome.
+	in.plan.Fragments[id].Parent = -1
+	n := fmt.Sprintf("__rn%d", id)
+	fc.vars = append(fc.vars, n)
+	in.insert(fc.file, s.Pos(), n+" = 0; ")
+	in.insert(fc.file, s.Body.Lbrace+1, " "+n+"++;")
+	in.insert(fc.file, s.End(), fmt.Sprintf("; __probe.BranchRun(%d, %s)", id, n))
+}
+
+// breaks reports whether a loop body has a break statement of its own
+// (not one of an inner loop, switch or select, nor of a function literal).
+func breaks(body *ast.BlockStmt) bool {
+	found := false
+	var visit func(n ast.Node) bool
+	visit = func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+			return false
+		case *ast.BranchStmt:
+			if n.Tok == token.BREAK {
+				found = true
+			}
+		}
+		return !found
+	}
+	for _, s := range body.List {
+		ast.Inspect(s, visit)
+	}
+	return found
 }
 
 // covered returns the IDs of the function's leaves that start in rng.

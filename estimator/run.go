@@ -34,8 +34,9 @@ type Config struct {
 	Alpha    float64       // balance threshold (default 0.1)
 	Timeout  time.Duration // per run (default 10 minutes)
 	// Repeat is how many times each binary runs, plain and instrumented
-	// alternately (default 1): the fastest run of each is kept, the
-	// others having been slowed down by the machine's other load.
+	// alternately (default 3): each fragment's mean is the median over
+	// the probed runs, the plain run's compute the least of the plain
+	// runs' (combine); the spreads are recorded.
 	Repeat int
 	// Fine keeps every fragment: no pilot run, no region timed whole
 	// because its probes cost as much as it does (region.go). The
@@ -51,8 +52,13 @@ type Config struct {
 // (part of the key of [profile.Key]).
 const PassVersion = 3
 
-// Remeasuring a disturbed measurement (profile.File.Disturbance).
+// DefaultRuns is how many times the timing pass runs each program.
+const DefaultRuns = 3
+
+// Remeasuring a disturbed measurement (profile.File.Disturbance), or one
+// whose plain runs' compute spreads by more than MaxSpread.
 const (
+	MaxSpread = 0.10
 	// RemeasureRatio makes the timing pass run both programs again (the
 	// fastest run of each is kept), up to remeasureRounds more times.
 	RemeasureRatio  = 1.5
@@ -77,7 +83,7 @@ func Run(cfg Config) (*profile.File, error) {
 		cfg.Timeout = 10 * time.Minute
 	}
 	if cfg.Repeat == 0 {
-		cfg.Repeat = 1
+		cfg.Repeat = DefaultRuns
 	}
 	if cfg.Repeat < 0 {
 		return nil, fmt.Errorf("repeat %d: want at least 1 run", cfg.Repeat)
@@ -162,6 +168,8 @@ func Run(cfg Config) (*profile.File, error) {
 		base, probed runResult
 		baseRun      runclock.Times
 		raw          *probe.Raw
+		raws         []*probe.Raw // every probed run
+		computes     []int64      // every plain run's compute, ns
 	)
 	assemble := func() *profile.File {
 		p := &profile.File{
@@ -176,11 +184,11 @@ func Run(cfg Config) (*profile.File, error) {
 		if baseRun.CPUNS > 0 {
 			p.PlainRunCPUPS = baseRun.CPUNS * 1000
 		}
-		p.PlainComputePS = baseRun.ComputeNS * 1000
 		if base.others >= 0 && probed.others >= 0 {
 			p.OtherCores, p.CPUs = max(base.others, probed.others), runtime.NumCPU()
 		}
 		fill(p, plan, raw)
+		combine(p, plan, raws, computes)
 		return p
 	}
 	// cfg.Repeat rounds, and up to remeasureRounds more while the two
@@ -202,6 +210,9 @@ func Run(cfg Config) (*profile.File, error) {
 		if i == 0 || t.WallNS < baseRun.WallNS {
 			base, baseRun = b, t
 		}
+		if t.ComputeNS > 0 {
+			computes = append(computes, t.ComputeNS)
+		}
 		rawPath := filepath.Join(work, fmt.Sprintf("raw%d.json", i))
 		var pr runResult
 		if err := Step(cfg.Log, fmt.Sprintf("running at np=%d with probes", cfg.NP), func() error {
@@ -218,21 +229,26 @@ func Run(cfg Config) (*profile.File, error) {
 		if raw == nil || r.WallNS < raw.WallNS {
 			probed, raw = pr, r
 		}
+		raws = append(raws, r)
 		if i+1 < cfg.Repeat {
 			continue
 		}
 		p := assemble()
 		d := p.Disturbance()
 		load, loaded, known := p.OtherLoad()
+		spread := p.Runs > 1 && p.SpreadRel > MaxSpread
 		switch {
-		case d <= RemeasureRatio && !loaded:
+		case d <= RemeasureRatio && !loaded && !spread:
 			return p, nil
-		case i+1 < cfg.Repeat+remeasureRounds && (loaded || !known):
+		case i+1 < cfg.Repeat+remeasureRounds && (loaded || !known || spread):
 			// Measuring again helps against load, not against probes
 			// that perturb the program on a quiet machine.
 			why := load
-			if d > RemeasureRatio {
+			switch {
+			case d > RemeasureRatio:
 				why = p.DisturbanceNote()
+			case spread:
+				why = spreadNote(p)
 			}
 			logf("%s: measuring again (%d of %d more)", why, i+2-cfg.Repeat, remeasureRounds)
 		default:
@@ -243,6 +259,9 @@ func Run(cfg Config) (*profile.File, error) {
 			}
 			if loaded {
 				p.Warnings = append(p.Warnings, fmt.Sprintf("%s, after %d runs of each (profile again when the machine is quiet)", load, i+1))
+			}
+			if spread {
+				p.Warnings = append(p.Warnings, fmt.Sprintf("%s, after %d runs of each (profile again when the machine is quiet)", spreadNote(p), i+1))
 			}
 			for _, w := range p.Warnings {
 				logf("profile: WARNING: %s", w)
@@ -262,4 +281,9 @@ func readRunTimes(path string) (runclock.Times, error) {
 		return t, fmt.Errorf("reading the plain run's times: %v", err)
 	}
 	return t, nil
+}
+
+// spreadNote says how much the plain runs' compute spread.
+func spreadNote(p *profile.File) string {
+	return fmt.Sprintf("the runs without probes spread by %.0f%% (%d runs; more than %.0f%%)", 100*p.SpreadRel, p.Runs, 100*MaxSpread)
 }

@@ -112,6 +112,10 @@ func (p *File) MeasuredUnderLoad() bool {
 	return loaded
 }
 
+// RefuseSpread is the spread of the plain runs' compute beyond which a
+// profile is refused (CheckDisturbance).
+const RefuseSpread = 0.25
+
 // refused reports a disturbance beyond RefuseRatio that is more than
 // refuseFloor and that load explains (or may: a profile that does not
 // record the load). Probes that perturb a program on a quiet machine are
@@ -129,6 +133,9 @@ func (p *File) refused() bool {
 // keep. It is said, never silently used: the timing pass writes the
 // warning into the profile, and every use of the profile repeats it.
 func (p *File) CheckDisturbance() error {
+	if p.Runs > 1 && p.SpreadRel > RefuseSpread {
+		return fmt.Errorf("spread_rel: the runs without probes spread by %.0f%% over %d runs (more than %.0f%%): a measurement not to keep; measure again on a quieter machine (predict profile, or --no-cache)", 100*p.SpreadRel, p.Runs, 100*RefuseSpread)
+	}
 	if !p.refused() {
 		return nil
 	}

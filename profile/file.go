@@ -80,6 +80,11 @@ type File struct {
 	// compensation and what they perturb is spread evenly). Scale is 0
 	// where nothing was scaled.
 	PlainComputePS int64   `json:"plain_compute_ps,omitempty"`
+	// Runs is how many times each program ran (plain and probed,
+	// alternately); SpreadRel the spread of the plain runs' compute,
+	// (max − min)/min.
+	Runs      int     `json:"runs,omitempty"`
+	SpreadRel float64 `json:"spread_rel,omitempty"`
 	Regions        bool    `json:"regions,omitempty"`
 	Scale          float64 `json:"scale,omitempty"`
 	// ProbesPS is what the probes of the instrumented run cost in all,
@@ -125,6 +130,9 @@ type FragmentStats struct {
 	MaxPS      int64        `json:"max_ps"`
 	ErrorPS    int64        `json:"error_ps"`  // |Δ| ≤ 3σ/√N
 	ErrorRel   float64      `json:"error_rel"` // δ ≤ 3σ/(√N(mean − σ)); 1 when mean ≤ σ
+	// SpreadRel is (max − min)/median of the fragment's means over the
+	// timing pass's runs (Runs); MeanPS is their median.
+	SpreadRel float64 `json:"spread_rel,omitempty"`
 }
 
 // LoopStats describes a loop timed as a whole.

@@ -39,6 +39,9 @@ func (p *File) WriteSummary(w io.Writer, top int) error {
 		fmt.Fprintf(&b, "measured: %v in %d fragments and %v inside commlib (together %.1f%% of the plain run's time × np); program-level error bound ±%.2f%%\n",
 			trace.Time(p.MeasuredPS), len(p.Fragments), trace.Time(p.CommPS), 100*p.Coverage(), 100*p.ErrorRel)
 	}
+	if p.Runs > 1 {
+		fmt.Fprintf(&b, "runs: %d of each program; fragment means are medians over the probed runs; the runs without probes spread by %.1f%% in compute\n", p.Runs, 100*p.SpreadRel)
+	}
 	if p.Regions {
 		fmt.Fprintf(&b, "regions: the functions and iterated loops measured inside are timed whole too, so no time goes unmeasured")
 		if p.Scale > 0 {

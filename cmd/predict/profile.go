@@ -23,14 +23,15 @@ func newProfileCmd() *cobra.Command {
 		tags    []string
 		top     int
 		fine    bool
+		runs    int
 	)
 	cmd := &cobra.Command{
 		Use:   "profile PKG [-- PROGRAM ARGS...]",
 		Short: "Measure the program's fragments once on this machine (the timing pass)",
 		Long: `Profile builds the model of PKG, reduces it, and builds an instrumented copy of
 the program (probes are inserted into a copy of the sources, built with go build
--overlay: your tree is not touched). It runs the program once without and once
-with the probes, at -np ranks and with the arguments after --, and writes the
+-overlay: your tree is not touched). It runs the program without and with the
+probes, alternately (--runs times each), at -np ranks and with the arguments after --, and writes the
 profile: per fragment (straight-line code between control points, loops timed
 whole) the executions, mean, standard deviation and extremes with the probe cost
 subtracted, and the error bound of the mean; per loop its trip counts and
@@ -57,6 +58,9 @@ fragment times are then scaled to the plain run's time outside commlib.`,
 			if np < 1 {
 				return usagef(cmd, "-np %d: want at least 1 rank", np)
 			}
+			if runs < 1 {
+				return usagef(cmd, "--runs %d: want at least 1 run", runs)
+			}
 			if alpha <= 0 || alpha >= 1 {
 				return usagef(cmd, "--alpha %g: want a fraction between 0 and 1", alpha)
 			}
@@ -77,7 +81,7 @@ fragment times are then scaled to the plain run's time outside commlib.`,
 				return usagef(cmd, "program arguments at -np %d: %v", np, err)
 			}
 			p, err := estimator.Run(estimator.Config{Pattern: args[0], Tags: tags, NP: np, Args: progArgs,
-				Alpha: alpha, Timeout: timeout, Fine: fine, Log: cmd.ErrOrStderr()})
+				Alpha: alpha, Timeout: timeout, Fine: fine, Repeat: runs, Log: cmd.ErrOrStderr()})
 			if err != nil {
 				return err
 			}
@@ -100,6 +104,7 @@ fragment times are then scaled to the plain run's time outside commlib.`,
 	flags.DurationVar(&timeout, "timeout", 10*time.Minute, "stop a run that takes longer than `DURATION`")
 	flags.StringSliceVar(&tags, "tags", nil, "build `TAGS` (comma-separated), as for go build")
 	flags.IntVar(&top, "top", 15, "print the `N` fragments that take most time")
+	flags.IntVar(&runs, "runs", estimator.DefaultRuns, "runs of each program, plain and probed alternately: fragment means are medians over them")
 	flags.BoolVar(&fine, "fine", false, "time every fragment, even in regions cheaper than their probes (no pilot run)")
 	return cmd
 }

@@ -25,6 +25,7 @@ type predictFlags struct {
 	machine string
 	profile string
 	profNP  int
+	runs    int
 	threads int
 	noCache bool
 	// progArgs are the program's arguments as given: "{expr}" in them
@@ -54,6 +55,7 @@ func (f *predictFlags) add(cmd *cobra.Command) {
 	fl.StringVar(&f.machine, "machine", "", "target machine: a preset ("+strings.Join(machine.PresetNames(), ", ")+") or a machine file (default: local)")
 	fl.StringVar(&f.profile, "profile", "", "profile `FILE` from predict profile (default: measured now on this machine and cached)")
 	fl.IntVar(&f.profNP, "profile-np", 2, "ranks of the automatic timing pass")
+	fl.IntVar(&f.runs, "profile-runs", estimator.DefaultRuns, "runs of each program (plain and probed) in the automatic timing pass")
 	fl.BoolVar(&f.noCache, "no-cache", false, "run the timing pass even when a cached profile exists")
 	fl.IntVar(&f.threads, "threads", 0, "threads per rank: what commlib.Threads returns in the model (default: the program's own choice)")
 }
@@ -66,6 +68,9 @@ func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*in
 	}
 	if cmd.Flags().Changed("threads") && f.threads < 1 {
 		return nil, nil, nil, usagef(cmd, "--threads %d: want at least 1 thread per rank", f.threads)
+	}
+	if f.runs < 1 {
+		return nil, nil, nil, usagef(cmd, "--profile-runs %d: want at least 1 run", f.runs)
 	}
 	if f.profNP < 1 {
 		return nil, nil, nil, usagef(cmd, "--profile-np %d: want at least 1 rank", f.profNP)
@@ -148,7 +153,7 @@ func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash stri
 		}
 	}
 	fmt.Fprintf(log, "profile: none given: running the timing pass of %s at np=%d on this machine...\n", pkg, np)
-	p, err := estimator.Run(estimator.Config{Pattern: pkg, Prepared: prog.Prepared, NP: np, Args: args, Log: log})
+	p, err := estimator.Run(estimator.Config{Pattern: pkg, Prepared: prog.Prepared, NP: np, Args: args, Repeat: f.runs, Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("timing pass: %v", err)
 	}

@@ -420,29 +420,43 @@ func TripsThrough[T integer](lo, hi T, step uint64) int64 {
 // Branch records an outcome of opaque decision id for the calling
 // goroutine's rank and returns cond unchanged.
 func Branch(id int32, cond bool) bool {
-	r := 0
-	if np.Load() != 1 {
-		r = rankOf()
-	}
-	b := fragOf(id).branchOf(r)
+	b := fragOf(id).branchOf(callerRank())
 	b.mu.Lock()
+	b.record(cond, 1)
+	b.mu.Unlock()
+	return cond
+}
+
+// BranchRun records the outcomes of the exit test of a range loop that
+// ran n iterations (opaque decision id): n times true, then false. The
+// test itself is in no statement a probe can wrap.
+func BranchRun(id int32, n int64) {
+	b := fragOf(id).branchOf(callerRank())
+	b.mu.Lock()
+	if n > 0 {
+		b.record(true, n)
+	}
+	b.record(false, 1)
+	b.mu.Unlock()
+}
+
+// record adds n outcomes cond, under b.mu.
+func (b *branchRec) record(cond bool, n int64) {
 	if cond {
-		b.trueN++
+		b.trueN += n
 	} else {
-		b.falseN++
+		b.falseN += n
 	}
 	if !b.truncated {
-		switch n := len(b.runs); {
-		case n > 0 && b.runs[n-1].Value == cond:
-			b.runs[n-1].Len++
-		case n < maxRuns:
-			b.runs = append(b.runs, RawRun{Value: cond, Len: 1})
+		switch k := len(b.runs); {
+		case k > 0 && b.runs[k-1].Value == cond:
+			b.runs[k-1].Len += n
+		case k < maxRuns:
+			b.runs = append(b.runs, RawRun{Value: cond, Len: n})
 		default:
 			b.truncated = true
 		}
 	}
-	b.mu.Unlock()
-	return cond
 }
 
 // SampledEntries is how many entries of a loop are sampled from the

@@ -1,0 +1,96 @@
+// This file combines the runs of a timing pass into one profile.
+
+package estimator
+
+import (
+	"math"
+	"slices"
+
+	"github.com/predict-tools/predict/estimator/probe"
+	"github.com/predict-tools/predict/profile"
+)
+
+// combine makes p, filled from one probed run, the profile of all of
+// them (raws, p's own among them) and of the plain runs' compute
+// (plainNS, ns). A fragment's mean is the median of its means over the
+// runs: the machine's other load strikes a run, not a fragment of every
+// run, and the median is the run that neither a slow interruption nor a
+// lucky one decides (the minimum of the means, which the issue names,
+// picks the run in which the other fragments were slow as often as this
+// one was fast; the median is as robust with three runs and unbiased).
+// Its spread over the runs widens its error bound: half the spread is a
+// bound the runs' own statistics cannot see. The plain run's compute is
+// the least disturbed one, the minimum; its spread is the profile's.
+// Then, where regions account for every nanosecond, the fragments are
+// scaled to it (scaleToPlain).
+func combine(p *profile.File, plan *Plan, raws []*probe.Raw, plainNS []int64) {
+	p.Runs = len(raws)
+	if len(plainNS) > 0 {
+		lo, hi := slices.Min(plainNS), slices.Max(plainNS)
+		p.PlainComputePS = lo * 1000
+		if lo > 0 {
+			p.SpreadRel = float64(hi-lo) / float64(lo)
+		}
+	}
+	if len(raws) > 1 {
+		type key struct {
+			node string
+			kind profile.FragmentKind
+		}
+		means := map[key][]float64{}
+		perIter := map[string][]float64{}
+		for _, r := range raws {
+			q := &profile.File{Alpha: p.Alpha, NP: p.NP}
+			fill(q, plan, r)
+			for _, f := range q.Fragments {
+				k := key{f.Node, f.Kind}
+				means[k] = append(means[k], float64(f.MeanPS))
+			}
+			for _, l := range q.Loops {
+				perIter[l.Node] = append(perIter[l.Node], float64(l.PerIterPS))
+			}
+		}
+		for i := range p.Fragments {
+			f := &p.Fragments[i]
+			xs := means[key{f.Node, f.Kind}]
+			if len(xs) < 2 || f.Kind == profile.FragBranch {
+				continue
+			}
+			med := medianOf(xs)
+			f.MeanPS = int64(math.Round(med))
+			if med > 0 {
+				f.SpreadRel = (slices.Max(xs) - slices.Min(xs)) / med
+				f.ErrorRel = math.Min(1, math.Max(f.ErrorRel, f.SpreadRel/2))
+				f.ErrorPS = max(f.ErrorPS, int64(math.Round(f.SpreadRel/2*med)))
+			}
+		}
+		for i := range p.Loops {
+			if xs := perIter[p.Loops[i].Node]; len(xs) >= 2 {
+				p.Loops[i].PerIterPS = int64(math.Round(medianOf(xs)))
+			}
+		}
+	}
+	var total, weighted float64
+	for _, f := range p.Fragments {
+		t := float64(f.MeanPS) * float64(f.Executions)
+		total += t
+		weighted += t * f.ErrorRel
+	}
+	p.MeasuredPS = int64(total)
+	if total > 0 {
+		p.ErrorRel = weighted / total
+	}
+	if plan.Regions && p.PlainComputePS > 0 && total > 0 {
+		scaleToPlain(p, float64(p.PlainComputePS)/total)
+	}
+}
+
+// medianOf returns the median of xs (not empty), which it sorts.
+func medianOf(xs []float64) float64 {
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
