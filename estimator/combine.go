@@ -56,17 +56,22 @@ func combine(p *profile.File, plan *Plan, raws []*probe.Raw, plainNS []int64) {
 			if len(xs) < 2 || f.Kind == profile.FragBranch {
 				continue
 			}
-			med := medianOf(xs)
+			med := median(xs)
 			f.MeanPS = int64(math.Round(med))
 			if med > 0 {
 				f.SpreadRel = (slices.Max(xs) - slices.Min(xs)) / med
+				if f.Executions <= 1 {
+					// Measured once a run: the runs' spread is its
+					// only bound.
+					f.ErrorRel, f.ErrorPS = 0, 0
+				}
 				f.ErrorRel = math.Min(1, math.Max(f.ErrorRel, f.SpreadRel/2))
 				f.ErrorPS = max(f.ErrorPS, int64(math.Round(f.SpreadRel/2*med)))
 			}
 		}
 		for i := range p.Loops {
 			if xs := perIter[p.Loops[i].Node]; len(xs) >= 2 {
-				p.Loops[i].PerIterPS = int64(math.Round(medianOf(xs)))
+				p.Loops[i].PerIterPS = int64(math.Round(median(xs)))
 			}
 		}
 	}
@@ -83,14 +88,4 @@ func combine(p *profile.File, plan *Plan, raws []*probe.Raw, plainNS []int64) {
 	if plan.Regions && p.PlainComputePS > 0 && total > 0 {
 		scaleToPlain(p, float64(p.PlainComputePS)/total)
 	}
-}
-
-// medianOf returns the median of xs (not empty), which it sorts.
-func medianOf(xs []float64) float64 {
-	slices.Sort(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
 }

@@ -4,6 +4,7 @@
 package estimator
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"slices"
@@ -112,9 +113,12 @@ func timerCost() trace.Time {
 	return best
 }
 
-func median(s []trace.Time) trace.Time {
+// median returns the median of s (the upper one of an even count), 0 for
+// none; s is left as it is.
+func median[T cmp.Ordered](s []T) T {
 	if len(s) == 0 {
-		return 0
+		var zero T
+		return zero
 	}
 	s = slices.Clone(s)
 	slices.Sort(s)

@@ -31,6 +31,8 @@ func (m moments) stats() (mean, sd, lo, hi, errAbs int64, errRel float64) {
 	t := math.Max(0, raw-m.overheadNS)
 	delta := 3 * sigma / math.Sqrt(n)
 	switch {
+	case m.count == 1:
+		errRel = 1 // measured once: no spread to bound it by (the runs' spread may, combine)
 	case t > sigma:
 		errRel = delta / (t - sigma)
 	case sigma == 0:

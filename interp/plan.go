@@ -73,7 +73,7 @@ func (cp *Compiled) plan() error {
 			decStats[pf.Decisions[i].Node] = &pf.Decisions[i]
 		}
 		for _, fs := range pf.Fragments {
-			f := cp.track(&fragment{index: len(cp.frags), node: fs.Node, kind: "compute", pos: fs.Pos, mean: fs.MeanPS, seen: fs.Executions})
+			f := cp.track(&fragment{index: len(cp.frags), node: fs.Node, kind: "compute", pos: fs.Pos, mean: fs.MeanPS, seen: fs.Executions, errRel: fs.ErrorRel})
 			switch fs.Kind {
 			case profile.FragSegment:
 				n := leaves[fs.Node]
@@ -264,7 +264,7 @@ func (cp *Compiled) planLoop(c *compiler, pl *reduce.Loop, f *fragment, ls *prof
 		cp.iterated = append(cp.iterated, lp)
 		// Iterated: the time of an iteration at each entry of the body
 		// (of the inner loop's body when it is per innermost iteration).
-		perIter := cp.track(&fragment{index: f.index, node: f.node, kind: f.kind, pos: f.pos, mean: ls.PerIterPS, seen: f.seen})
+		perIter := cp.track(&fragment{index: f.index, node: f.node, kind: f.kind, pos: f.pos, mean: ls.PerIterPS, seen: f.seen, errRel: f.errRel})
 		at := pl.IterStart
 		if ls.Innermost {
 			at = nil

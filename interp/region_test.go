@@ -36,9 +36,10 @@ func TestRegionCharges(t *testing.T) {
 	if body == nil || loop == nil {
 		t.Fatalf("body %v, iterated loop %v", body, loop)
 	}
+	pf.SpreadRel = 0.04
 	pf.Fragments = append(pf.Fragments,
-		profile.FragmentStats{Node: body.ID, Kind: profile.FragRegion, Pos: body.Pos.String(), Executions: 2, MeanPS: perCall},
-		profile.FragmentStats{Node: loop.ID, Kind: profile.FragRegion, Pos: loop.Pos.String(), Executions: 6, MeanPS: perIter})
+		profile.FragmentStats{Node: body.ID, Kind: profile.FragRegion, Pos: body.Pos.String(), Executions: 2, MeanPS: perCall, ErrorRel: 0.1},
+		profile.FragmentStats{Node: loop.ID, Kind: profile.FragRegion, Pos: loop.Pos.String(), Executions: 6, MeanPS: perIter, ErrorRel: 0.2})
 	r, err := p.Run(Config{NP: 2, Machine: m, Profile: pf, Args: args})
 	if err != nil {
 		t.Fatal(err)
@@ -46,6 +47,15 @@ func TestRegionCharges(t *testing.T) {
 	// Each rank enters the body once and runs the loop's 3 iterations.
 	if got, want := int64(r.Compute.Max-base.Compute.Max), int64(perCall+3*perIter); got != want {
 		t.Errorf("the regions add %d ps of compute to a rank, hand computation %d ps", got, want)
+	}
+	// The bound: the regions' bounds weighted by what the run charged
+	// them (2·7000 ps at 10 %, 6·1000 ps at 20 %: 13 %), plus half the
+	// profile's spread (2 %), on the busiest rank's 10000 ps of compute.
+	if base.Compute.Max != 0 {
+		t.Fatalf("the synthetic profile charges %v already", base.Compute.Max)
+	}
+	if r.Bound != 1500 {
+		t.Errorf("bound %d ps, hand computation 1500 ps", r.Bound)
 	}
 	// A region the model has no place for is an error, never dropped.
 	pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: "main$1/nowhere", Kind: profile.FragRegion, Pos: "x.go:1", Executions: 1, MeanPS: 1})

@@ -27,7 +27,7 @@ type About struct {
 // WriteText writes r as predict run prints it, with its top hot spots.
 func (r *Result) WriteText(w io.Writer, top int) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "%s at np=%d on %s: predicted time %v\n", r.Package, r.NP, r.Machine.Name, r.Time)
+	fmt.Fprintf(bw, "%s at np=%d on %s: predicted time %v%s\n", r.Package, r.NP, r.Machine.Name, r.Time, r.BoundText())
 	fmt.Fprintf(bw, "\nper rank          min          mean         max\n")
 	rows := []struct {
 		name string
@@ -114,6 +114,7 @@ type resultJSON struct {
 	Machine     *machine.Info  `json:"machine"`
 	Profile     string         `json:"profile"`
 	Time        trace.Time     `json:"time_ps"`
+	Bound       trace.Time     `json:"bound_ps"` // ± of time_ps
 	Compute     statJSON       `json:"compute"`
 	Comm        statJSON       `json:"comm"`
 	Wait        statJSON       `json:"wait"`
@@ -160,7 +161,7 @@ type decisionJSON struct {
 func (r *Result) jsonForm(top int) resultJSON {
 	stat := func(s Stat) statJSON { return statJSON{Min: s.Min, Mean: s.Mean, Max: s.Max} }
 	out := resultJSON{
-		Package: r.Package, NP: r.NP, Args: append([]string{}, r.Args...), Profile: r.Profile, Time: r.Time,
+		Package: r.Package, NP: r.NP, Args: append([]string{}, r.Args...), Profile: r.Profile, Time: r.Time, Bound: r.Bound,
 		Compute: stat(r.Compute), Comm: stat(r.Comm), Wait: stat(r.Wait),
 		Ranks: []rankJSON{}, Hot: []hotJSON{}, Decisions: []decisionJSON{},
 		Assumptions: append([]string{}, r.Assumptions...),

@@ -124,7 +124,8 @@ type fragment struct {
 	limit    int64
 	recorded int64
 	mean     int64
-	units    bool // the innermost iterations of a loop counted in units: not an execution of it
+	errRel   float64 // the profile's relative error bound of mean
+	units    bool    // the innermost iterations of a loop counted in units: not an execution of it
 	// alloc, for a segment that allocates problem-sized slices: its time
 	// follows the bytes it allocates (units.go).
 	alloc *allocUnits

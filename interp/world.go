@@ -275,8 +275,12 @@ type hotCounter struct{ time, freq int64 }
 
 // Result is a prediction.
 type Result struct {
-	NP      int
-	Time    trace.Time // predicted run time: the latest rank's end
+	NP   int
+	Time trace.Time // predicted run time: the latest rank's end
+	// Bound is the ± of Time (bound.go): the measured fragments' error
+	// bounds, weighted by the time the run charged them, and half the
+	// spread of the profile's runs, on the busiest rank's compute.
+	Bound   trace.Time
 	Ranks   []RankTimes
 	Compute Stat
 	Comm    Stat // communication overhead
@@ -377,6 +381,7 @@ func (w *World) result() *Result {
 		r.Assumptions = append(r.Assumptions, k+": "+w.assumptions[k])
 	}
 	r.Limits = w.recursionLimits()
+	r.Bound = w.bound(r.Compute.Max)
 	return r
 }
 

@@ -79,14 +79,14 @@ type File struct {
 	// probes only share it out (what is left of their cost after
 	// compensation and what they perturb is spread evenly). Scale is 0
 	// where nothing was scaled.
-	PlainComputePS int64   `json:"plain_compute_ps,omitempty"`
+	PlainComputePS int64 `json:"plain_compute_ps,omitempty"`
 	// Runs is how many times each program ran (plain and probed,
 	// alternately); SpreadRel the spread of the plain runs' compute,
 	// (max − min)/min.
 	Runs      int     `json:"runs,omitempty"`
 	SpreadRel float64 `json:"spread_rel,omitempty"`
-	Regions        bool    `json:"regions,omitempty"`
-	Scale          float64 `json:"scale,omitempty"`
+	Regions   bool    `json:"regions,omitempty"`
+	Scale     float64 `json:"scale,omitempty"`
 	// ProbesPS is what the probes of the instrumented run cost in all,
 	// as the calibration says (File.ProbeCostPS).
 	ProbesPS int64 `json:"probes_ps,omitempty"`

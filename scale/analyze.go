@@ -97,8 +97,9 @@ const (
 
 // A Row is the analysis at one process count.
 type Row struct {
-	NP   int        `json:"np"`
-	Time trace.Time `json:"time_ps"`
+	NP    int        `json:"np"`
+	Time  trace.Time `json:"time_ps"`
+	Bound trace.Time `json:"bound_ps,omitempty"` // ± of Time
 	// Args are the program's arguments at this np, in weak scaling (they
 	// differ from np to np); nil otherwise.
 	Args []string `json:"args,omitempty"`
@@ -170,7 +171,7 @@ func Analyze(points []Point, failed []Failure, o Options) (Analysis, error) {
 	slices.SortFunc(a.Failed, func(x, y Failure) int { return cmp.Compare(x.NP, y.NP) })
 	a.Rows = make([]Row, len(points))
 	for i, p := range points {
-		r := Row{NP: p.NP, Time: p.Time, Compute: p.Compute, Comm: p.Comm, Wait: p.Wait, Idle: p.idle()}
+		r := Row{NP: p.NP, Time: p.Time, Bound: p.Bound, Compute: p.Compute, Comm: p.Comm, Wait: p.Wait, Idle: p.idle()}
 		if o.Weak {
 			r.Args = slices.Clone(p.Args)
 		}

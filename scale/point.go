@@ -13,11 +13,12 @@ import "github.com/predict-tools/predict/trace"
 // rank is idle after it finishes.
 type Point struct {
 	NP      int        `json:"np"`
-	Args    []string   `json:"args,omitempty"` // the program's arguments at NP, when they depend on np
-	Time    trace.Time `json:"time_ps"`        // predicted run time: the maximum over ranks
-	Compute trace.Time `json:"compute_ps"`     // mean over ranks of the time spent computing
-	Comm    trace.Time `json:"comm_ps"`        // mean over ranks of communication overhead (time busy in the library)
-	Wait    trace.Time `json:"wait_ps"`        // mean over ranks of time waiting for other ranks
+	Args    []string   `json:"args,omitempty"`     // the program's arguments at NP, when they depend on np
+	Time    trace.Time `json:"time_ps"`            // predicted run time: the maximum over ranks
+	Bound   trace.Time `json:"bound_ps,omitempty"` // ± of Time (interp.Result.Bound)
+	Compute trace.Time `json:"compute_ps"`         // mean over ranks of the time spent computing
+	Comm    trace.Time `json:"comm_ps"`            // mean over ranks of communication overhead (time busy in the library)
+	Wait    trace.Time `json:"wait_ps"`            // mean over ranks of time waiting for other ranks
 	Nodes   []NodeTime `json:"nodes,omitempty"`
 	// Limits are what the model leaves out of Time (recursive calls,
 	// ...): a sweep's Analysis.Limits are those of all its points.

@@ -62,8 +62,8 @@ func (a Analysis) WriteText(w io.Writer) error {
 		}
 		r := l.row
 		s := percents(r.ComputeShare, r.CommShare, r.WaitShare, r.IdleShare)
-		fmt.Fprintf(tw, "%d\t%v\t%.2f\t%.2f\t%s%%\t%s%%\t%s%%\t%s%%\t\n",
-			r.NP, r.Time, r.Speedup, r.Efficiency, s[0], s[1], s[2], s[3])
+		fmt.Fprintf(tw, "%d\t%s\t%.2f\t%.2f\t%s%%\t%s%%\t%s%%\t%s%%\t\n",
+			r.NP, r.timeText(), r.Speedup, r.Efficiency, s[0], s[1], s[2], s[3])
 	}
 	tw.Flush()
 	for _, f := range a.Failed {
@@ -260,4 +260,12 @@ func poorFit(rmsError float64) string {
 		return ": a poor fit, the time does not follow this law"
 	}
 	return ""
+}
+
+// timeText is the row's time with its bound, when it has one.
+func (r *Row) timeText() string {
+	if r.Bound <= 0 || r.Time <= 0 {
+		return r.Time.String()
+	}
+	return fmt.Sprintf("%v ±%.1f%%", r.Time, 100*float64(r.Bound)/float64(r.Time))
 }

@@ -40,6 +40,9 @@ func (r *Report) WriteText(w io.Writer, top int) error {
 		pred, errs := "—", "—"
 		if p.Predicted > 0 {
 			pred, errs = p.Predicted.String(), fmt.Sprintf("%+.1f%%", 100*p.Error)
+			if p.Bound > 0 {
+				pred += fmt.Sprintf(" ±%.1f%%", 100*float64(p.Bound)/float64(p.Predicted))
+			}
 			if p.WithinNoise {
 				errs += "*"
 			}

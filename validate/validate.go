@@ -59,6 +59,7 @@ type Point struct {
 	Process  Spread `json:"process"`
 	// Predicted is the model's time; Error (Predicted − median) / median.
 	Predicted trace.Time `json:"predicted_ps"`
+	Bound     trace.Time `json:"bound_ps,omitempty"` // ± of Predicted (interp.Result.Bound)
 	Error     float64    `json:"error"`
 	// WithinNoise: the real runs' spread is larger than |Error|.
 	WithinNoise bool `json:"within_noise"`
@@ -170,7 +171,7 @@ func Run(cfg Config) (*Report, error) {
 			rep.Points = append(rep.Points, pt)
 			continue
 		}
-		pt.Predicted = res.Time
+		pt.Predicted, pt.Bound = res.Time, res.Bound
 		pt.Error = float64(res.Time-pt.Measured.Median) / float64(pt.Measured.Median)
 		pt.WithinNoise = pt.Measured.Relative() > math.Abs(pt.Error)
 		if cfg.Attribute {

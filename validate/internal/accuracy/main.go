@@ -29,6 +29,7 @@ import (
 	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/interp"
 	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/scale"
 	"github.com/predict-tools/predict/testprogs"
 	"github.com/predict-tools/predict/validate"
@@ -40,6 +41,30 @@ type row struct {
 	Set     string          `json:"set"` // "tuned" (testprogs) or "corpus"
 	Point   *validate.Point `json:"point,omitempty"`
 	Failed  string          `json:"failed,omitempty"`
+	Profile *profileFacts   `json:"profile,omitempty"`
+}
+
+// profileFacts are what the program's timing pass says of itself.
+type profileFacts struct {
+	// Slowdown is the probed run's span over the plain run's.
+	Slowdown float64 `json:"slowdown"`
+	// Coverage is what the fragments measured (compensated, before any
+	// scaling) over the plain run's compute: 1 when every nanosecond is
+	// accounted for and the probes are compensated exactly.
+	Coverage float64 `json:"coverage"`
+	// Spread is the plain runs' spread in compute.
+	Spread float64 `json:"spread"`
+}
+
+func factsOf(p *profile.File) *profileFacts {
+	f := &profileFacts{Coverage: p.Coverage(), Spread: p.SpreadRel}
+	if plain, probed := p.PlainRunTime(); plain > 0 {
+		f.Slowdown = float64(probed) / float64(plain)
+	}
+	if p.Scale > 0 {
+		f.Coverage = 1 / p.Scale
+	}
+	return f
 }
 
 func main() {
@@ -130,14 +155,14 @@ func validateOne(p program, nps []int, runs, profNP int, args []string, m *machi
 	var rows []row
 	for i := range rep.Points {
 		pt := &rep.Points[i]
-		rows = append(rows, row{Program: p.name, Set: p.set, Point: pt, Failed: pt.Failed})
+		rows = append(rows, row{Program: p.name, Set: p.set, Point: pt, Failed: pt.Failed, Profile: factsOf(prof)})
 	}
 	return rows
 }
 
 func writeTable(w io.Writer, rows []row) {
 	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "\nPROGRAM\tSET\tNP\tMEASURED\tSPREAD\tPREDICTED\tERROR\t\n")
+	fmt.Fprintf(tw, "\nPROGRAM\tSET\tNP\tMEASURED\tSPREAD\tPREDICTED\tBOUND\tERROR\tPROBED\tCOVERAGE\tPROFILE SPREAD\t\n")
 	errs := map[string][]float64{}
 	var ranked []row
 	var failures []string
@@ -147,7 +172,7 @@ func writeTable(w io.Writer, rows []row) {
 			if r.Point != nil {
 				np = fmt.Sprint(r.Point.NP)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\tfailed (%d)\t\t\t\t\n", r.Program, r.Set, np, len(failures)+1)
+			fmt.Fprintf(tw, "%s\t%s\t%s\tfailed (%d)\t\t\t\t\t\t\t\t\n", r.Program, r.Set, np, len(failures)+1)
 			failures = append(failures, fmt.Sprintf("(%d) %s at np=%s: %s", len(failures)+1, r.Program, np, firstLine(r.Failed)))
 			continue
 		}
@@ -156,7 +181,12 @@ func writeTable(w io.Writer, rows []row) {
 		if p.WithinNoise {
 			noise = " (noise)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%v\t±%.1f%%\t%v\t%+.1f%%%s\t\n", r.Program, r.Set, p.NP, p.Measured.Median, 50*p.Measured.Relative(), p.Predicted, 100*p.Error, noise)
+		facts := ""
+		if f := r.Profile; f != nil {
+			facts = fmt.Sprintf("%.2fx\t%.0f%%\t%.1f%%", f.Slowdown, 100*f.Coverage, 100*f.Spread)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%v\t±%.1f%%\t%v\t±%.1f%%\t%+.1f%%%s\t%s\t\n", r.Program, r.Set, p.NP, p.Measured.Median, 50*p.Measured.Relative(), p.Predicted,
+			100*float64(p.Bound)/float64(p.Predicted), 100*p.Error, noise, facts)
 		errs[r.Set] = append(errs[r.Set], max(p.Error, -p.Error))
 		ranked = append(ranked, r)
 	}
