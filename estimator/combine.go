@@ -3,8 +3,10 @@
 package estimator
 
 import (
+	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/predict-tools/predict/estimator/probe"
 	"github.com/predict-tools/predict/profile"
@@ -19,17 +21,22 @@ import (
 // picks the run in which the other fragments were slow as often as this
 // one was fast; the median is as robust with three runs and unbiased).
 // Its spread over the runs widens its error bound: half the spread is a
-// bound the runs' own statistics cannot see. The plain run's compute is
+// bound the runs' own statistics cannot see, and the only one of a
+// fragment whose own statistics give none (δ = 1: executed once a run,
+// or σ as large as its mean, where seed-003's δ ≤ 3σ/(√N(t̄ − σ)) says
+// nothing though the mean of many executions is known well). The plain run's compute is
 // the least disturbed one, the minimum; its spread is the profile's.
-// Then, where regions account for every nanosecond, the fragments are
+// The plain runs' spread is (median − least)/least: one run slowed by
+// something else does not make the profile doubtful, most runs spread
+// do. Then, where regions account for every nanosecond, the fragments are
 // scaled to it (scaleToPlain).
 func combine(p *profile.File, plan *Plan, raws []*probe.Raw, plainNS []int64) {
 	p.Runs = len(raws)
 	if len(plainNS) > 0 {
-		lo, hi := slices.Min(plainNS), slices.Max(plainNS)
+		lo, mid := slices.Min(plainNS), median(plainNS)
 		p.PlainComputePS = lo * 1000
 		if lo > 0 {
-			p.SpreadRel = float64(hi-lo) / float64(lo)
+			p.SpreadRel = float64(mid-lo) / float64(lo)
 		}
 	}
 	if len(raws) > 1 {
@@ -60,9 +67,10 @@ func combine(p *profile.File, plan *Plan, raws []*probe.Raw, plainNS []int64) {
 			f.MeanPS = int64(math.Round(med))
 			if med > 0 {
 				f.SpreadRel = (slices.Max(xs) - slices.Min(xs)) / med
-				if f.Executions <= 1 {
-					// Measured once a run: the runs' spread is its
-					// only bound.
+				if f.ErrorRel >= 1 {
+					// No bound from the run's own statistics (measured
+					// once, or spread as wide as its mean): the means
+					// of independent runs are, by their spread.
 					f.ErrorRel, f.ErrorPS = 0, 0
 				}
 				f.ErrorRel = math.Min(1, math.Max(f.ErrorRel, f.SpreadRel/2))
@@ -86,6 +94,18 @@ func combine(p *profile.File, plan *Plan, raws []*probe.Raw, plainNS []int64) {
 		p.ErrorRel = weighted / total
 	}
 	if plan.Regions && p.PlainComputePS > 0 && total > 0 {
+		if cov := total / float64(p.PlainComputePS); cov < MinCoverage {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("the fragments and regions measured %.0f%% of the plain run's compute (%v of %v): the rest is time the probes' compensation or their perturbation hid; spread over the fragments by scaling",
+				100*cov, time.Duration(total/1000), time.Duration(p.PlainComputePS/1000)))
+		}
 		scaleToPlain(p, float64(p.PlainComputePS)/total)
+	} else if cov := p.Coverage(); cov > 0 && cov < MinCoverage {
+		// No regions (threads or goroutines): what the fragments leave
+		// out is in no fragment, so not in the prediction.
+		p.Warnings = append(p.Warnings, fmt.Sprintf("the fragments (and commlib) account for %.0f%% of the plain run's time: the rest is in no fragment and is not in the prediction (a program that runs threads or goroutines has no regions)", 100*cov))
 	}
 }
+
+// MinCoverage is the coverage under which a profile warns: the share of
+// the plain run that the fragments (before any scaling) measured.
+const MinCoverage = 0.95

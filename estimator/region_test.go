@@ -131,3 +131,24 @@ func funcText(t *testing.T, src, decl string) string {
 	}
 	return src[i : i+strings.Index(src[i:], "\n}")]
 }
+
+// TestCoverageWarning: a profile whose fragments measured less than 95 %
+// of the plain run says so, scaled (regions) or not (no regions: the rest
+// is not in the prediction).
+func TestCoverageWarning(t *testing.T) {
+	p := &profile.File{NP: 1, PlainRunPS: 1000, RunPS: 1200, Fragments: []profile.FragmentStats{{Executions: 5, MeanPS: 100}}}
+	combine(p, &Plan{}, nil, nil)
+	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "50% of the plain run's time") || p.Scale != 0 {
+		t.Errorf("no regions, half covered: warnings %q, scale %v", p.Warnings, p.Scale)
+	}
+	q := &profile.File{NP: 1, PlainRunPS: 1000, Fragments: []profile.FragmentStats{{Executions: 8, MeanPS: 100}}}
+	combine(q, &Plan{Regions: true}, nil, []int64{1})
+	if len(q.Warnings) != 1 || !strings.Contains(q.Warnings[0], "80% of the plain run's compute") || q.Scale != 1.25 || q.MeasuredPS != 1000 {
+		t.Errorf("regions, 80%% covered: warnings %q, scale %v, measured %d", q.Warnings, q.Scale, q.MeasuredPS)
+	}
+	r := &profile.File{NP: 1, PlainRunPS: 1000, Fragments: []profile.FragmentStats{{Executions: 10, MeanPS: 99}}}
+	combine(r, &Plan{Regions: true}, nil, []int64{1})
+	if len(r.Warnings) != 0 {
+		t.Errorf("99%% covered: warnings %q", r.Warnings)
+	}
+}

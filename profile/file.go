@@ -82,7 +82,7 @@ type File struct {
 	PlainComputePS int64 `json:"plain_compute_ps,omitempty"`
 	// Runs is how many times each program ran (plain and probed,
 	// alternately); SpreadRel the spread of the plain runs' compute,
-	// (max − min)/min.
+	// (median − min)/min.
 	Runs      int     `json:"runs,omitempty"`
 	SpreadRel float64 `json:"spread_rel,omitempty"`
 	Regions   bool    `json:"regions,omitempty"`

@@ -35,6 +35,13 @@ func (p *File) WriteSummary(w io.Writer, top int) error {
 	if p.Clock == ClockThread {
 		fmt.Fprintf(&b, "measured: %v in %d fragments, timed by the CPU clock of their threads (the program runs pool or Parallel threads), %.1f%% of the plain run's CPU time; %v inside commlib; program-level error bound ±%.2f%%\n",
 			trace.Time(p.MeasuredPS), len(p.Fragments), 100*p.Coverage(), trace.Time(p.CommPS), 100*p.ErrorRel)
+	} else if p.Regions && p.PlainComputePS > 0 {
+		cov := float64(p.MeasuredPS) / float64(p.PlainComputePS)
+		if p.Scale > 0 {
+			cov = 1 / p.Scale
+		}
+		fmt.Fprintf(&b, "measured: %v in %d fragments and regions (%.1f%% of the plain runs' compute before scaling) and %v inside commlib; program-level error bound ±%.2f%%\n",
+			trace.Time(p.MeasuredPS), len(p.Fragments), 100*cov, trace.Time(p.CommPS), 100*p.ErrorRel)
 	} else {
 		fmt.Fprintf(&b, "measured: %v in %d fragments and %v inside commlib (together %.1f%% of the plain run's time × np); program-level error bound ±%.2f%%\n",
 			trace.Time(p.MeasuredPS), len(p.Fragments), trace.Time(p.CommPS), 100*p.Coverage(), 100*p.ErrorRel)
