@@ -31,8 +31,9 @@ import (
 // do. Then, where regions account for every nanosecond, the fragments are
 // scaled to it (scaleToPlain).
 func combine(p *profile.File, plan *Plan, raws []*probe.Raw, plainNS []int64) {
-	p.Runs = len(raws)
+	p.Runs = len(raws) // the probed runs: the plain ones, and the pilot when it ran this program
 	if len(plainNS) > 0 {
+		p.Runs = len(plainNS)
 		lo, mid := slices.Min(plainNS), median(plainNS)
 		p.PlainComputePS = lo * 1000
 		if lo > 0 {

@@ -35,7 +35,8 @@
 // take less than 40 probe pairs per execution with their probes: their
 // fragments would be as small as a probe, so the program is instrumented
 // again with those timed whole and nothing timed inside them but the
-// opaque decisions and the trip counts the model replays. Regions are
+// opaque decisions and the trip counts the model replays (when it finds
+// none, its measurements count as one more probed run). Regions are
 // wall-clock measurements of one goroutine per rank: a program that runs
 // threads or goroutines has none. The profile's fragment times are then
 // scaled to the plain run's compute (profile.File.Scale): the plain run

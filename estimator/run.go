@@ -136,6 +136,7 @@ func Run(cfg Config) (*profile.File, error) {
 	}); err != nil {
 		return nil, err
 	}
+	var pilot *probe.Raw // the pilot run, when the program it ran is the one measured
 	if plan.Regions && !cfg.Fine {
 		// A pilot run with probes finds the regions cheaper than their
 		// probes: the program is instrumented again with those timed
@@ -152,7 +153,9 @@ func Run(cfg Config) (*profile.File, error) {
 		}); err != nil {
 			return nil, err
 		}
+		pilot = pr
 		if coarse := coarseRegions(plan, pr); len(coarse) > 0 {
+			pilot = nil
 			logf("%d regions take less than %v per execution with their probes: timed whole", len(coarse), time.Duration(coarseNS(pr.Overhead)))
 			if plan, err = instrument(prep, coarse); err != nil {
 				return nil, err
@@ -171,6 +174,9 @@ func Run(cfg Config) (*profile.File, error) {
 		raws         []*probe.Raw // every probed run
 		computes     []int64      // every plain run's compute, ns
 	)
+	if pilot != nil {
+		raws = append(raws, pilot) // one more measurement of the same program
+	}
 	assemble := func() *profile.File {
 		p := &profile.File{
 			Format: profile.Format, Version: profile.Version,
