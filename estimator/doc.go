@@ -45,7 +45,9 @@
 // [Run] builds the program twice, without probes (adding only package
 // runclock, which times the run from inside) and with them, runs both at
 // a given np with the program's arguments (alternately, Config.Repeat
-// times, keeping the fastest of each) and turns the raw measurements into
+// times, 3 by default: the fastest run of each gives the spans, each
+// fragment's mean is the median over the probed runs, combine.go) and
+// turns the raw measurements into
 // a profile.File (package profile owns the format): per fragment the
 // executions, mean, standard deviation, minimum and maximum
 // with the probe overhead compensated, and the error bound of the mean
