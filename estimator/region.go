@@ -109,14 +109,17 @@ func (in *instrumenter) enterLoopRegion(s ast.Stmt, body *ast.BlockStmt, fc *fun
 	return r
 }
 
-// exitLoopRegion times the loop whole, with its iterations, when
-// fragments lie in it.
+// exitLoopRegion times the loop whole, with its iterations. It does so
+// even when no fragment lies in it: the interpreter iterates it, and what
+// its iterations cost (calls of functions without fragments, say) is
+// charged per iteration, not per call of the function around it, whose
+// calls need not run it as often at another np.
 func (in *instrumenter) exitLoopRegion(r loopRegion, s ast.Stmt, body *ast.BlockStmt, fc *funcCtx) {
 	fc.region = r.parent
 	if r.coarse {
 		fc.coarse--
 	}
-	if r.id < 0 || !fc.timed[r.id] {
+	if r.id < 0 {
 		return
 	}
 	fc.timed[r.parent] = true
