@@ -84,16 +84,8 @@ func combine(p *profile.File, plan *Plan, raws []*probe.Raw, plainNS []int64) {
 			}
 		}
 	}
-	var total, weighted float64
-	for _, f := range p.Fragments {
-		t := float64(f.MeanPS) * float64(f.Executions)
-		total += t
-		weighted += t * f.ErrorRel
-	}
-	p.MeasuredPS = int64(total)
-	if total > 0 {
-		p.ErrorRel = weighted / total
-	}
+	setTotals(p)
+	total := float64(p.MeasuredPS)
 	if plan.Regions && p.PlainComputePS > 0 && total > 0 {
 		if cov := total / float64(p.PlainComputePS); cov < MinCoverage {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("the fragments and regions measured %.0f%% of the plain run's compute (%v of %v): the rest is time the probes' compensation or their perturbation hid; spread over the fragments by scaling",

@@ -41,7 +41,6 @@ func fill(p *profile.File, plan *Plan, raw *probe.Raw) {
 	}
 	ov := raw.Overhead
 	p.Overhead = profile.Overhead{SegPS: ps(ov.SegNS), IterPS: ps(ov.IterNS), CounterPS: ps(ov.CounterNS), TestPS: ps(ov.TestNS), SampledPS: ps(ov.SampledNS)}
-	var weighted, total float64
 	for _, rf := range raw.Fragments {
 		if int(rf.ID) >= len(plan.Fragments) {
 			continue
@@ -79,9 +78,6 @@ func fill(p *profile.File, plan *Plan, raw *probe.Raw) {
 		mean, sd, lo, hi, errAbs, errRel := m.stats()
 		p.Fragments = append(p.Fragments, profile.FragmentStats{Node: fr.Node, Kind: fr.Kind, Pos: pos, Covers: fr.Covers,
 			Executions: rf.Count, MeanPS: mean, SDPS: sd, MinPS: lo, MaxPS: hi, ErrorPS: errAbs, ErrorRel: errRel})
-		t := float64(mean) * float64(rf.Count)
-		total += t
-		weighted += t * errRel
 		if fr.Kind == profile.FragLoop {
 			ls := profile.LoopStats{Node: fr.Node, Innermost: fr.Innermost}
 			for _, t := range rf.Trips {
@@ -111,21 +107,13 @@ func fill(p *profile.File, plan *Plan, raw *probe.Raw) {
 			p.Loops = append(p.Loops, ls)
 		}
 	}
-	for _, fs := range regions(plan, raw) {
-		t := float64(fs.MeanPS) * float64(fs.Executions)
-		total += t
-		weighted += t * fs.ErrorRel
-		p.Fragments = append(p.Fragments, fs)
-	}
+	p.Fragments = append(p.Fragments, regions(plan, raw)...)
 	p.Regions = plan.Regions
 	p.ProbesPS = ps(probeCost(plan, raw))
-	p.MeasuredPS = int64(total)
 	for _, ns := range raw.CommNS {
 		p.CommPS += ns * 1000
 	}
-	if total > 0 {
-		p.ErrorRel = weighted / total
-	}
+	setTotals(p)
 	slices.SortFunc(p.Fragments, func(a, b profile.FragmentStats) int { return strings.Compare(a.Node, b.Node) })
 	slices.SortFunc(p.Loops, func(a, b profile.LoopStats) int { return strings.Compare(a.Node, b.Node) })
 	slices.SortFunc(p.Decisions, func(a, b profile.DecisionStats) int { return strings.Compare(a.Node, b.Node) })
@@ -200,9 +188,7 @@ func regions(plan *Plan, raw *probe.Raw) []profile.FragmentStats {
 			inside[fr.Parent] += float64(rf.SumNS) + float64(rf.Count)*math.Max(0, ov.PairNS-ov.SegNS)
 		case profile.FragBranch:
 			inside[fr.Parent] += float64(rf.Count) * ov.BranchNS
-		case profile.FragRegion:
-			inside[fr.Parent] += 0 // accounted as it ran
-		}
+		} // a region inside: accounted for as it ran
 	}
 	var out []profile.FragmentStats
 	for _, fr := range plan.Fragments {
@@ -274,14 +260,27 @@ func scaleToPlain(p *profile.File, k float64) {
 	}
 	p.Scale = k
 	scale := func(x int64) int64 { return int64(math.Round(float64(x) * k)) }
-	var total float64
 	for i := range p.Fragments {
 		f := &p.Fragments[i]
 		f.MeanPS, f.SDPS, f.MinPS, f.MaxPS, f.ErrorPS = scale(f.MeanPS), scale(f.SDPS), scale(f.MinPS), scale(f.MaxPS), scale(f.ErrorPS)
-		total += float64(f.MeanPS) * float64(f.Executions)
 	}
 	for i := range p.Loops {
 		p.Loops[i].PerIterPS = scale(p.Loops[i].PerIterPS)
 	}
-	p.MeasuredPS = int64(total)
+	setTotals(p)
+}
+
+// setTotals sets what p's fragments measured in all and its
+// program-level error bound, their time-weighted relative bound.
+func setTotals(p *profile.File) {
+	var total, weighted float64
+	for _, f := range p.Fragments {
+		t := float64(f.MeanPS) * float64(f.Executions)
+		total += t
+		weighted += t * f.ErrorRel
+	}
+	p.MeasuredPS, p.ErrorRel = int64(total), 0
+	if total > 0 {
+		p.ErrorRel = weighted / total
+	}
 }

@@ -221,13 +221,16 @@ func instrument(p *reduce.Prepared, coarse map[string]bool) (*Plan, error) {
 // waited for a core, which the interpreter, giving each logical thread a
 // core, must not charge.
 func usesThreads(prog *model.Program) bool {
+	return hasLeaf(prog, func(l *model.Leaf) bool { return l.Op == "Comm.NewPool" || l.Op == "Comm.Parallel" })
+}
+
+// hasLeaf reports whether a leaf of the program satisfies is.
+func hasLeaf(prog *model.Program, is func(*model.Leaf) bool) bool {
 	found := false
 	for _, f := range prog.Functions {
 		for _, root := range []*model.Node{f.Tree, f.Recover} {
 			model.Walk(root, func(n *model.Node) bool {
-				if l := n.Leaf; l != nil && (l.Op == "Comm.NewPool" || l.Op == "Comm.Parallel") {
-					found = true
-				}
+				found = found || (n.Leaf != nil && is(n.Leaf))
 				return !found
 			})
 		}
@@ -436,12 +439,7 @@ func (in *instrumenter) branch(cond ast.Expr, fc *funcCtx) {
 // than by its test (break, return, goto, labeled jumps) is left alone: its
 // count would not say how its test went.
 func (in *instrumenter) rangeExit(s *ast.RangeStmt, fc *funcCtx) {
-	var node *model.Node
-	for _, n := range fc.loops[in.pos(s.Pos())] {
-		if n.Pos.End == in.pos(s.End()-1) {
-			node = n
-		}
-	}
+	node := in.loopNode(s, fc)
 	if node == nil || node.Loop == nil || leavesEarly(s.Body) || breaks(s.Body) {
 		return
 	}
@@ -476,8 +474,7 @@ func (in *instrumenter) rangeExit(s *ast.RangeStmt, fc *funcCtx) {
 // (not one of an inner loop, switch or select, nor of a function literal).
 func breaks(body *ast.BlockStmt) bool {
 	found := false
-	var visit func(n ast.Node) bool
-	visit = func(n ast.Node) bool {
+	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
 			return false
@@ -487,10 +484,7 @@ func breaks(body *ast.BlockStmt) bool {
 			}
 		}
 		return !found
-	}
-	for _, s := range body.List {
-		ast.Inspect(s, visit)
-	}
+	})
 	return found
 }
 

@@ -32,18 +32,19 @@ import (
 // goroutines would account for time in their rank's regions as the rank
 // runs, so regions are off (as for threads).
 func spawns(prog *model.Program) bool {
-	found := false
-	for _, f := range prog.Functions {
-		for _, root := range []*model.Node{f.Tree, f.Recover} {
-			model.Walk(root, func(n *model.Node) bool {
-				if l := n.Leaf; l != nil && l.Kind == model.LeafSpawn {
-					found = true
-				}
-				return !found
-			})
+	return hasLeaf(prog, func(l *model.Leaf) bool { return l.Kind == model.LeafSpawn })
+}
+
+// loopNode returns the model's loop of loop statement s (not a loop a
+// goto makes that starts with it), or nil.
+func (in *instrumenter) loopNode(s ast.Stmt, fc *funcCtx) *model.Node {
+	var node *model.Node
+	for _, n := range fc.loops[in.pos(s.Pos())] {
+		if n.Pos.End == in.pos(s.End()-1) {
+			node = n
 		}
 	}
-	return found
+	return node
 }
 
 // enterFuncRegion makes f's body a region, the innermost of fc, and
@@ -87,12 +88,7 @@ func (in *instrumenter) enterLoopRegion(s ast.Stmt, body *ast.BlockStmt, fc *fun
 	if fc.region < 0 || fc.coarse > 0 || leavesEarly(body) {
 		return r
 	}
-	var node *model.Node
-	for _, n := range fc.loops[in.pos(s.Pos())] {
-		if n.Pos.End == in.pos(s.End()-1) {
-			node = n
-		}
-	}
+	node := in.loopNode(s, fc)
 	if node == nil {
 		return r
 	}
@@ -104,7 +100,6 @@ func (in *instrumenter) enterLoopRegion(s ast.Stmt, body *ast.BlockStmt, fc *fun
 	fc.region = r.id
 	if r.coarse = in.coarse[node.ID]; r.coarse {
 		fc.coarse++
-		fc.timed[r.id] = true
 	}
 	return r
 }

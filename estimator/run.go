@@ -141,22 +141,20 @@ func Run(cfg Config) (*profile.File, error) {
 		// A pilot run with probes finds the regions cheaper than their
 		// probes: the program is instrumented again with those timed
 		// whole (region.go).
-		var pr *probe.Raw
 		if err := Step(cfg.Log, fmt.Sprintf("running at np=%d with probes (pilot)", cfg.NP), func() error {
 			rawPath := filepath.Join(work, "pilot.json")
 			if _, err := run(instr, cfg.NP, cfg.Args, []string{probe.OutEnv + "=" + rawPath}, cfg.Timeout); err != nil {
 				return err
 			}
 			var err error
-			pr, err = readRaw(rawPath)
+			pilot, err = readRaw(rawPath)
 			return err
 		}); err != nil {
 			return nil, err
 		}
-		pilot = pr
-		if coarse := coarseRegions(plan, pr); len(coarse) > 0 {
-			pilot = nil
-			logf("%d regions take less than %v per execution with their probes: timed whole", len(coarse), time.Duration(coarseNS(pr.Overhead)))
+		if coarse := coarseRegions(plan, pilot); len(coarse) > 0 {
+			logf("%d regions take less than %v per execution with their probes: timed whole", len(coarse), time.Duration(coarseNS(pilot.Overhead)))
+			pilot = nil // it ran another program
 			if plan, err = instrument(prep, coarse); err != nil {
 				return nil, err
 			}

@@ -10,7 +10,7 @@ import (
 
 var (
 	overheadOnce sync.Once
-	overheadMu   sync.Mutex // guards overhead's region costs, measured again by rankStart
+	overheadMu   sync.Mutex // guards overhead's costs of probes that find their rank, measured again by rankStart
 	overhead     RawOverhead
 )
 
@@ -43,7 +43,7 @@ func calibrate() {
 	for i := range arr {
 		arr[i] = int64(i) * 7
 	}
-	var segs, pairs, iters, counters, tests, sampleds, branches []float64
+	var segs, pairs, iters, counters, tests, sampleds []float64
 	for r := range calRounds + 1 {
 		cal.reset()
 		t0 := clock()
@@ -72,14 +72,9 @@ func calibrate() {
 		calSink += testLoop(arr, calLoopReps)
 		tested := clock() - t0
 
-		t0 = clock()
-		branchCalls(calIterReps)
-		branch := float64(clock()-t0-empty) / calIterReps
-
 		if r == 0 {
 			continue // warming up
 		}
-		branches = append(branches, branch)
 		segs = append(segs, float64(sum)/float64(n))
 		pairs = append(pairs, pair)
 		iters = append(iters, iter)
@@ -95,12 +90,24 @@ func calibrate() {
 		TestNS:    max(0, median(tests)),
 		SampledNS: max(0, median(sampleds)),
 		PairNS:    median(pairs),
-		BranchNS:  max(0, median(branches)),
 	}
-	if !threadClock {
-		// Regions are wall-clock only (region.go).
-		overhead.RegionInNS, overhead.RegionOutNS = calibrateRegions()
+	calibrateRanked()
+}
+
+// calibrateRanked measures the costs of the probes that find their rank
+// (regions, decisions), which depend on how they find it: at start-up,
+// and again in the first rank of a run of several (rankStart), where the
+// rank is found by its label.
+func calibrateRanked() {
+	branch := calibrateBranch()
+	var in, out float64
+	if !threadClock { // regions are wall-clock only (region.go)
+		in, out = calibrateRegions()
 	}
+	overheadMu.Lock()
+	overhead.BranchNS, overhead.RegionInNS, overhead.RegionOutNS = branch, in, out
+	overheadMu.Unlock()
+	regionOutNS.Store(int64(out))
 }
 
 // reset clears the calibration fragment, leaving its reservoirs full so
@@ -158,10 +165,7 @@ func segPairs(n int) {
 }
 
 // calibrateRegions measures what an entry of an empty region records and
-// the rest of its probes' cost, medians of calRounds rounds. The cost
-// depends on how the calling goroutine's rank is found (np = 1 or not),
-// so a run of several ranks measures it again in its first rank
-// (rankStart).
+// the rest of its probes' cost, medians of calRounds rounds.
 func calibrateRegions() (in, out float64) {
 	cal := tab.Load().frags[0]
 	var ins, pairs []float64
@@ -182,7 +186,6 @@ func calibrateRegions() (in, out float64) {
 	}
 	cal.reset()
 	in = max(0, median(ins))
-	regionOutNS.Store(int64(max(0, median(pairs)-in)))
 	return in, max(0, median(pairs)-in)
 }
 

@@ -81,13 +81,8 @@ func rankStart(rank, n int) {
 		gMu.Unlock()
 	}
 	if rank == 0 && n > 1 && !threadClock && declared.Load() {
-		// Regions and decisions find their rank by its label now: measure
-		// them again.
-		in, out := calibrateRegions()
-		branch := calibrateBranch()
-		overheadMu.Lock()
-		overhead.RegionInNS, overhead.RegionOutNS, overhead.BranchNS = in, out, branch
-		overheadMu.Unlock()
+		// Regions and decisions find their rank by its label now.
+		calibrateRanked()
 	}
 }
 
