@@ -74,3 +74,33 @@ func TestThreads(t *testing.T) {
 		}
 	}
 }
+
+// TestSpinWaitFromEnvironment: COMMLIB_SPIN_WAIT sets how long blocked
+// calls poll; 0 parks at once (-1 in the Config), nonsense is refused.
+func TestSpinWaitFromEnvironment(t *testing.T) {
+	t.Setenv("COMMLIB_NP", "")
+	for _, tc := range []struct {
+		env  string
+		want time.Duration
+		err  string
+	}{
+		{"", 0, ""},
+		{"250us", 250 * time.Microsecond, ""},
+		{"0", -1, ""},
+		{"-1ms", 0, `COMMLIB_SPIN_WAIT="-1ms": want a duration`},
+		{"long", 0, `COMMLIB_SPIN_WAIT="long"`},
+	} {
+		t.Setenv("COMMLIB_SPIN_WAIT", tc.env)
+		cfg, err := configFromFlags()
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: error %v, want one containing %q", tc.env, err, tc.err)
+			}
+		case err != nil:
+			t.Errorf("%q: %v", tc.env, err)
+		case cfg.SpinWait != tc.want:
+			t.Errorf("%q: SpinWait %v, want %v", tc.env, cfg.SpinWait, tc.want)
+		}
+	}
+}

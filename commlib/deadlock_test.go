@@ -353,3 +353,42 @@ func TestDeadlockParallelThreadsAtBarrier(t *testing.T) {
 		t.Errorf("Recv waits for %q, want %q", recvWaitsFor, "rank 0 (blocked in Parallel)")
 	}
 }
+
+// TestSpinWaitModes: whether blocked calls park at once, poll for the
+// default time or poll long, messages arrive, values are right, and a
+// deadlock is still found (a polling call counts as blocked).
+func TestSpinWaitModes(t *testing.T) {
+	for _, spin := range []time.Duration{-1, 0, 20 * time.Millisecond} {
+		var sums [3]float64
+		err := commlib.RunWith(commlib.Config{NP: 3, SpinWait: spin}, func(c *commlib.Comm) {
+			right, left := (c.Rank()+1)%3, (c.Rank()+2)%3
+			out, in := []float64{float64(c.Rank())}, []float64{0}
+			for i := range 300 {
+				if i%50 == 0 && c.Rank() == 1 {
+					time.Sleep(time.Millisecond) // others wait past the default poll
+				}
+				c.Sendrecv(out, right, 0, in, left, 0)
+				sums[c.Rank()] += in[0]
+			}
+		})
+		if err != nil {
+			t.Fatalf("SpinWait %v: %v", spin, err)
+		}
+		for r, s := range sums {
+			if want := float64(300 * ((r + 2) % 3)); s != want {
+				t.Errorf("SpinWait %v: rank %d received %v in all, want %v", spin, r, s, want)
+			}
+		}
+		start := time.Now()
+		err = commlib.RunWith(commlib.Config{NP: 2, SpinWait: spin, DeadlockGrace: 50 * time.Millisecond}, func(c *commlib.Comm) {
+			c.Recv([]float64{0}, 1-c.Rank(), 0)
+		})
+		var dl *commlib.DeadlockError
+		if !errors.As(err, &dl) {
+			t.Errorf("SpinWait %v: a run where both ranks receive first returned %v, want a deadlock", spin, err)
+		}
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("SpinWait %v: the deadlock took %v to find", spin, took)
+		}
+	}
+}

@@ -58,6 +58,16 @@ func configFromFlags() (Config, error) {
 	if !set["trace"] {
 		cfg.TraceFile = os.Getenv("COMMLIB_TRACE")
 	}
+	if v := os.Getenv("COMMLIB_SPIN_WAIT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return cfg, fmt.Errorf("COMMLIB_SPIN_WAIT=%q: want a duration such as 100us, 0 to park blocked calls at once", v)
+		}
+		cfg.SpinWait = d
+		if d == 0 {
+			cfg.SpinWait = -1
+		}
+	}
 	if v := os.Getenv("COMMLIB_THREADS"); v != "" {
 		if n, err := strconv.Atoi(v); err != nil || n < 1 {
 			return cfg, fmt.Errorf("COMMLIB_THREADS=%q: want a number of threads per rank, at least 1", v)

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // A waiter is one blocked call of one goroutine. The protocol that makes
@@ -83,12 +84,53 @@ func (wt *waiter) park() {
 		default:
 		}
 	}
+	if wt.spin() {
+		w.parked.Delete(wt)
+		return
+	}
 	select {
 	case <-wt.ch:
 		w.parked.Delete(wt)
 	case <-w.aborted:
 		w.parked.Delete(wt)
 		panic(abortUnwind{})
+	}
+}
+
+// spin polls for wt's wake-up token for up to the world's spin time,
+// while fewer tracked goroutines run than there are Ps (a polling call
+// then takes no core another goroutine of the run could use), and reports
+// whether the token came. The token's sender then wakes no parked
+// goroutine: see DefaultSpinWait for why that matters. While it polls the
+// call counts as parked, as for the deadlock watch.
+func (wt *waiter) spin() bool {
+	w := wt.w
+	if w.spin <= 0 {
+		return false
+	}
+	var deadline time.Time
+	for i := 0; ; i++ {
+		select {
+		case <-wt.ch:
+			return true
+		case <-w.aborted:
+			return false
+		default:
+		}
+		if w.running.Load() >= w.maxProcs {
+			return false
+		}
+		// Let a goroutine readied on this P (the releaser of another
+		// waiter) run at once rather than after the poll.
+		runtime.Gosched()
+		if i%16 == 0 {
+			now := time.Now()
+			if i == 0 {
+				deadline = now.Add(w.spin)
+			} else if now.After(deadline) {
+				return false
+			}
+		}
 	}
 }
 

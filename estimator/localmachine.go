@@ -46,6 +46,9 @@ func MeasureLocal() (*machine.Machine, error) {
 	if err := ms.threads(timer); err != nil {
 		return nil, fmt.Errorf("measuring thread costs: %v", err)
 	}
+	if err := ms.wakeups(); err != nil {
+		return nil, fmt.Errorf("measuring the wake-up of blocked ranks: %v", err)
+	}
 	ms.round()
 	o := (ms.sendCall + ms.recvCall) / 2
 	lg := machine.LogGOPS{
@@ -59,7 +62,8 @@ func MeasureLocal() (*machine.Machine, error) {
 		Name:        "local",
 		Description: "this machine's in-process runtime (ranks as goroutines of one process), measured quickly",
 		Source: fmt.Sprintf("MeasureLocal on %s/%s with %d CPUs, %s, in %s: ping-pong of 1 B (one-way %s) and 1 MiB (one-way %s), "+
-			"median Send %s and Recv %s, stream %s per message; thread primitives timed in loops",
+			"median Send %s and Recv %s, stream %s per message; thread primitives timed in loops; wake-up of a rank blocked "+
+			"in Recv by the trimmed mean one-way time of 1 B after its partner computed for the time blocked, less that of a rank that did not block",
 			runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), time.Since(start).Round(time.Millisecond),
 			machine.FormatDuration(ms.oneWay1), machine.FormatDuration(ms.oneWayBig), machine.FormatDuration(ms.sendCall), machine.FormatDuration(ms.recvCall),
 			machine.FormatDuration(ms.stream)),
@@ -73,6 +77,7 @@ func MeasureLocal() (*machine.Machine, error) {
 		Inter:        lg,
 		Threads:      ms.thread,
 		Collectives:  machine.LinearCollectives(),
+		Wakeup:       ms.wake,
 	}
 	return m, m.Validate()
 }
@@ -85,6 +90,7 @@ type measurements struct {
 	sendCall, recvCall trace.Time
 	stream             trace.Time
 	thread             machine.ThreadCosts
+	wake               machine.Wakeup
 }
 
 // round rounds the durations to whole nanoseconds: finer digits are noise.
@@ -210,6 +216,69 @@ func (ms *measurements) messages(timer trace.Time) error {
 			ms.recvCall = median(recvs)
 		}
 	})
+}
+
+// wakeBlocked are the times a rank is kept blocked in Recv to measure its
+// wake-up (machine.Wakeup), and wakeSamples the one-way trips at each.
+// commlib polls for DefaultSpinWait before it parks a blocked rank: the
+// points around it find where waking starts to cost.
+var (
+	wakeBlocked = []time.Duration{20 * time.Microsecond, 50 * time.Microsecond, 100 * time.Microsecond,
+		150 * time.Microsecond, 300 * time.Microsecond, time.Millisecond, 3 * time.Millisecond}
+	wakeSamples = []int{200, 100, 100, 60, 40, 25, 15}
+)
+
+// wakeups measures the wake-up curve of the in-process runtime: rank 0
+// computes (polls the clock) for d, stamps the time and sends 1 B to
+// rank 1, blocked in Recv since rank 0 began; rank 1 reads the clock when
+// Recv returns. Both ranks share the process's clock, so the one-way time
+// is measured directly. The delay at d is the trimmed mean (a tenth cut
+// at each end) less that at d = 0; the mean, not the median, because a
+// run pays every wake-up, the slow ones too.
+func (ms *measurements) wakeups() error {
+	oneWay := func(d time.Duration, n int) (trace.Time, error) {
+		var lat []trace.Time
+		err := commlib.Run(2, func(c *commlib.Comm) {
+			stamp := make([]int64, 1)
+			for range n + n/10 {
+				if c.Rank() == 0 {
+					for t0 := time.Now(); time.Since(t0) < d; {
+					}
+					stamp[0] = time.Now().UnixNano()
+					c.Send(stamp, 1, 0)
+					c.Recv(stamp, 1, 1)
+				} else {
+					c.Recv(stamp, 0, 0)
+					lat = append(lat, trace.Time(time.Now().UnixNano()-stamp[0])*trace.Nanosecond)
+					c.Send(stamp, 0, 1)
+				}
+			}
+		})
+		lat = lat[n/10:] // warm-up
+		slices.Sort(lat)
+		cut := len(lat) / 10
+		var sum trace.Time
+		for _, x := range lat[cut : len(lat)-cut] {
+			sum += x
+		}
+		return sum / trace.Time(len(lat)-2*cut), err
+	}
+	base, err := oneWay(0, 200)
+	if err != nil {
+		return err
+	}
+	for i, d := range wakeBlocked {
+		t, err := oneWay(d, wakeSamples[i])
+		if err != nil {
+			return err
+		}
+		delay := max(t-base, 0)
+		if delay >= 10*trace.Nanosecond {
+			delay = (delay + trace.Nanosecond/2) / trace.Nanosecond * trace.Nanosecond
+		}
+		ms.wake = append(ms.wake, machine.WakePoint{Blocked: trace.Time(d.Nanoseconds()) * trace.Nanosecond, Delay: delay})
+	}
+	return nil
 }
 
 // threads measures the thread primitives of commlib.

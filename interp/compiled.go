@@ -150,6 +150,7 @@ func (cp *Compiled) run(cfg Config) (_ *World, err error) {
 	w := &World{Compiled: cp, cfg: cfg, assumptions: map[string]string{}, inited: map[*function]bool{}}
 	defer modelgen.CatchLimit(&err, w.position)
 	w.intra, w.inter = linkOf(cfg.Machine.Level(false)), linkOf(cfg.Machine.Level(true))
+	w.wake = cfg.Machine.Wakeup
 	cp.reset(cfg)
 	w.hot = make([]hotCounter, len(cp.frags))
 	prog := cp.prog

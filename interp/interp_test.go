@@ -324,3 +324,51 @@ func testPrograms(t *testing.T) ([]string, *machine.Machine) {
 	}
 	return dirs, m
 }
+
+// TestWakeupHandComputed checks the machine's wake-up curve against hand
+// computations: a blocking call that waited resumes the curve's delay
+// after what released it, once per call (a collective too), and a call
+// that waited less than the curve's first cost pays nothing.
+func TestWakeupHandComputed(t *testing.T) {
+	p := prepare(t, "./interp/testdata/pingpong")
+	const (
+		L = 1_000_000 // ps
+		o = 100_000
+		G = 1_000 // per byte
+		D = 3_000_000
+	)
+	T := func(s int64) int64 { return o + L + (s-1)*G }
+	flat := machine.Wakeup{{Blocked: 1, Delay: D}}                                                                     // D after any wait
+	late := machine.Wakeup{{Blocked: 10 * trace.Microsecond, Delay: 0}, {Blocked: 10*trace.Microsecond + 1, Delay: D}} // only beyond 10 us
+	for _, c := range []struct {
+		name string
+		wake machine.Wakeup
+		np   int
+		args []string
+		want int64
+	}{
+		// Rank 1 waits from 0 to T, resumes at T + o + D and answers;
+		// rank 0, waiting since its send returned, resumes D after the
+		// answer arrived.
+		{"eager pingpong", flat, 2, []string{"-bytes", "8"}, 2 * (T(8) + o + D)},
+		{"eager pingpong x3", flat, 2, []string{"-bytes", "8", "-reps", "3"}, 6 * (T(8) + o + D)},
+		// Waits of about 2.3 us: below the curve's first cost.
+		{"eager pingpong, short waits", late, 2, []string{"-bytes", "8", "-reps", "3"}, 6 * (T(8) + o)},
+		// A broadcast is one blocking call: rank 7 resumes D after its
+		// copy arrives, three rounds after the root sent.
+		{"binomial bcast", flat, 8, []string{"-bytes", "8", "-part", "bcast"}, 3*(T(8)+o) + D},
+	} {
+		m := handMachine(t)
+		m.Wakeup = c.wake
+		if err := m.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		r, err := p.Run(Config{NP: c.np, Machine: m, Args: c.args})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if int64(r.Time) != c.want {
+			t.Errorf("%s: predicted %d ps, hand computation %d ps", c.name, r.Time, c.want)
+		}
+	}
+}

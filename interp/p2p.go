@@ -362,7 +362,7 @@ func (p *proc) waitFor(reqs []*request, any bool, ovh int64, op, site string) ct
 	}
 	if ready {
 		p.waitReqs = nil
-		t = max(t, addTime(p.waitEnter, ovh))
+		t = p.w.woken(max(t, addTime(p.waitEnter, ovh)), p.waitEnter, ovh)
 		if p.overflowed(t, site, op) {
 			return cStop
 		}

@@ -83,6 +83,9 @@ type World struct {
 	cfg   Config
 	intra linkCost
 	inter linkCost
+	// wake is the machine's wake-up curve: the delay of a blocked rank
+	// in resuming (resume); empty: none.
+	wake machine.Wakeup
 
 	procs    []*proc
 	ready    procHeap

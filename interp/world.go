@@ -215,7 +215,7 @@ var testHook func(w *World)
 // it blocked was communication overhead, the rest waiting.
 func (w *World) resume(p *proc, t, ovh int64) {
 	enter := p.waitEnter
-	t = max(t, addTime(enter, ovh))
+	t = w.woken(max(t, addTime(enter, ovh)), enter, ovh)
 	p.overhead += ovh
 	p.wait += t - enter - ovh
 	p.main.clock = t
@@ -228,6 +228,18 @@ func (w *World) resume(p *proc, t, ovh int64) {
 	w.endWait(reqs)
 	w.blocked--
 	w.ready.push(p)
+}
+
+// woken is when a blocking call that entered at enter, spent ovh in
+// overheads and was released at t (≥ enter + ovh) returns: t, plus the
+// machine's wake-up delay (machine.Wakeup) when it waited. A runtime that
+// parks a blocked rank resumes it only after a wake-up; the delay counts
+// as waiting.
+func (w *World) woken(t, enter, ovh int64) int64 {
+	if waited := t - enter - ovh; len(w.wake) > 0 && waited > 0 {
+		return addTime(t, int64(w.wake.At(trace.Time(waited))))
+	}
+	return t
 }
 
 // block records that p blocks in op at site since its current clock.

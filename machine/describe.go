@@ -54,6 +54,9 @@ func (m *Machine) Describe() string {
 	line("  threads: create=%s set_task=%s start=%s copy=%s cas=%s create_atomic=%s create_semaphore=%s try_lock=%s release=%s",
 		FormatDuration(t.Create), FormatDuration(t.SetTask), FormatDuration(t.Start), t.Copy, FormatDuration(t.CAS),
 		FormatDuration(t.CreateAtomic), FormatDuration(t.CreateSemaphore), FormatDuration(t.TryLock), FormatDuration(t.Release))
+	if len(m.Wakeup) > 0 {
+		line("  wake-up of a blocked rank: %s", describeWakeup(m.Wakeup))
+	}
 	var chosen []string
 	for _, name := range CollectiveNames() {
 		if a, ok := m.Collectives[name]; ok && a != Auto {

@@ -64,6 +64,9 @@ func Parse(data []byte, file string) (*Machine, error) {
 	if len(m.Table.Inter) == 0 {
 		m.Table.Inter = nil
 	}
+	if len(m.Wakeup) == 0 {
+		m.Wakeup = nil
+	}
 	for k, a := range m.Collectives {
 		if a == Auto {
 			delete(m.Collectives, k)
@@ -344,6 +347,7 @@ func (d *decoder) machine(root *jsonValue) *Machine {
 			})
 		}},
 		{"threads", false, d.threads(&m.Threads)},
+		{"wakeup", false, d.wakeup(&m.Wakeup)},
 		{"collectives", false, d.collectives(&m.Collectives)},
 	})
 	if !ranksPerNode { // absent: one rank per core
@@ -366,18 +370,29 @@ func (d *decoder) level(p *LogGOPS) func(*jsonValue, string) {
 }
 
 func (d *decoder) table(t *Table) func(*jsonValue, string) {
+	return objects(d, (*[]TablePoint)(t), func(p *TablePoint) []member {
+		return []member{{"bytes", true, d.size(&p.Bytes)}, {"time", true, d.duration(&p.Time)}}
+	})
+}
+
+func (d *decoder) wakeup(w *Wakeup) func(*jsonValue, string) {
+	return objects(d, (*[]WakePoint)(w), func(p *WakePoint) []member {
+		return []member{{"blocked", true, d.duration(&p.Blocked)}, {"delay", true, d.duration(&p.Delay)}}
+	})
+}
+
+// objects decodes an array of objects into *dst, each element's members
+// given by members.
+func objects[T any](d *decoder, dst *[]T, members func(*T) []member) func(*jsonValue, string) {
 	return func(v *jsonValue, path string) {
 		if !d.kind(v, path, jsonArray) {
 			return
 		}
-		*t = make(Table, len(v.elems))
+		*dst = make([]T, len(v.elems))
 		for i, e := range v.elems {
 			p := fmt.Sprintf("%s[%d]", path, i)
 			d.pos[p] = e.off
-			d.object(e, p, []member{
-				{"bytes", true, d.size(&(*t)[i].Bytes)},
-				{"time", true, d.duration(&(*t)[i].Time)},
-			})
+			d.object(e, p, members(&(*dst)[i]))
 		}
 	}
 }

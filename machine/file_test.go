@@ -67,6 +67,7 @@ func TestRoundTripEverything(t *testing.T) {
 	m.NIC = NIC{Contention: true, Injection: 41667}
 	m.Threads = ThreadCosts{Create: 1, SetTask: 2, Start: 3, Copy: 4, CAS: 5, CreateAtomic: 6, CreateSemaphore: 7, TryLock: 8, Release: 9}
 	m.Collectives = map[string]Algorithm{"alltoall": Pairwise, "barrier": Bruck}
+	m.Wakeup = Wakeup{{5 * trace.Microsecond, 700 * nsT}, {50 * trace.Microsecond, 9 * trace.Microsecond}, {trace.Millisecond, 8 * trace.Microsecond}}
 	if err := m.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -99,6 +100,7 @@ func TestRoundTripEverything(t *testing.T) {
 func base(t *testing.T) string {
 	m := testMachine()
 	m.Table.Inter = Table{{1, 5000 * nsT}, {1024, 6000 * nsT}, {2048, 7000 * nsT}, {4096, 8000 * nsT}, {8192, 9000 * nsT}}
+	m.Wakeup = Wakeup{{10 * trace.Microsecond, 5 * trace.Microsecond}, {100 * trace.Microsecond, 12 * trace.Microsecond}}
 	return write(t, m)
 }
 
@@ -147,6 +149,11 @@ func TestParseErrors(t *testing.T) {
 		{`"name": "test"`, `"name": " "`, "name", "empty"},
 		{`"threads": {`, `"threads": {"join": "1us",`, "threads.join", "unknown field: threads has create"},
 		{`"table": {`, `"table": 3, "x": {`, "table", "a number, want an object"},
+		{`{"blocked": "100us"`, `{"blocked": "10us"`, "wakeup[1].blocked", "not increasing: 10us after 10us"},
+		{`{"blocked": "10us"`, `{"blocked": "0ns"`, "wakeup[0].blocked", "want a positive time"},
+		{`"delay": "12us"`, `"delay": "-12us"`, "wakeup[1].delay", "negative duration"},
+		{`"delay": "12us"}`, `"dly": "12us"}`, "wakeup[1].dly", "unknown field"},
+		{`"wakeup": [`, `"wakeup": {"x": 1}, "y": [`, "wakeup", "an object, want an array"},
 	} {
 		text := base(t)
 		if !strings.Contains(text, c.old) {

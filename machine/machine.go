@@ -50,6 +50,9 @@ type Machine struct {
 
 	NIC     NIC
 	Threads ThreadCosts
+	// Wakeup is the delay of a blocked rank in resuming (see [Wakeup]);
+	// empty: none.
+	Wakeup Wakeup
 
 	// Collectives maps a collective's name (see [CollectiveNames]) to the
 	// algorithm to use; a collective that is absent, or mapped to Auto,
@@ -173,5 +176,6 @@ func (m *Machine) Clone() *Machine {
 	c.Table.Intra = slices.Clone(m.Table.Intra)
 	c.Table.Inter = slices.Clone(m.Table.Inter)
 	c.Collectives = maps.Clone(m.Collectives)
+	c.Wakeup = slices.Clone(m.Wakeup)
 	return &c
 }

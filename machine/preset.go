@@ -126,7 +126,8 @@ func local() *Machine {
 			"about 150 ns, Recv of an arrived message 80-130 ns, 320-660 ns per message in a stream, and the thread costs; " +
 			"eager limit commlib.DefaultEagerLimit; collectives linear because commlib's are centralized. For reference, " +
 			"Barrier at np=64 took about 100 us and Allreduce of one float64 about 110 us there, dominated by scheduling " +
-			"64 goroutines on 2 cores, which these figures do not model",
+			"64 goroutines on 2 cores, which these figures do not model; a rank blocked beyond commlib's 100 us of polling resumes " +
+			"11-17 us late (the wake-up curve, MeasureLocal's medians of five runs)",
 		Origin:       OriginPreset,
 		Nodes:        1,
 		CoresPerNode: runtime.NumCPU(),
@@ -137,7 +138,23 @@ func local() *Machine {
 		Inter:        lg,
 		Threads:      goThreads,
 		Collectives:  LinearCollectives(),
+		Wakeup:       localWakeup,
 	}
+}
+
+// localWakeup is the in-process runtime's wake-up curve on the development
+// machine: the medians of five runs of estimator.MeasureLocal (one-way
+// times of 1 B to a rank blocked in Recv while its partner computed for
+// the time blocked, trimmed means less the one-way time to a rank that did
+// not block). commlib polls for 100 us (DefaultSpinWait) before it parks
+// a blocked rank; beyond, the operating system wakes its thread.
+var localWakeup = Wakeup{
+	{50 * us, 1 * us},
+	{100 * us, 2600 * ns},
+	{150 * us, 11 * us},
+	{300 * us, 12500 * ns},
+	{trace.Millisecond, 14 * us},
+	{3 * trace.Millisecond, 17 * us},
 }
 
 // ethernet10G is a commodity cluster on 10 Gigabit Ethernet with MPI over

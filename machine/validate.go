@@ -95,6 +95,7 @@ func (m *Machine) Validate() error {
 	v.level("inter", &m.Inter)
 	v.table("table.intra", m.Table.Intra)
 	v.table("table.inter", m.Table.Inter)
+	v.wakeup("wakeup", m.Wakeup)
 	v.perByte("nic.injection", m.NIC.Injection)
 	v.perByte("nic.ejection", m.NIC.Ejection)
 	t := &m.Threads

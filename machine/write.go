@@ -24,7 +24,8 @@ func (m *Machine) Write(w io.Writer) error {
 
 // MarshalJSON returns m in its machine-file form: every field, in a fixed
 // order, durations and per-byte costs as exact strings with units ("2.5us",
-// "41.667ps/B"), and every collective, "auto" where m makes no choice. The
+// "41.667ps/B"), every collective, "auto" where m makes no choice, and the
+// wake-up curve when m has one. The
 // output is deterministic and [Parse] reads it back to an equal Machine.
 func (m *Machine) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
@@ -76,6 +77,9 @@ func (m *Machine) MarshalJSON() ([]byte, error) {
 		w("    %s: %s%s\n", quote(f.key), quote(f.val), comma(i, 9))
 	}
 	w("  },\n")
+	if len(m.Wakeup) > 0 {
+		w("  \"wakeup\": %s,\n", wakeupText(m.Wakeup))
+	}
 	w("  \"collectives\": {\n")
 	names := CollectiveNames()
 	for k := range m.Collectives { // unknown names too, so that nothing is lost
