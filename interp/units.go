@@ -177,17 +177,9 @@ func (c *compiler) unitsOnEntry(cf *function, u *reduce.UnitNest, y *reduce.Loop
 						return nil, false
 					}
 				}
-				sides[i/2] = func(p *proc, fr *frame) (int64, bool) {
-					h, ok1 := hi(p, fr)
-					l, ok2 := lo(p, fr)
-					return h - l, ok1 && ok2
-				}
+				sides[i/2] = difference(hi, lo)
 			}
-			moved = append(moved, func(p *proc, fr *frame) (int64, bool) {
-				a, ok1 := sides[0](p, fr)
-				b, ok2 := sides[1](p, fr)
-				return max(min(a, b), 0), ok1 && ok2
-			})
+			moved = append(moved, copied(sides[0], sides[1]))
 		}
 		return func(p *proc, fr *frame) int64 {
 			t := trips(p, fr)
@@ -269,17 +261,19 @@ func (c *compiler) valueOnEntry(cf *function, v ssa.Value, rel map[int]bool) (fu
 				if !ok {
 					return nil, false
 				}
-				return func(p *proc, fr *frame) (int64, bool) {
-					h, ok1 := hi(p, fr)
-					l, ok2 := lo(p, fr)
-					return h - l, ok1 && ok2
-				}, true
+				return difference(hi, lo), true
 			}
 		}
 	}
 	if !c.cp.prog.Report.Plan.Invariant(v, rel) {
 		return nil, false
 	}
+	return c.computeOnEntry(cf, v, rel, func(x V) int64 { return x.I }), true
+}
+
+// computeOnEntry returns a function computing v (invariant in rel) on
+// entry to rel, read as an integer by read.
+func (c *compiler) computeOnEntry(cf *function, v ssa.Value, rel map[int]bool, read func(V) int64) func(p *proc, fr *frame) (int64, bool) {
 	prep := c.entryOps(cf, rel, v)
 	op := c.operand(cf, v)
 	return func(p *proc, fr *frame) (int64, bool) {
@@ -288,81 +282,25 @@ func (c *compiler) valueOnEntry(cf *function, v ssa.Value, rel map[int]bool) (fu
 				return 0, false
 			}
 		}
-		return op.get(fr).I, true
-	}, true
+		return read(op.get(fr)), true
+	}
 }
 
-// A straight-line segment that allocates problem-sized slices costs, at
-// the profiled np, what zeroing them costs: charged as measured at every
-// np, a profile at np=1 makes a rank at np=256 allocate the whole
-// problem (a serial fraction that does not exist). Such a segment is
-// counted in units too: 1 + the bytes it allocates, each costing the
-// measured time over the units counted at the profiled np — when the
-// allocations averaged at least allocUnitsMin bytes an execution there
-// (below, the segment's fixed work dominates and it is charged as
-// measured).
-const allocUnitsMin = 64 << 10
-
-// allocUnits is the cost of a segment counted by the bytes it allocates.
-type allocUnits struct {
-	prep  []op      // computes the lengths, pure, at the segment's start
-	lens  []operand // the lengths of its allocations
-	sizes []int64   // their elements' sizes
-	unit  unitTime  // total/units: a unit's time
+// copied returns what a copy between slices of lengths a and b moves.
+func copied(a, b func(p *proc, fr *frame) (int64, bool)) func(p *proc, fr *frame) (int64, bool) {
+	return func(p *proc, fr *frame) (int64, bool) {
+		x, ok1 := a(p, fr)
+		y, ok2 := b(p, fr)
+		return max(min(x, y), 0), ok1 && ok2
+	}
 }
 
-// planAllocUnits makes segment n (fragment f) counted by the bytes it
-// allocates, when its allocations' lengths are computed from values
-// known at its start.
-func (cp *Compiled) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node, f *fragment) {
-	lf := n.Leaf
-	blk := fn.Blocks[lf.Block]
-	blocks := map[int]bool{blk.Index: true}
-	var lens []ssa.Value
-	var sizes []int64
-	for i := lf.First; i < lf.Last && i < len(blk.Instrs); i++ {
-		ms, ok := blk.Instrs[i].(*ssa.MakeSlice)
-		if !ok || !c.keep[ms] {
-			continue
-		}
-		if !c.cp.prog.Report.Plan.Invariant(ms.Len, blocks) {
-			return
-		}
-		lens = append(lens, ms.Len)
-		sizes = append(sizes, sizeof(ms.Type().Underlying().(*types.Slice).Elem()))
-	}
-	if len(lens) == 0 {
-		return
-	}
-	ut := unitTime{total: 1, units: 1}
-	if !cp.counting {
-		if ut = cp.unitTime[f.node]; ut.units == 0 {
-			return
-		}
-	}
-	cf := c.fn(fn)
-	au := &allocUnits{prep: c.entryOps(cf, blocks, lens...), sizes: sizes, unit: ut}
-	for _, l := range lens {
-		au.lens = append(au.lens, c.operand(cf, l))
-	}
-	f.alloc = au
-	cp.unitFrags = append(cp.unitFrags, unitFrag{entry: f, units: f, minUnits: allocUnitsMin})
-}
-
-// op charges the segment its units' time.
-func (au *allocUnits) op(f *fragment) op {
-	return func(p *proc, fr *frame) ctl {
-		for _, o := range au.prep {
-			if c := o(p, fr); c != cNext {
-				return c
-			}
-		}
-		units := int64(1)
-		for i, l := range au.lens {
-			units += max(l.get(fr).I, 0) * au.sizes[i]
-		}
-		work := roundTime(float64(units) * float64(au.unit.total) / float64(au.unit.units))
-		return p.charge(f, p.w.compute(work))
+// difference returns hi − lo.
+func difference(hi, lo func(p *proc, fr *frame) (int64, bool)) func(p *proc, fr *frame) (int64, bool) {
+	return func(p *proc, fr *frame) (int64, bool) {
+		h, ok1 := hi(p, fr)
+		l, ok2 := lo(p, fr)
+		return h - l, ok1 && ok2
 	}
 }
 

@@ -112,3 +112,40 @@ func TestAllocUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestSegmentCopyUnits: a straight-line segment that copies a rank's
+// share costs the bytes it moves (and allocates), each the measured time
+// over the bytes counted at the profiled np, whatever the copy's
+// arguments are: a slice expression with a bound, one without, a slice
+// the model makes.
+func TestSegmentCopyUnits(t *testing.T) {
+	p := prepare(t, "./interp/testdata/units")
+	const n = 1 << 16
+	args := []string{"-part", "segcopy", "-n", "65536"}
+	line := markLine(t, unitsFile, "segcopy")
+	// The segment holding the copy: at np the rank allocates n/np int32s,
+	// copies nothing into them (from an empty literal) and
+	// min(n/np, n−np) float64s into part.
+	bytes := func(np int64) int64 { return 1 + n/np*4 + min(n/np, n-np)*8 }
+	pf := syntheticProfile(t, p, 2, args)
+	for _, f := range p.Model.Functions {
+		model.Walk(f.Tree, func(x *model.Node) bool {
+			if lf := x.Leaf; lf != nil && lf.Kind == model.LeafCB && x.Pos.Start.Line <= line && x.Pos.End.Line >= line {
+				pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: x.ID, Kind: profile.FragSegment, Pos: x.Pos.String(), Executions: 2, MeanPS: bytes(2)})
+			}
+			return true
+		})
+	}
+	if len(pf.Fragments) != 1 {
+		t.Fatalf("the copy's segment not found (%d)", len(pf.Fragments))
+	}
+	for _, np := range []int64{2, 1, 8, 64} {
+		r, err := p.Run(Config{NP: int(np), Machine: handMachine(t), Profile: pf, Args: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := int64(r.Compute.Max), bytes(np); got != want {
+			t.Errorf("np=%d: compute %d ps a rank, want %d (a picosecond a byte)", np, got, want)
+		}
+	}
+}

@@ -10,7 +10,7 @@ import (
 )
 
 var (
-	part = flag.String("part", "pack", "pack, copy or alloc")
+	part = flag.String("part", "pack", "pack, copy, alloc or segcopy")
 	n    = flag.Int("n", 4096, "problem size")
 )
 
@@ -32,6 +32,15 @@ func main() {
 			for i := range buf {
 				buf[i] = 1
 			}
+		case "segcopy":
+			// A rank's share of the problem copied in straight-line code,
+			// from a slice expression and into a slice the model makes.
+			dst := make([]int32, *n/np)
+			part := out[:*n/np]
+			copy(dst, []int32{})
+			copy(part, out[np:])              // mark:segcopy
+			c.Send(part, commlib.ProcNull, 0) // the model keeps their lengths
+			c.Send(dst, commlib.ProcNull, 0)
 		case "copy":
 			// np·4 copies of 64/np elements.
 			src := make([]float64, *n)

@@ -1,0 +1,150 @@
+// This file defines segments counted by the bytes they allocate and move:
+// straight-line code whose make and copy calls take lengths the model
+// computes is charged by those bytes, so that a rank's share of the
+// problem costs what it costs at every np.
+
+package interp
+
+import (
+	"go/types"
+
+	"github.com/predict-tools/predict/model"
+	"golang.org/x/tools/go/ssa"
+)
+
+// A straight-line segment that allocates or copies problem-sized slices
+// costs, at the profiled np, what zeroing and moving them costs: charged
+// as measured at every np, a profile at np=1 makes a rank at np=256
+// allocate or copy the whole problem (a serial fraction that does not
+// exist), and a profile at np=2 makes a rank at np=1 move half of it.
+// Such a segment is counted in units: 1 + the bytes it allocates + the
+// bytes its copies move, each costing the measured time over the units
+// counted at the profiled np — when they averaged at least allocUnitsMin
+// bytes an execution there (below, the segment's fixed work dominates and
+// it is charged as measured).
+const allocUnitsMin = 64 << 10
+
+// allocUnits is the cost of a segment counted by the bytes it allocates
+// and moves.
+type allocUnits struct {
+	bytes []func(p *proc, fr *frame) (int64, bool) // per make or copy call, at the segment's start
+	unit  unitTime                                 // total/units: a unit's time
+}
+
+// planAllocUnits makes segment n (fragment f) counted by the bytes it
+// allocates and copies, when their lengths are computed from values known
+// at its start.
+func (cp *Compiled) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node, f *fragment) {
+	lf := n.Leaf
+	blk := fn.Blocks[lf.Block]
+	blocks := map[int]bool{blk.Index: true}
+	cf := c.fn(fn)
+	var bytes []func(p *proc, fr *frame) (int64, bool)
+	for i := lf.First; i < lf.Last && i < len(blk.Instrs); i++ {
+		switch in := blk.Instrs[i].(type) {
+		case *ssa.MakeSlice:
+			if !c.keep[in] {
+				continue
+			}
+			l, ok := c.valueOnEntry(cf, in.Len, blocks)
+			if !ok {
+				return
+			}
+			bytes = append(bytes, times(l, sizeof(in.Type().Underlying().(*types.Slice).Elem())))
+		case *ssa.Call:
+			b, ok := in.Call.Value.(*ssa.Builtin)
+			if !ok || b.Name() != "copy" {
+				continue
+			}
+			dst, ok1 := c.lenOnEntry(cf, in.Call.Args[0], blocks)
+			src, ok2 := c.lenOnEntry(cf, in.Call.Args[1], blocks)
+			if !ok1 || !ok2 {
+				return // a copy of a length the model does not know: charged as measured
+			}
+			bytes = append(bytes, times(copied(dst, src), elemSize(in.Call.Args[0].Type())))
+		}
+	}
+	if len(bytes) == 0 {
+		return
+	}
+	ut := unitTime{total: 1, units: 1}
+	if !cp.counting {
+		if ut = cp.unitTime[f.node]; ut.units == 0 {
+			return
+		}
+	}
+	f.alloc = &allocUnits{bytes: bytes, unit: ut}
+	cp.unitFrags = append(cp.unitFrags, unitFrag{entry: f, units: f, minUnits: allocUnitsMin})
+}
+
+// times returns n × size.
+func times(n func(p *proc, fr *frame) (int64, bool), size int64) func(p *proc, fr *frame) (int64, bool) {
+	return func(p *proc, fr *frame) (int64, bool) {
+		k, ok := n(p, fr)
+		return k * size, ok
+	}
+}
+
+// lenOnEntry returns a function computing the length of slice v from values
+// known at the start of rel: a slice expression x[lo:hi] (hi − lo; without
+// hi, x's length − lo), a slice the model makes with a length it knows, an
+// array (through its pointer), or a slice value the model computes (its
+// length read when it runs).
+func (c *compiler) lenOnEntry(cf *function, v ssa.Value, rel map[int]bool) (func(p *proc, fr *frame) (int64, bool), bool) {
+	zero := func(*proc, *frame) (int64, bool) { return 0, true }
+	switch x := v.(type) {
+	case *ssa.Slice:
+		lo, ok := zero, true
+		if x.Low != nil {
+			if lo, ok = c.valueOnEntry(cf, x.Low, rel); !ok {
+				return nil, false
+			}
+		}
+		var hi func(p *proc, fr *frame) (int64, bool)
+		if x.High != nil {
+			hi, ok = c.valueOnEntry(cf, x.High, rel)
+		} else {
+			hi, ok = c.lenOnEntry(cf, x.X, rel)
+		}
+		if !ok {
+			return nil, false
+		}
+		return difference(hi, lo), true
+	case *ssa.MakeSlice:
+		return c.valueOnEntry(cf, x.Len, rel)
+	}
+	if pt, ok := v.Type().Underlying().(*types.Pointer); ok {
+		if at, ok := pt.Elem().Underlying().(*types.Array); ok { // a slice of an array: its length is the type's
+			n := at.Len()
+			return func(*proc, *frame) (int64, bool) { return n, true }, true
+		}
+	}
+	if _, ok := v.Type().Underlying().(*types.Slice); !ok || !c.cp.prog.Report.Plan.Invariant(v, rel) {
+		return nil, false
+	}
+	return c.computeOnEntry(cf, v, rel, func(x V) int64 {
+		if s, _ := x.R.(*sliceV); s != nil {
+			return int64(s.len)
+		}
+		return 0 // a nil slice
+	}), true
+}
+
+// op charges the segment its units' time.
+func (au *allocUnits) op(f *fragment) op {
+	return func(p *proc, fr *frame) ctl {
+		units := int64(1)
+		for _, b := range au.bytes {
+			n, ok := b(p, fr)
+			if !ok {
+				if p.err != nil {
+					return cStop
+				}
+				return p.fail(f.pos, "the length of an allocation or copy of this segment could not be computed on entry")
+			}
+			units += max(n, 0)
+		}
+		work := roundTime(float64(units) * float64(au.unit.total) / float64(au.unit.units))
+		return p.charge(f, p.w.compute(work))
+	}
+}
