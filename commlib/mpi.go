@@ -37,6 +37,7 @@ func clock() float64 { return float64(C.MPI_Wtime()) - mpiStart }
 // errors of the set-up and of a successful run's trace; a failing rank
 // reports its error and aborts the job (MPI_Abort), so that no rank hangs.
 func runMPI(cfg Config, body func(c *Comm)) error {
+	matchEagerLimit(cfg.EagerLimit)
 	var provided C.int
 	if code := C.cl_init(&provided); code != C.MPI_SUCCESS {
 		return fmt.Errorf("MPI_Init_thread: %s", mpiErrorString(code))
@@ -49,17 +50,17 @@ func runMPI(cfg Config, body func(c *Comm)) error {
 	C.MPI_Comm_size(C.cl_comm_world(), &size)
 	t := &mpiTransport{rank: int(rank), size: int(size), tagUB: int(C.cl_tag_ub())}
 	fail := func(err error) error {
-		fmt.Fprintf(os.Stderr, "commlib: rank %d: %v\n", t.rank, err)
+		fmt.Fprintf(os.Stderr, "commlib: %v\n", err)
 		t.abort(err)
 		return err
 	}
 	if cfg.NP != 1 && cfg.NP != t.size {
-		return fail(fmt.Errorf("-np %d (or COMMLIB_NP): under MPI the launcher sets the number of ranks, here %d", cfg.NP, t.size))
+		return fail(fmt.Errorf("rank %d: -np %d (or COMMLIB_NP): under MPI the launcher sets the number of ranks, here %d", t.rank, cfg.NP, t.size))
 	}
 	if v := os.Getenv("COMMLIB_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
-			return fail(fmt.Errorf("COMMLIB_TIMEOUT=%q: want a duration such as 30s", v))
+			return fail(fmt.Errorf("rank %d: COMMLIB_TIMEOUT=%q: want a duration such as 30s", t.rank, v))
 		}
 		t.watch = &watchdog{rank: t.rank, timeout: d}
 		go t.watch.run()
@@ -132,6 +133,26 @@ func runMPI(cfg Config, body func(c *Comm)) error {
 		}
 	}
 	return err
+}
+
+// matchEagerLimit sets Open MPI's eager limits to commlib's (-eager, else
+// DefaultEagerLimit), unless the user set them: a standard send waits for
+// its receive above the same size in both runtimes, so a program that
+// relies on buffering small sends (a ring of Sends) runs under both. The
+// limits count MPI's match header too.
+func matchEagerLimit(limit int) {
+	switch {
+	case limit == 0:
+		limit = DefaultEagerLimit
+	case limit < 0:
+		limit = 0
+	}
+	for _, btl := range []string{"vader", "sm", "tcp"} {
+		name := "OMPI_MCA_btl_" + btl + "_eager_limit"
+		if os.Getenv(name) == "" {
+			os.Setenv(name, strconv.Itoa(limit+64))
+		}
+	}
 }
 
 // run checks the rank's current blocking call every tenth of the timeout;
