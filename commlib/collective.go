@@ -193,3 +193,20 @@ func (c *Comm) emitColl(t0 trace.Time, inst *collInstance, bytes int) {
 	}
 	c.emit(t0, &trace.Event{Op: inst.sig.op, Peer: trace.NoPeer, Root: root, Bytes: int64(bytes), Collective: inst.id})
 }
+
+// collNative runs a checked collective call on the transport and records
+// its trace event. The instance id is the communicator's id and the call's
+// sequence number on it, which every rank computes alike.
+func (c *Comm) collNative(t0 trace.Time, a *collArgs, bytes int) {
+	seq := c.collSeq
+	c.collSeq++
+	c.w.tr.collective(c, a)
+	if c.w.tracer != nil {
+		root := trace.NoPeer
+		if a.root >= 0 {
+			root = c.sh.group[a.root]
+		}
+		c.emit(t0, &trace.Event{Op: a.op, Peer: trace.NoPeer, Root: root, Bytes: int64(bytes),
+			Collective: int64(c.sh.id)<<32 | (seq + 1)})
+	}
+}

@@ -15,6 +15,10 @@ type sendRecv struct {
 // Barrier blocks until every rank of the communicator has called it.
 func (c *Comm) Barrier() {
 	t0 := c.traceStart()
+	if c.w.tr != nil {
+		c.collNative(t0, &collArgs{op: "Barrier", root: -1}, 0)
+		return
+	}
 	inst := c.arrive(collSig{op: "Barrier", root: -1}, nil, nil)
 	c.collAwait(inst, waitNoPeer, allArrived)
 	c.depart(inst)
@@ -30,6 +34,10 @@ func (c *Comm) Bcast(buf any, root int) {
 	t0 := c.traceStart()
 	c.checkRoot(op, root)
 	kind, n := c.checkBuf(op, "buffer", buf)
+	if c.w.tr != nil {
+		c.collNative(t0, &collArgs{op: op, root: root, kind: kind, n: n, send: buf}, n*kinds[kind].size)
+		return
+	}
 	var deposit any
 	if c.rank == root && c.Size() > 1 {
 		deposit = kinds[kind].clone(buf, 0, n)
@@ -60,6 +68,14 @@ func (c *Comm) Reduce(sendbuf, recvbuf any, op Op, root int) {
 	} else {
 		deposit = kinds[kind].clone(sendbuf, 0, n)
 	}
+	if c.w.tr != nil {
+		a := &collArgs{op: name, root: root, rop: op, kind: kind, n: n, send: sendbuf}
+		if c.rank == root {
+			a.recv = recvbuf
+		}
+		c.collNative(t0, a, n*kinds[kind].size)
+		return
+	}
 	inst := c.arrive(collSig{op: name, root: root, rop: op, kind: kind, count: n}, deposit, nil)
 	if c.rank == root {
 		c.collAwait(inst, waitNoPeer, allArrived)
@@ -83,6 +99,10 @@ func (c *Comm) Allreduce(sendbuf, recvbuf any, op Op) {
 	kind, n := c.checkBuf(name, "send buffer", sendbuf)
 	c.checkOp(name, op, kind)
 	c.checkRecv(name, recvbuf, kind, n)
+	if c.w.tr != nil {
+		c.collNative(t0, &collArgs{op: name, root: -1, rop: op, kind: kind, n: n, send: sendbuf, recv: recvbuf}, n*kinds[kind].size)
+		return
+	}
 	inst := c.arrive(collSig{op: name, root: -1, rop: op, kind: kind, count: n}, sendRecv{send: sendbuf, recv: recvbuf},
 		func(inst *collInstance) string {
 			acc := kinds[kind].clone(inst.deposits[0].(sendRecv).send, 0, n)
@@ -114,6 +134,10 @@ func (c *Comm) Gather(sendbuf, recvbuf any, root int) {
 	} else {
 		deposit = kinds[kind].clone(sendbuf, 0, n)
 	}
+	if c.w.tr != nil {
+		c.collNative(t0, &collArgs{op: name, root: root, kind: kind, n: n, send: sendbuf, recv: recvbuf}, n*kinds[kind].size)
+		return
+	}
 	inst := c.arrive(collSig{op: name, root: root, kind: kind, count: n}, deposit, nil)
 	if c.rank == root {
 		c.collAwait(inst, waitNoPeer, allArrived)
@@ -141,6 +165,11 @@ func (c *Comm) Gatherv(sendbuf, recvbuf any, recvcounts, displs []int, root int)
 		c.checkCounts(name, "recvcounts", "displs", recvcounts, displs, rn)
 	} else {
 		deposit = kinds[kind].clone(sendbuf, 0, n)
+	}
+	if c.w.tr != nil {
+		c.collNative(t0, &collArgs{op: name, root: root, kind: kind, n: n, send: sendbuf, recv: recvbuf,
+			recvCounts: recvcounts, recvDispls: displs}, n*kinds[kind].size)
+		return
 	}
 	inst := c.arrive(collSig{op: name, root: root, kind: kind, count: -1}, deposit, nil)
 	if c.rank == root {
@@ -175,11 +204,17 @@ func (c *Comm) Scatter(sendbuf, recvbuf any, root int) {
 		if sn < n*c.Size() {
 			c.fail(name, "send buffer too small: it holds %d elements, %d ranks × %d are needed", sn, c.Size(), n)
 		}
-		if c.Size() > 1 {
+		if c.w.tr != nil {
+			deposit = sendbuf
+		} else if c.Size() > 1 {
 			deposit = kinds[kind].clone(sendbuf, 0, n*c.Size())
 		} else {
 			deposit = sendbuf
 		}
+	}
+	if c.w.tr != nil {
+		c.collNative(t0, &collArgs{op: name, root: root, kind: kind, n: n, send: deposit, recv: recvbuf}, n*kinds[kind].size)
+		return
 	}
 	inst := c.arrive(collSig{op: name, root: root, kind: kind, count: n}, deposit, nil)
 	if c.rank != root {
@@ -206,11 +241,20 @@ func (c *Comm) Scatterv(sendbuf any, sendcounts, displs []int, recvbuf any, root
 			c.fail(name, "type mismatch: the send buffer is []%s, the receive buffer is []%s", kinds[sk].name, kinds[kind].name)
 		}
 		c.checkCounts(name, "sendcounts", "displs", sendcounts, displs, sn)
+		if c.w.tr != nil {
+			c.collNative(t0, &collArgs{op: name, root: root, kind: kind, n: n, send: sendbuf, recv: recvbuf,
+				sendCounts: sendcounts, sendDispls: displs}, min(n, sendcounts[c.rank])*kinds[kind].size)
+			return
+		}
 		data := sendbuf
 		if c.Size() > 1 {
 			data = kinds[kind].clone(sendbuf, 0, sn)
 		}
 		deposit = sendRecv{send: data, sendCounts: append([]int(nil), sendcounts...), sendDisp: append([]int(nil), displs...)}
+	}
+	if c.w.tr != nil {
+		c.collNative(t0, &collArgs{op: name, root: root, kind: kind, n: n, recv: recvbuf}, n*kinds[kind].size)
+		return
 	}
 	inst := c.arrive(collSig{op: name, root: root, kind: kind, count: -1}, deposit, nil)
 	if c.rank != root {
@@ -235,6 +279,10 @@ func (c *Comm) Allgather(sendbuf, recvbuf any) {
 	t0 := c.traceStart()
 	kind, n := c.checkBuf(name, "send buffer", sendbuf)
 	c.checkRecv(name, recvbuf, kind, n*c.Size())
+	if c.w.tr != nil {
+		c.collNative(t0, &collArgs{op: name, root: -1, kind: kind, n: n, send: sendbuf, recv: recvbuf}, n*kinds[kind].size)
+		return
+	}
 	inst := c.arrive(collSig{op: name, root: -1, kind: kind, count: n}, sendRecv{send: sendbuf, recv: recvbuf},
 		func(inst *collInstance) string {
 			for i, s := range inst.deposits {
@@ -262,6 +310,11 @@ func (c *Comm) Allgatherv(sendbuf, recvbuf any, recvcounts, displs []int) {
 	c.checkCounts(name, "recvcounts", "displs", recvcounts, displs, rn)
 	if recvcounts[c.rank] != n {
 		c.fail(name, "this rank sends %d elements but recvcounts[%d] is %d", n, c.rank, recvcounts[c.rank])
+	}
+	if c.w.tr != nil {
+		c.collNative(t0, &collArgs{op: name, root: -1, kind: kind, n: n, send: sendbuf, recv: recvbuf,
+			recvCounts: recvcounts, recvDispls: displs}, n*kinds[kind].size)
+		return
 	}
 	inst := c.arrive(collSig{op: name, root: -1, kind: kind, count: -1},
 		sendRecv{send: sendbuf, recv: recvbuf, recvCounts: recvcounts, recvDisp: displs},
@@ -302,6 +355,10 @@ func (c *Comm) Alltoall(sendbuf, recvbuf any) {
 	}
 	c.checkRecv(name, recvbuf, kind, n)
 	b := n / size
+	if c.w.tr != nil {
+		c.collNative(t0, &collArgs{op: name, root: -1, kind: kind, n: n, send: sendbuf, recv: recvbuf}, n*kinds[kind].size)
+		return
+	}
 	inst := c.arrive(collSig{op: name, root: -1, kind: kind, count: n}, sendRecv{send: sendbuf, recv: recvbuf},
 		func(inst *collInstance) string {
 			for i, s := range inst.deposits {
@@ -329,6 +386,15 @@ func (c *Comm) Alltoallv(sendbuf any, sendcounts, sdispls []int, recvbuf any, re
 	c.checkRecv(name, recvbuf, kind, 0)
 	c.checkCounts(name, "sendcounts", "sdispls", sendcounts, sdispls, n)
 	c.checkCounts(name, "recvcounts", "rdispls", recvcounts, rdispls, rn)
+	if c.w.tr != nil {
+		total := 0
+		for _, k := range sendcounts {
+			total += k
+		}
+		c.collNative(t0, &collArgs{op: name, root: -1, kind: kind, n: n, send: sendbuf, recv: recvbuf,
+			sendCounts: sendcounts, sendDispls: sdispls, recvCounts: recvcounts, recvDispls: rdispls}, total*kinds[kind].size)
+		return
+	}
 	inst := c.arrive(collSig{op: name, root: -1, kind: kind, count: -1},
 		sendRecv{send: sendbuf, recv: recvbuf, sendCounts: sendcounts, sendDisp: sdispls, recvCounts: recvcounts, recvDisp: rdispls},
 		func(inst *collInstance) string {
@@ -372,6 +438,11 @@ func (c *Comm) scan(name string, sendbuf, recvbuf any, op Op, inclusive bool) {
 	kind, n := c.checkBuf(name, "send buffer", sendbuf)
 	c.checkOp(name, op, kind)
 	c.checkRecv(name, recvbuf, kind, n)
+	if c.w.tr != nil {
+		c.collNative(t0, &collArgs{op: name, root: -1, rop: op, kind: kind, n: n, send: sendbuf, recv: recvbuf,
+			inclusive: inclusive}, n*kinds[kind].size)
+		return
+	}
 	// Ranks after this one read the deposit after this one has left.
 	inst := c.arrive(collSig{op: name, root: -1, rop: op, kind: kind, count: n}, kinds[kind].clone(sendbuf, 0, n), nil)
 	upto := c.rank // exclusive bound of the ranks combined

@@ -40,6 +40,8 @@ type commShared struct {
 
 	dims    []int // Cartesian topology, nil when none
 	periods []bool
+
+	native any // the transport's handle (an MPI communicator); nil in-process
 }
 
 // Rank returns the calling rank's rank in the communicator, 0..Size()-1.

@@ -57,6 +57,16 @@
 // with other ranks; goroutines that commlib did not start must not block in
 // commlib, or deadlock detection may misjudge the run.
 //
+// # MPI
+//
+// Built with the mpi tag, Main runs the rank of an MPI job instead (cgo over
+// the MPI C library, files mpi*.go): the process count comes from mpirun,
+// every call is checked as in-process and then handed to the MPI transport
+// (transport.go), reductions of floating-point numbers are still combined
+// in rank order, and COMMLIB_TIMEOUT reports a rank blocked too long and
+// ends the job. Run and RunWith stay in-process in that build, so the
+// package's tests run there too.
+//
 // # Tracing
 //
 // With -trace FILE (or COMMLIB_TRACE, or [Config.TraceFile]) every call is

@@ -31,11 +31,15 @@ func Main(body func(c *Comm)) {
 		fmt.Fprintf(os.Stderr, "commlib: %v\n", err)
 		os.Exit(2)
 	}
-	if err := RunWith(cfg, body); err != nil {
+	if err := runMain(cfg, body); err != nil {
 		fmt.Fprintf(os.Stderr, "commlib: %v\n", err)
 		os.Exit(1)
 	}
 }
+
+// runMain runs the ranks of Main: RunWith, or the MPI runtime's runner in
+// a build with the mpi tag.
+var runMain = RunWith
 
 // configFromFlags builds the run configuration from flags and environment.
 func configFromFlags() (Config, error) {
@@ -105,9 +109,7 @@ func Threads(def int) int {
 	return def
 }
 
-var processStart = time.Now()
-
 // Wtime returns the time in seconds since the process started, from the
-// monotonic clock. When the predictor interprets a program, Wtime returns
-// the modeled time instead.
-func Wtime() float64 { return time.Since(processStart).Seconds() }
+// monotonic clock (MPI_Wtime under MPI). When the predictor interprets a
+// program, Wtime returns the modeled time instead.
+func Wtime() float64 { return clock() }

@@ -100,14 +100,16 @@ func deliver(m *message, r *Request) {
 // startSend starts a send of buf to dest and returns its request, already
 // complete unless the protocol waits for the receiver.
 func (c *Comm) startSend(op string, mode protocol, buf any, dest, tag int) *Request {
-	kind, n := c.checkBuf(op, "send buffer", buf)
-	c.checkRank(op, "destination", dest, false)
-	c.checkTag(op, tag, false)
+	kind, n := c.checkSend(op, buf, dest, tag)
 	w := c.w
 	req := &Request{id: w.nextReq.Add(1), owner: c, send: true, comm: c.sh.id, source: dest, tag: tag, kind: kind, n: n}
 	if dest == ProcNull {
 		req.done = true
 		req.status = Status{Source: ProcNull, Tag: AnyTag}
+		return req
+	}
+	if w.tr != nil {
+		w.tr.start(c, req, mode, buf)
 		return req
 	}
 	bytes := n * kinds[kind].size
@@ -153,13 +155,15 @@ func (c *Comm) startSend(op string, mode protocol, buf any, dest, tag int) *Requ
 // startRecv posts a receive into buf and returns its request, already
 // complete if a matching message had arrived.
 func (c *Comm) startRecv(op string, buf any, source, tag int) *Request {
-	kind, n := c.checkBuf(op, "receive buffer", buf)
-	c.checkRank(op, "source", source, true)
-	c.checkTag(op, tag, true)
+	kind, n := c.checkRecvArgs(op, buf, source, tag)
 	req := &Request{id: c.w.nextReq.Add(1), owner: c, comm: c.sh.id, source: source, tag: tag, buf: buf, kind: kind, n: n}
 	if source == ProcNull {
 		req.done = true
 		req.status = Status{Source: ProcNull, Tag: AnyTag}
+		return req
+	}
+	if c.w.tr != nil {
+		c.w.tr.start(c, req, 0, buf)
 		return req
 	}
 	p := c.p
@@ -172,6 +176,23 @@ func (c *Comm) startRecv(op string, buf any, source, tag int) *Request {
 	p.posted = append(p.posted, req)
 	p.mu.Unlock()
 	return req
+}
+
+// checkSend validates a send's arguments and returns the buffer's kind and length.
+func (c *Comm) checkSend(op string, buf any, dest, tag int) (elemKind, int) {
+	kind, n := c.checkBuf(op, "send buffer", buf)
+	c.checkRank(op, "destination", dest, false)
+	c.checkTag(op, tag, false)
+	return kind, n
+}
+
+// checkRecvArgs validates a receive's arguments and returns the buffer's
+// kind and length.
+func (c *Comm) checkRecvArgs(op string, buf any, source, tag int) (elemKind, int) {
+	kind, n := c.checkBuf(op, "receive buffer", buf)
+	c.checkRank(op, "source", source, true)
+	c.checkTag(op, tag, true)
+	return kind, n
 }
 
 // Send sends buf to rank dest with tag (standard mode): it returns once buf
@@ -194,6 +215,18 @@ func (c *Comm) Rsend(buf any, dest, tag int) { c.blockingSend("Rsend", protoRead
 
 func (c *Comm) blockingSend(op string, mode protocol, buf any, dest, tag int) {
 	t0 := c.traceStart()
+	if t := c.w.tr; t != nil {
+		kind, n := c.checkSend(op, buf, dest, tag)
+		proto := mode
+		if dest != ProcNull {
+			proto = t.send(c, op, mode, buf, kind, n, dest, tag)
+		}
+		if c.w.tracer != nil {
+			c.emit(t0, &trace.Event{Op: op, Peer: c.worldRankOf(dest), Root: trace.NoPeer, Tag: tag,
+				Bytes: int64(n * kinds[kind].size), Protocol: protocolNames[proto]})
+		}
+		return
+	}
 	req := c.startSend(op, mode, buf, dest, tag)
 	if !req.isDone() {
 		c.awaitRequests(op, []*Request{req}, false)
@@ -208,6 +241,21 @@ func (c *Comm) blockingSend(op string, mode protocol, buf any, dest, tag int) {
 // AnyTag) and returns its status.
 func (c *Comm) Recv(buf any, source, tag int) Status {
 	t0 := c.traceStart()
+	if t := c.w.tr; t != nil {
+		kind, n := c.checkRecvArgs("Recv", buf, source, tag)
+		st := Status{Source: ProcNull, Tag: AnyTag}
+		if source != ProcNull {
+			var problem string
+			if st, problem = t.recv(c, "Recv", buf, kind, n, source, tag); problem != "" {
+				c.fail("Recv", "%s", problem)
+			}
+		}
+		if c.w.tracer != nil {
+			c.emit(t0, &trace.Event{Op: "Recv", Peer: c.worldRankOf(st.Source), Root: trace.NoPeer, Tag: max(st.Tag, 0),
+				Bytes: int64(st.Count * kinds[kind].size)})
+		}
+		return st
+	}
 	req := c.startRecv("Recv", buf, source, tag)
 	if !req.isDone() {
 		c.awaitRequests("Recv", []*Request{req}, false)
@@ -267,10 +315,21 @@ func (c *Comm) Irecv(buf any, source, tag int) *Request {
 // if both were started at once and then waited for.
 func (c *Comm) Sendrecv(sendbuf any, dest, sendtag int, recvbuf any, source, recvtag int) Status {
 	t0 := c.traceStart()
-	rreq := c.startRecv("Sendrecv", recvbuf, source, recvtag)
-	sreq := c.startSend("Sendrecv", protoEager, sendbuf, dest, sendtag)
-	if !rreq.isDone() || !sreq.isDone() {
-		c.awaitRequests("Sendrecv", []*Request{rreq, sreq}, false)
+	var rreq, sreq *Request
+	if t := c.w.tr; t != nil {
+		// Checked and described as in-process; the transport runs both
+		// directions in one call.
+		kind, n := c.checkRecvArgs("Sendrecv", recvbuf, source, recvtag)
+		rreq = &Request{owner: c, comm: c.sh.id, source: source, tag: recvtag, buf: recvbuf, kind: kind, n: n}
+		kind, n = c.checkSend("Sendrecv", sendbuf, dest, sendtag)
+		sreq = &Request{owner: c, send: true, comm: c.sh.id, source: dest, tag: sendtag, kind: kind, n: n}
+		sreq.proto = t.sendrecv(c, sreq, rreq, sendbuf)
+	} else {
+		rreq = c.startRecv("Sendrecv", recvbuf, source, recvtag)
+		sreq = c.startSend("Sendrecv", protoEager, sendbuf, dest, sendtag)
+		if !rreq.isDone() || !sreq.isDone() {
+			c.awaitRequests("Sendrecv", []*Request{rreq, sreq}, false)
+		}
 	}
 	st := c.finish("Sendrecv", rreq)
 	if c.w.tracer != nil {
@@ -296,6 +355,9 @@ func (c *Comm) BufferAttach(size int) {
 	if p.bsendSize > 0 {
 		c.fail("BufferAttach", "a buffer of %d bytes is already attached; call BufferDetach first", p.bsendSize)
 	}
+	if c.w.tr != nil {
+		c.w.tr.attach(c, size)
+	}
 	p.bsendSize = size
 }
 
@@ -308,6 +370,13 @@ func (c *Comm) BufferDetach() int {
 	p.bsendMu.Unlock()
 	if attached == 0 {
 		c.fail("BufferDetach", "no buffer is attached")
+	}
+	if c.w.tr != nil {
+		c.w.tr.detach(c)
+		p.bsendMu.Lock()
+		p.bsendSize = 0
+		p.bsendMu.Unlock()
+		return attached
 	}
 	wt := c.w.newWaiter(p.rank, "BufferDetach")
 	wt.comm = c.sh

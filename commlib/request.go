@@ -41,6 +41,8 @@ type Request struct {
 	problem  string // found when matched: type mismatch or truncation, raised at the owner
 	waiter   *waiter
 	consumed bool
+
+	native any // the transport's state of the request; nil in-process
 }
 
 // complete marks r done and wakes its waiter.
@@ -87,6 +89,10 @@ func (c *Comm) active(op string, r *Request) bool {
 // awaitRequests blocks until all (or, with any, one) of reqs are done.
 // Inactive requests are skipped.
 func (c *Comm) awaitRequests(op string, reqs []*Request, any bool) {
+	if c.w.tr != nil {
+		c.w.tr.wait(c, op, reqs, any)
+		return
+	}
 	ready := func(wt *waiter) bool {
 		pending := 0
 		for _, r := range reqs {
@@ -226,6 +232,9 @@ func (c *Comm) Test(r *Request) (bool, Status) {
 		return true, Status{Source: ProcNull, Tag: AnyTag}
 	}
 	t0 := c.traceStart()
+	if c.w.tr != nil && !r.done {
+		c.w.tr.test(c, r)
+	}
 	if !r.isDone() {
 		if c.w.tracer != nil {
 			c.emit(t0, &trace.Event{Op: "Test", Peer: trace.NoPeer, Root: trace.NoPeer, Request: r.id})

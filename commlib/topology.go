@@ -57,32 +57,25 @@ func (c *Comm) CartCreate(dims []int, periods []bool) *Comm {
 // create runs the collective that makes new communicators.
 func (c *Comm) create(op string, color, key int, extra string, dims []int, periods []bool) *Comm {
 	t0 := c.traceStart()
+	if c.w.tr != nil {
+		a := &collArgs{op: op, root: -1, color: color, key: key, dims: dims, periods: periods}
+		c.collNative(t0, a, 0)
+		return a.created
+	}
 	parent := c.sh
 	inst := c.arrive(collSig{op: op, root: -1, extra: extra}, [2]int{color, key}, func(inst *collInstance) string {
-		type member struct{ color, key, rank int }
-		var members []member
+		colorKeys := make([][2]int, len(inst.deposits))
 		for r, d := range inst.deposits {
-			ck := d.([2]int)
-			if ck[0] != Undefined {
-				members = append(members, member{ck[0], ck[1], r})
-			}
+			colorKeys[r] = d.([2]int)
 		}
-		slices.SortFunc(members, func(a, b member) int {
-			return cmp.Or(cmp.Compare(a.color, b.color), cmp.Compare(a.key, b.key), cmp.Compare(a.rank, b.rank))
-		})
 		comms := newComms{}
-		for _, m := range members {
-			sh := comms[m.color]
-			if sh == nil {
-				id := int(c.w.nextComm.Add(1) - 1)
-				name := fmt.Sprintf("%s/%s#%d", parent.name, op, id)
-				if op == "Split" {
-					name = fmt.Sprintf("%s/Split(color=%d)#%d", parent.name, m.color, id)
-				}
-				sh = &commShared{id: id, name: name, dims: dims, periods: periods}
-				comms[m.color] = sh
+		for _, g := range splitGroups(colorKeys) {
+			id := int(c.w.nextComm.Add(1) - 1)
+			sh := &commShared{id: id, name: commName(parent.name, op, g.color, id), dims: dims, periods: periods}
+			for _, r := range g.ranks {
+				sh.group = append(sh.group, parent.group[r])
 			}
-			sh.group = append(sh.group, parent.group[m.rank])
+			comms[g.color] = sh
 		}
 		inst.result = comms
 		return ""
@@ -98,6 +91,46 @@ func (c *Comm) create(op string, color, key int, extra string, dims []int, perio
 	}
 	me := slices.Index(sh.group, c.p.rank)
 	return &Comm{w: c.w, p: c.p, sh: sh, rank: me}
+}
+
+// splitGroup is one communicator that Split makes: its color and its
+// members' ranks in the parent, in their order in the new communicator.
+type splitGroup struct {
+	color int
+	ranks []int
+}
+
+// splitGroups returns the communicators Split makes from every parent
+// rank's color and key, by increasing color; members are ordered by key,
+// then by their rank in the parent. Ranks with color Undefined are in none.
+func splitGroups(colorKeys [][2]int) []splitGroup {
+	type member struct{ color, key, rank int }
+	var members []member
+	for r, ck := range colorKeys {
+		if ck[0] != Undefined {
+			members = append(members, member{ck[0], ck[1], r})
+		}
+	}
+	slices.SortFunc(members, func(a, b member) int {
+		return cmp.Or(cmp.Compare(a.color, b.color), cmp.Compare(a.key, b.key), cmp.Compare(a.rank, b.rank))
+	})
+	var groups []splitGroup
+	for _, m := range members {
+		if len(groups) == 0 || groups[len(groups)-1].color != m.color {
+			groups = append(groups, splitGroup{color: m.color})
+		}
+		g := &groups[len(groups)-1]
+		g.ranks = append(g.ranks, m.rank)
+	}
+	return groups
+}
+
+// commName names a new communicator for reports.
+func commName(parent, op string, color, id int) string {
+	if op == "Split" {
+		return fmt.Sprintf("%s/Split(color=%d)#%d", parent, color, id)
+	}
+	return fmt.Sprintf("%s/%s#%d", parent, op, id)
 }
 
 // Dims returns the grid dimensions of a Cartesian communicator.

@@ -54,7 +54,8 @@ type world struct {
 	eagerLimit int
 	start      time.Time
 	procs      []*process
-	tracer     *tracer // nil when tracing is off
+	tracer     *tracer   // nil when tracing is off
+	tr         transport // nil in-process; the MPI runtime's otherwise
 
 	nextComm                            atomic.Int32
 	nextMsg, nextReq, nextColl, nextObj atomic.Int64
@@ -110,43 +111,7 @@ func RunWith(cfg Config, body func(c *Comm)) error {
 	if cfg.NP < 1 {
 		return fmt.Errorf("commlib: number of ranks %d: want at least 1", cfg.NP)
 	}
-	w := &world{
-		np:         cfg.NP,
-		eagerLimit: cfg.EagerLimit,
-		start:      time.Now(),
-		suspect:    make(chan struct{}, 1),
-		grace:      cfg.DeadlockGrace,
-		aborted:    make(chan struct{}),
-		spin:       cfg.SpinWait,
-		maxProcs:   int64(runtime.GOMAXPROCS(0)),
-	}
-	if w.spin == 0 {
-		w.spin = DefaultSpinWait
-	}
-	if w.eagerLimit == 0 {
-		w.eagerLimit = DefaultEagerLimit
-	}
-	if w.grace <= 0 {
-		w.grace = 200 * time.Millisecond
-	}
-	hs := currentHooks()
-	var timing []func(int, time.Duration)
-	for _, h := range hs {
-		if h.CallTime != nil {
-			timing = append(timing, h.CallTime)
-		}
-	}
-	if cfg.TraceFile != "" || cfg.Hook != nil || len(timing) > 0 {
-		w.tracer = newTracer(cfg)
-		w.tracer.timing = timing
-	}
-	worldShared := &commShared{id: 0, name: "world", group: make([]int, cfg.NP)}
-	w.procs = make([]*process, cfg.NP)
-	for r := range w.procs {
-		w.procs[r] = &process{w: w, rank: r}
-		worldShared.group[r] = r
-	}
-	w.nextComm.Store(1)
+	w, worldShared, hs := newWorld(cfg)
 
 	var wg sync.WaitGroup
 	w.running.Store(int64(cfg.NP))
@@ -201,6 +166,49 @@ func RunWith(cfg Config, body func(c *Comm)) error {
 		}
 	}
 	return err
+}
+
+// newWorld makes the world of a run of cfg.NP ranks, its world
+// communicator, and returns the hooks registered for it.
+func newWorld(cfg Config) (*world, *commShared, []Hooks) {
+	w := &world{
+		np:         cfg.NP,
+		eagerLimit: cfg.EagerLimit,
+		start:      time.Now(),
+		suspect:    make(chan struct{}, 1),
+		grace:      cfg.DeadlockGrace,
+		aborted:    make(chan struct{}),
+		spin:       cfg.SpinWait,
+		maxProcs:   int64(runtime.GOMAXPROCS(0)),
+	}
+	if w.spin == 0 {
+		w.spin = DefaultSpinWait
+	}
+	if w.eagerLimit == 0 {
+		w.eagerLimit = DefaultEagerLimit
+	}
+	if w.grace <= 0 {
+		w.grace = 200 * time.Millisecond
+	}
+	hs := currentHooks()
+	var timing []func(int, time.Duration)
+	for _, h := range hs {
+		if h.CallTime != nil {
+			timing = append(timing, h.CallTime)
+		}
+	}
+	if cfg.TraceFile != "" || cfg.Hook != nil || len(timing) > 0 {
+		w.tracer = newTracer(cfg)
+		w.tracer.timing = timing
+	}
+	worldShared := &commShared{id: 0, name: "world", group: make([]int, cfg.NP)}
+	w.procs = make([]*process, cfg.NP)
+	for r := range w.procs {
+		w.procs[r] = &process{w: w, rank: r}
+		worldShared.group[r] = r
+	}
+	w.nextComm.Store(1)
+	return w, worldShared, hs
 }
 
 // goroutineDone accounts for a tracked goroutine that ends.

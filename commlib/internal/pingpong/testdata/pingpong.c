@@ -1,0 +1,41 @@
+/* The C reference of commlib/internal/pingpong: the same exchange over the
+   same MPI library, MPI_Send and MPI_Recv between ranks 0 and 1.
+   mpicc -O2 -o pingpong-c pingpong.c && mpirun -np 2 ./pingpong-c */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv) {
+	int rank, reps = 5;
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	char *buf = calloc(4 << 20, 1);
+	if (rank == 0) printf("%10s %12s %12s\n", "bytes", "latency_us", "MB/s");
+	for (int size = 1; size <= 4 << 20; size *= 2) {
+		int iters = size <= 65536 ? 2000 : 100;
+		double best[16];
+		for (int r = 0; r < reps; r++) {
+			MPI_Barrier(MPI_COMM_WORLD);
+			double t0 = MPI_Wtime();
+			for (int i = 0; i < iters; i++) {
+				if (rank == 0) {
+					MPI_Send(buf, size, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+					MPI_Recv(buf, size, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+				} else if (rank == 1) {
+					MPI_Recv(buf, size, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+					MPI_Send(buf, size, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+				}
+			}
+			best[r] = (MPI_Wtime() - t0) / iters / 2;
+		}
+		for (int i = 1; i < reps; i++) /* sort: the median of the repetitions */
+			for (int j = i; j > 0 && best[j] < best[j - 1]; j--) {
+				double t = best[j]; best[j] = best[j - 1]; best[j - 1] = t;
+			}
+		double lat = best[reps / 2];
+		if (rank == 0) printf("%10d %12.3f %12.1f\n", size, lat * 1e6, size / lat / 1e6);
+	}
+	free(buf);
+	MPI_Finalize();
+	return 0;
+}
