@@ -427,7 +427,11 @@ func floorDiv(a, b int64) int64 {
 // charge adds t picoseconds of compute to the running thread and to the
 // fragment's hot-spot counters; cStop when the clock passes its limit.
 func (p *proc) charge(fr *fragment, t int64) ctl {
-	c := addTime(p.cur.clock, t)
+	at := p.cur.clock
+	if p.curThread > 0 && p.threads != nil && p.threads.coreFree != nil && t > 0 {
+		at = p.onCore(at, t)
+	}
+	c := addTime(at, t)
 	if c == overflowClock {
 		return p.clockOverflow(fr.pos, "compute")
 	}

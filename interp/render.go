@@ -46,6 +46,10 @@ func (r *Result) WriteText(w io.Writer, top int) error {
 	if hasIdle {
 		fmt.Fprintf(bw, "  (idle at end: the time a rank waits for the slowest one after it finishes)\n")
 	}
+	if c := r.ThreadCoreWait; c.Max > 0 {
+		fmt.Fprintf(bw, "  threads waiting for a core: %v / %v / %v a rank, summed over its threads (%s)\n",
+			c.Min, c.Mean, c.Max, r.coresText())
+	}
 	fmt.Fprintf(bw, "\nhot spots (time summed over ranks)\n")
 	for i, h := range r.Hot {
 		if i >= top {
@@ -79,6 +83,16 @@ func (r *Result) WriteText(w io.Writer, top int) error {
 	return bw.Flush()
 }
 
+// coresText names the cores a rank's threads share: its node's over the
+// ranks placed there.
+func (r *Result) coresText() string {
+	n := "its node's cores"
+	if r.Machine != nil {
+		n = fmt.Sprintf("its node's %d cores", r.Machine.CoresPerNode)
+	}
+	return "a rank's threads take turns on its share of " + n + ", first come first served"
+}
+
 // Idle is the min/mean/max over ranks of the time a rank is idle after it
 // finishes, until the slowest rank does; ok is false when r has no
 // per-rank times.
@@ -108,24 +122,27 @@ func (r *Result) WriteJSON(w io.Writer, top int) error {
 }
 
 type resultJSON struct {
-	Package     string         `json:"package"` // import path
-	NP          int            `json:"np"`
-	Args        []string       `json:"args"` // the program's arguments at np
-	Machine     *machine.Info  `json:"machine"`
-	Profile     string         `json:"profile"`
-	Time        trace.Time     `json:"time_ps"`
-	Bound       trace.Time     `json:"bound_ps"` // ± of time_ps
-	Compute     statJSON       `json:"compute"`
-	Comm        statJSON       `json:"comm"`
-	Wait        statJSON       `json:"wait"`
-	Idle        *statJSON      `json:"idle,omitempty"` // after a rank finishes; absent without per-rank times
-	Ranks       []rankJSON     `json:"ranks"`
-	Hot         []hotJSON      `json:"hot"`
-	Decisions   []decisionJSON `json:"decisions"`
-	Assumptions []string       `json:"assumptions"`
-	Limits      []string       `json:"limits"` // what the model leaves out of the time
-	Messages    int64          `json:"messages"`
-	Events      int64          `json:"events"`
+	Package string        `json:"package"` // import path
+	NP      int           `json:"np"`
+	Args    []string      `json:"args"` // the program's arguments at np
+	Machine *machine.Info `json:"machine"`
+	Profile string        `json:"profile"`
+	Time    trace.Time    `json:"time_ps"`
+	Bound   trace.Time    `json:"bound_ps"` // ± of time_ps
+	Compute statJSON      `json:"compute"`
+	Comm    statJSON      `json:"comm"`
+	Wait    statJSON      `json:"wait"`
+	Idle    *statJSON     `json:"idle,omitempty"` // after a rank finishes; absent without per-rank times
+	// ThreadCoreWait: what a rank's threads waited for a core, summed
+	// over them; absent when every thread had one.
+	ThreadCoreWait *statJSON      `json:"thread_core_wait,omitempty"`
+	Ranks          []rankJSON     `json:"ranks"`
+	Hot            []hotJSON      `json:"hot"`
+	Decisions      []decisionJSON `json:"decisions"`
+	Assumptions    []string       `json:"assumptions"`
+	Limits         []string       `json:"limits"` // what the model leaves out of the time
+	Messages       int64          `json:"messages"`
+	Events         int64          `json:"events"`
 }
 
 // statJSON is a min/mean/max over ranks.
@@ -174,6 +191,10 @@ func (r *Result) jsonForm(top int) resultJSON {
 	if idle, ok := r.Idle(); ok {
 		s := stat(idle)
 		out.Idle = &s
+	}
+	if r.ThreadCoreWait.Max > 0 {
+		s := stat(r.ThreadCoreWait)
+		out.ThreadCoreWait = &s
 	}
 	for _, rt := range r.Ranks {
 		out.Ranks = append(out.Ranks, rankJSON{Rank: rt.Rank, Total: rt.Total, Compute: rt.Compute, Comm: rt.Comm, Wait: rt.Wait})

@@ -86,6 +86,8 @@ type World struct {
 	// wake is the machine's wake-up curve: the delay of a blocked rank
 	// in resuming (resume); empty: none.
 	wake machine.Wakeup
+	// nodeRanks counts the ranks per node (cores.go).
+	nodeRanks map[int32]int
 
 	procs    []*proc
 	ready    procHeap

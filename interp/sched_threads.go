@@ -71,6 +71,9 @@ type threadSet struct {
 	threads []*thread
 	pool    *poolV
 	inPlace int // > 0 inside a critical section: no thread switches
+	// coreFree are the times the rank's cores free, when its threads
+	// outnumber them (cores.go); nil: a core each.
+	coreFree []int64
 }
 
 // startThread makes th run fn(args) from time start.
@@ -122,6 +125,7 @@ func (p *proc) runThreads(ts *threadSet) bool {
 	saved, savedTid, savedSet := p.cur, p.curThread, p.threads
 	defer func() { p.cur, p.curThread, p.threads = saved, savedTid, savedSet }()
 	p.threads = ts
+	p.useCores(ts)
 	start := int64(p.w.mach.Threads.Start)
 	for {
 		th, at := ts.first(start)

@@ -109,3 +109,51 @@ func TestThreadsHandComputed(t *testing.T) {
 		}
 	}
 }
+
+// TestThreadsOnCores checks by hand that a rank's threads take turns on
+// its share of the node's cores, first come first served, when they
+// outnumber them, and that the time they waited is reported. The pool
+// part: eight tasks of 10 U (task k set 3 ns after the one before, each
+// starting 2 ns after it is set) on commlib.Threads(2) workers.
+func TestThreadsOnCores(t *testing.T) {
+	p := prepare(t, "./interp/testdata/threads")
+	const U = 1_000_000
+	pf := unitProfile(t, p, U)
+	ns := trace.Nanosecond
+	for _, c := range []struct {
+		name                string
+		np, cores, perNode  int
+		threads             int
+		want, wantCoreWaits int64
+	}{
+		// Two workers on two cores: a core each, as with the ideal machine.
+		{"2 threads, 2 cores", 1, 2, 1, 0, 40*U + 22_000, 0},
+		// Four workers (NewPool 28 ns; task k starts at 33 + 3k ns) on two
+		// cores: tasks 0 and 1 run at once, 2 and 3 wait 10 U less 6 ns
+		// for them, 4 to 7 wait 10 U each: the last ends at 36 ns + 40 U.
+		{"4 threads, 2 cores", 1, 2, 1, 4, 40*U + 36_000, 60*U - 12_000},
+		// Eight workers (task k starts at 61 + 3k ns): four waves of two.
+		{"8 threads, 2 cores", 1, 2, 1, 8, 40*U + 64_000, 2*(10*U-6_000) + 2*(20*U-12_000) + 2*(30*U-18_000)},
+		// Two ranks on a node of two cores: a core each, the two workers
+		// take turns on it (task k starts at 19 + 3k ns): task 1 waits
+		// 10 U less 3 ns, each later task 10 U on the worker freed first.
+		{"2 ranks, 2 threads, 1 core each", 2, 2, 2, 0, 80*U + 19_000, 70*U - 3_000},
+	} {
+		m, err := machine.Preset("ideal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Threads = machine.ThreadCosts{Create: 7 * ns, SetTask: 3 * ns, Start: 2 * ns}
+		m.CoresPerNode, m.RanksPerNode = c.cores, c.perNode
+		r, err := p.Run(Config{NP: c.np, Machine: m, Profile: pf, Args: []string{"-part", "pool"}, Threads: c.threads})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if int64(r.Time) != c.want {
+			t.Errorf("%s: predicted %d ps, hand computation %d ps", c.name, r.Time, c.want)
+		}
+		if got := int64(r.ThreadCoreWait.Max); got != c.wantCoreWaits {
+			t.Errorf("%s: threads waited %d ps for a core, hand computation %d ps", c.name, got, c.wantCoreWaits)
+		}
+	}
+}

@@ -25,6 +25,8 @@ type proc struct {
 	threads   *threadSet // the threads running now, nil on the main thread
 
 	compute, overhead, wait int64
+	// coreWait is the time its threads waited for a core (cores.go).
+	coreWait int64
 
 	err    error // *Error, or *AbortError when the program ends the run
 	result V
@@ -297,7 +299,11 @@ type Result struct {
 	Compute Stat
 	Comm    Stat // communication overhead
 	Wait    Stat
-	Hot     []HotSpot
+	// ThreadCoreWait is the time each rank's pool and Parallel threads
+	// waited for a core (cores.go), summed over its threads; it lies
+	// within the rank's waiting (for its threads) and compute.
+	ThreadCoreWait Stat
+	Hot            []HotSpot
 	// Decisions are the opaque decisions the run used, with where their
 	// outcomes came from.
 	Decisions   []DecisionUse
@@ -356,17 +362,18 @@ func stat(vals []int64) Stat {
 // result collects the prediction after the run.
 func (w *World) result() *Result {
 	r := &Result{NP: len(w.procs), Machine: w.mach, Messages: w.messages, Events: w.events}
-	var comp, comm, wait []int64
+	var comp, comm, wait, cores []int64
 	keepRanks := len(w.procs) <= w.cfg.RankDetail
 	for _, p := range w.procs {
 		total := p.main.clock
 		r.Time = max(r.Time, trace.Time(total))
 		comp, comm, wait = append(comp, p.compute), append(comm, p.overhead), append(wait, p.wait)
+		cores = append(cores, p.coreWait)
 		if keepRanks {
 			r.Ranks = append(r.Ranks, RankTimes{Rank: p.rank, Total: trace.Time(total), Compute: trace.Time(p.compute), Comm: trace.Time(p.overhead), Wait: trace.Time(p.wait)})
 		}
 	}
-	r.Compute, r.Comm, r.Wait = stat(comp), stat(comm), stat(wait)
+	r.Compute, r.Comm, r.Wait, r.ThreadCoreWait = stat(comp), stat(comm), stat(wait), stat(cores)
 	for i, f := range w.frags {
 		if h := w.hot[i]; h.freq > 0 {
 			r.Hot = append(r.Hot, HotSpot{Node: f.node, Kind: f.kind, Pos: f.pos, Time: trace.Time(h.time), Freq: h.freq})

@@ -85,6 +85,10 @@ func Resolve(nameOrPath string) (*Machine, error) {
 // TestCommlibEagerLimit keeps the two equal.
 const commlibEagerLimit = 64 << 10
 
+// idealCores are the ideal machine's cores per node: more than any rank's
+// threads, so that none waits for a core.
+const idealCores = 1 << 16
+
 // ideal is free communication and threads: what remains is computation and
 // the order that messages impose (POP's ideal-network replay, Dimemas with
 // latency 0 and infinite bandwidth). For Amdahl checks.
@@ -92,12 +96,12 @@ func ideal() *Machine {
 	free := LogGOPS{EagerLimit: commlibEagerLimit}
 	return &Machine{
 		Name:        "ideal",
-		Description: "ideal machine: communication and thread primitives cost nothing, bandwidth is infinite",
+		Description: "ideal machine: communication and thread primitives cost nothing, bandwidth is infinite, every thread has a core",
 		Source: "by definition (zero costs, as Dimemas's ideal network); the eager limit is commlib's " +
-			"DefaultEagerLimit so that sends block where the program's runtime would",
+			"DefaultEagerLimit so that sends block where the program's runtime would; 65536 cores a node, so that no thread waits for one",
 		Origin:       OriginPreset,
 		Nodes:        0,
-		CoresPerNode: 1,
+		CoresPerNode: idealCores,
 		RanksPerNode: 1,
 		Mapping:      Block,
 		CPUFactor:    1,
