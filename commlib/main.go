@@ -72,6 +72,13 @@ func configFromFlags() (Config, error) {
 			cfg.SpinWait = -1
 		}
 	}
+	switch v := os.Getenv("COMMLIB_SERIAL"); v {
+	case "", "0":
+	case "1":
+		cfg.Serial = true
+	default:
+		return cfg, fmt.Errorf("COMMLIB_SERIAL=%q: want 1 (ranks and threads take turns) or 0", v)
+	}
 	if v := os.Getenv("COMMLIB_THREADS"); v != "" {
 		if n, err := strconv.Atoi(v); err != nil || n < 1 {
 			return cfg, fmt.Errorf("COMMLIB_THREADS=%q: want a number of threads per rank, at least 1", v)

@@ -145,7 +145,9 @@ func (p *Pool) Close() {
 	p.closed = true
 	p.idle.wakeAll()
 	p.mu.Unlock()
+	p.c.w.giveTurn() // the workers need their turns to end
 	p.exited.Wait()
+	p.c.w.takeTurn()
 }
 
 func (p *Pool) worker(tid int) {
@@ -153,6 +155,8 @@ func (p *Pool) worker(tid int) {
 	defer p.exited.Done()
 	defer w.goroutineDone()
 	defer w.recoverRank(p.c.p.rank, 1+tid)
+	w.takeTurn()
+	defer w.giveTurn()
 	w.registerThread(1 + tid)
 	defer w.unregisterThread()
 	wt := w.newWaiter(p.c.p.rank, "waiting for a task")
@@ -211,6 +215,8 @@ func (c *Comm) Parallel(n int, body func(tid int)) {
 				mu.Unlock()
 			}()
 			defer w.recoverRank(c.p.rank, 1+tid)
+			w.takeTurn()
+			defer w.giveTurn()
 			w.registerThread(1 + tid)
 			defer w.unregisterThread()
 			body(tid)

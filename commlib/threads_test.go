@@ -509,3 +509,57 @@ func TestThreadErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestSerialTakesTurns: with Config.Serial one goroutine of the run
+// computes at a time — ranks and pool threads alike — values are right,
+// and a deadlock is still found.
+func TestSerialTakesTurns(t *testing.T) {
+	var running, most atomic.Int32
+	busy := func() {
+		n := running.Add(1)
+		for {
+			m := most.Load()
+			if n <= m || most.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		for t0 := time.Now(); time.Since(t0) < 200*time.Microsecond; {
+		}
+		running.Add(-1)
+	}
+	var sums [3]float64
+	err := commlib.RunWith(commlib.Config{NP: 3, Serial: true}, func(c *commlib.Comm) {
+		pool := c.NewPool(2)
+		out, in := []float64{float64(c.Rank())}, []float64{0}
+		for range 20 {
+			busy()
+			c.Sendrecv(out, (c.Rank()+1)%3, 0, in, (c.Rank()+2)%3, 0)
+			sums[c.Rank()] += in[0]
+			for range 3 {
+				pool.SetTask(func(int) float64 { busy(); return 1 })
+			}
+			if got := pool.WaitForAll(); got != 3 {
+				panic(fmt.Sprintf("the pool's tasks summed to %v, want 3", got))
+			}
+			c.Barrier()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := most.Load(); m != 1 {
+		t.Errorf("with Serial, %d goroutines computed at once, want 1", m)
+	}
+	for r, s := range sums {
+		if want := float64(20 * ((r + 2) % 3)); s != want {
+			t.Errorf("rank %d received %v in all, want %v", r, s, want)
+		}
+	}
+	err = commlib.RunWith(commlib.Config{NP: 2, Serial: true, DeadlockGrace: 50 * time.Millisecond}, func(c *commlib.Comm) {
+		c.Recv([]float64{0}, 1-c.Rank(), 0)
+	})
+	var dl *commlib.DeadlockError
+	if !errors.As(err, &dl) {
+		t.Errorf("with Serial, a run where both ranks receive first returned %v, want a deadlock", err)
+	}
+}

@@ -88,9 +88,11 @@ func (wt *waiter) park() {
 		w.parked.Delete(wt)
 		return
 	}
+	w.giveTurn()
 	select {
 	case <-wt.ch:
 		w.parked.Delete(wt)
+		w.takeTurn()
 	case <-w.aborted:
 		w.parked.Delete(wt)
 		panic(abortUnwind{})

@@ -37,6 +37,11 @@ type Config struct {
 	// run than there are Ps (GOMAXPROCS); 0 means DefaultSpinWait,
 	// negative never (park at once). See waiter.spin.
 	SpinWait time.Duration
+	// Serial makes the run's goroutines (ranks and their threads) take
+	// turns: one runs at a time, until it blocks in commlib or ends. Each
+	// then computes alone on the machine, as on a node of its own: the
+	// timing pass measures fragments so (COMMLIB_SERIAL=1).
+	Serial bool
 }
 
 // DefaultSpinWait is how long a blocked call polls before it parks, by
@@ -70,6 +75,7 @@ type world struct {
 	suspect  chan struct{}
 	grace    time.Duration
 	spin     time.Duration // Config.SpinWait; ≤ 0: park at once
+	serial   chan struct{} // Config.Serial: the turn, held by the goroutine that runs; nil: all run at once
 	maxProcs int64         // GOMAXPROCS at the start
 
 	failOnce sync.Once
@@ -125,6 +131,8 @@ func RunWith(cfg Config, body func(c *Comm)) error {
 			defer w.goroutineDone()
 			defer c.p.finished.Store(true)
 			defer w.recoverRank(r, 0)
+			w.takeTurn()
+			defer w.giveTurn()
 			for _, h := range hs {
 				if h.RankStart != nil {
 					h.RankStart(r, cfg.NP)
@@ -184,6 +192,11 @@ func newWorld(cfg Config) (*world, *commShared, []Hooks) {
 	if w.spin == 0 {
 		w.spin = DefaultSpinWait
 	}
+	if cfg.Serial {
+		w.serial = make(chan struct{}, 1)
+		w.serial <- struct{}{}
+		w.spin = -1 // a goroutine waiting for its turn would poll in vain
+	}
 	if w.eagerLimit == 0 {
 		w.eagerLimit = DefaultEagerLimit
 	}
@@ -209,6 +222,30 @@ func newWorld(cfg Config) (*world, *commShared, []Hooks) {
 	}
 	w.nextComm.Store(1)
 	return w, worldShared, hs
+}
+
+// takeTurn waits, with Config.Serial, until no other goroutine of the run
+// computes; giveTurn lets the next one go (when it blocks in commlib or
+// ends). Without Serial both do nothing.
+func (w *world) takeTurn() {
+	if w.serial == nil {
+		return
+	}
+	select {
+	case <-w.serial:
+	case <-w.aborted:
+		panic(abortUnwind{})
+	}
+}
+
+func (w *world) giveTurn() {
+	if w.serial == nil {
+		return
+	}
+	select {
+	case w.serial <- struct{}{}:
+	default: // an unwinding goroutine that did not hold it
+	}
 }
 
 // goroutineDone accounts for a tracked goroutine that ends.

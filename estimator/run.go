@@ -50,7 +50,7 @@ type Config struct {
 // decisions for the same sources (a change of the model or of the
 // instrumentation): cached profiles of an older pass are measured again
 // (part of the key of [profile.Key]).
-const PassVersion = 3
+const PassVersion = 4
 
 // DefaultRuns is how many times the timing pass runs each program.
 const DefaultRuns = 3
@@ -195,6 +195,28 @@ func Run(cfg Config) (*profile.File, error) {
 		combine(p, plan, raws, computes)
 		return p
 	}
+	// finish measures the fragments alone when the ranks shared the
+	// machine (alone.go); a failure of that run is said, not fatal.
+	finish := func(p *profile.File) *profile.File {
+		if cfg.NP < 2 {
+			return p
+		}
+		rawPath := filepath.Join(work, "alone.json")
+		err := Step(cfg.Log, fmt.Sprintf("running at np=%d with probes, the ranks taking turns (alone)", cfg.NP), func() error {
+			_, err := run(instr, cfg.NP, cfg.Args, []string{probe.OutEnv + "=" + rawPath, SerialEnv + "=1"}, cfg.Timeout)
+			return err
+		})
+		var r *probe.Raw
+		if err == nil {
+			r, err = readRaw(rawPath)
+		}
+		if err != nil {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("the run measuring each fragment alone failed (%v): the fragments are charged as measured with the %d ranks sharing this machine at every np", firstLine(err), cfg.NP))
+			return p
+		}
+		applyAlone(p, plan, r)
+		return p
+	}
 	// cfg.Repeat rounds, and up to remeasureRounds more while the two
 	// runs disagree beyond their probes (profile.File.Disturbance).
 	for i := 0; ; i++ {
@@ -243,7 +265,7 @@ func Run(cfg Config) (*profile.File, error) {
 		spread := p.Runs > 1 && p.SpreadRel > MaxSpread
 		switch {
 		case d <= RemeasureRatio && !loaded && !spread:
-			return p, nil
+			return finish(p), nil
 		case i+1 < cfg.Repeat+remeasureRounds && (loaded || !known || spread):
 			// Measuring again helps against load, not against probes
 			// that perturb the program on a quiet machine.
@@ -270,7 +292,7 @@ func Run(cfg Config) (*profile.File, error) {
 			for _, w := range p.Warnings {
 				logf("profile: WARNING: %s", w)
 			}
-			return p, nil
+			return finish(p), nil
 		}
 	}
 }

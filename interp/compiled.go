@@ -27,6 +27,7 @@ type Compiled struct {
 	prog   *Program
 	mach   *machine.Machine
 	prof   *profile.File
+	alone  map[string]float64 // node → the profile's AloneRel (track)
 	profNP int
 	comp   *compiler
 
@@ -86,9 +87,21 @@ func (prog *Program) compile(prof *profile.File, mach *machine.Machine, units ma
 	return cp, nil
 }
 
-// track registers a fragment, whose per-run limit reset sets.
+// track registers a fragment, whose per-run limit reset sets, with its
+// alone/shared ratio from the profile (cores.go).
 func (cp *Compiled) track(f *fragment) *fragment {
 	cp.allFrags = append(cp.allFrags, f)
+	if cp.prof != nil && cp.prof.AloneRel > 0 && !cp.counting {
+		if cp.alone == nil {
+			cp.alone = map[string]float64{}
+			for _, fs := range cp.prof.Fragments {
+				if fs.AloneRel > 0 {
+					cp.alone[fs.Node] = fs.AloneRel
+				}
+			}
+		}
+		f.alone = cp.alone[f.node]
+	}
 	return f
 }
 
@@ -179,6 +192,7 @@ func (cp *Compiled) run(cfg Config) (_ *World, err error) {
 	for r := range cfg.NP {
 		p := &proc{w: w, rank: r, lastPeer: noPeer}
 		p.cur = &p.main
+		p.share = w.shareOf(p)
 		p.world = &commRef{g: world, rank: r}
 		w.procs[r] = p
 		p.call(body.fn, body.env, []V{{R: p.world}}, -1, w.bodySite)

@@ -5,6 +5,8 @@
 
 package interp
 
+import "math"
+
 // threadCores is how many cores the threads of p run on: the cores of its
 // node over the ranks placed there (at least one).
 func (w *World) threadCores(p *proc) int {
@@ -16,6 +18,44 @@ func (w *World) threadCores(p *proc) int {
 		}
 	}
 	return max(1, w.mach.CoresPerNode/w.nodeRanks[w.nodeOf[p.rank]])
+}
+
+// shareOf is how much of the sharing the profile measured p's node sees:
+// the busy share of a node's cores, (ranks there − 1)/(cores − 1), over
+// that of the profiling run, (np − 1)/(CPUs − 1), at most 1. The timing
+// pass measured each fragment alone (no other rank computing) and shared
+// (its np ranks on the machine's CPUs); a rank alone on its node is
+// charged the first, one on a node whose cores are as busy as the
+// profiling machine's the second, and between the two in proportion:
+// more sharing than the profile saw is not extrapolated.
+func (w *World) shareOf(p *proc) float64 {
+	prof := w.prof
+	if prof == nil || prof.AloneRel == 0 {
+		return 1
+	}
+	w.threadCores(p) // counts the ranks per node
+	busy := func(ranks, cores int) float64 {
+		if cores < 2 {
+			return 1
+		}
+		return float64(min(ranks, cores)-1) / float64(cores-1)
+	}
+	cpus := prof.CPUs
+	if cpus == 0 {
+		cpus = prof.NP
+	}
+	measured := busy(prof.NP, cpus)
+	if measured <= 0 {
+		return 1
+	}
+	return min(1, busy(w.nodeRanks[w.nodeOf[p.rank]], w.mach.CoresPerNode)/measured)
+}
+
+// unshared is a main-thread compute of t, measured with the profile's
+// sharing, on p's node: between the fragment's alone and measured times
+// by p's share.
+func (p *proc) unshared(fr *fragment, t int64) int64 {
+	return t - int64(math.Round(float64(t)*(1-fr.alone)*(1-p.share)))
 }
 
 // useCores gives ts the cores of p when its threads outnumber them; with

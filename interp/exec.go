@@ -428,6 +428,9 @@ func floorDiv(a, b int64) int64 {
 // fragment's hot-spot counters; cStop when the clock passes its limit.
 func (p *proc) charge(fr *fragment, t int64) ctl {
 	at := p.cur.clock
+	if fr.alone > 0 && p.share < 1 && p.cur == &p.main {
+		t = p.unshared(fr, t)
+	}
 	if p.curThread > 0 && p.threads != nil && p.threads.coreFree != nil && t > 0 {
 		at = p.onCore(at, t)
 	}

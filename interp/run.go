@@ -134,6 +134,9 @@ type fragment struct {
 	// alloc, for a segment that allocates problem-sized slices: its time
 	// follows the bytes it allocates (units.go).
 	alloc *allocUnits
+	// alone is its time with no other rank computing beside it over its
+	// time as measured (the profile's AloneRel); 0: not known (cores.go).
+	alone float64
 }
 
 // loopPlan is a loop run as a whole.

@@ -149,3 +149,39 @@ func TestSegmentCopyUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestAloneShare checks by hand how a fragment measured alone and shared
+// is charged: alone for a rank alone on its node, as measured (shared) on
+// a node whose cores are as busy as the profiling machine's, in between
+// in proportion to the busy share of the node's cores. The profile: pack
+// at np=2 on 2 CPUs, 1 µs an entry shared, half of that alone.
+func TestAloneShare(t *testing.T) {
+	p := prepare(t, "./interp/testdata/units")
+	args := []string{"-part", "pack"}
+	pf := unitsProfile(t, p, args, 1_000_000)
+	pf.CPUs, pf.AloneRel = 2, 0.5
+	for i := range pf.Fragments {
+		pf.Fragments[i].AloneRel = 0.5
+	}
+	for _, c := range []struct {
+		np, cores, perNode int
+		want               int64
+	}{
+		{2, 2, 2, 1_000_000}, // as profiled
+		{1, 2, 2, 1_000_000}, // twice the work (TestUnits), alone: half the time
+		{8, 2, 2, 250_000},   // a quarter of the work, nodes as busy as profiled
+		{8, 2, 1, 125_000},   // a rank a node: alone
+		{2, 4, 4, 666_666},   // 1 of 3 other cores busy: 0.5 + 0.5/3 of the time (two charges of 333 333 ps)
+		{8, 4, 4, 250_000},   // 3 of 3: more than profiled, not extrapolated
+	} {
+		m := handMachine(t)
+		m.CoresPerNode, m.RanksPerNode = c.cores, c.perNode
+		r, err := p.Run(Config{NP: c.np, Machine: m, Profile: pf, Args: args})
+		if err != nil {
+			t.Fatalf("np=%d: %v", c.np, err)
+		}
+		if got := int64(r.Compute.Max); got != c.want {
+			t.Errorf("np=%d on nodes of %d cores and %d ranks: compute %d ps a rank, hand computation %d ps", c.np, c.cores, c.perNode, got, c.want)
+		}
+	}
+}

@@ -27,6 +27,9 @@ type proc struct {
 	compute, overhead, wait int64
 	// coreWait is the time its threads waited for a core (cores.go).
 	coreWait int64
+	// share is how much of the sharing the profile measured its node's
+	// cores see (cores.go): 1 as much, 0 none (it computes alone).
+	share float64
 
 	err    error // *Error, or *AbortError when the program ends the run
 	result V

@@ -87,6 +87,9 @@ type File struct {
 	SpreadRel float64 `json:"spread_rel,omitempty"`
 	Regions   bool    `json:"regions,omitempty"`
 	Scale     float64 `json:"scale,omitempty"`
+	// AloneRel is the fragments' time-weighted alone/shared ratio (see
+	// FragmentStats.AloneRel); 0 when the timing pass ran no alone run.
+	AloneRel float64 `json:"alone_rel,omitempty"`
 	// ProbesPS is what the probes of the instrumented run cost in all,
 	// as the calibration says (File.ProbeCostPS).
 	ProbesPS int64 `json:"probes_ps,omitempty"`
@@ -133,6 +136,10 @@ type FragmentStats struct {
 	// SpreadRel is (max − min)/median of the fragment's means over the
 	// timing pass's runs (Runs); MeanPS is their median.
 	SpreadRel float64 `json:"spread_rel,omitempty"`
+	// AloneRel is its mean in the alone run (the ranks taking turns, each
+	// computing with no other rank beside it) over its mean in the shared
+	// runs; 0 where not measured (np = 1, or too little time to tell).
+	AloneRel float64 `json:"alone_rel,omitempty"`
 }
 
 // LoopStats describes a loop timed as a whole.

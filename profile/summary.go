@@ -56,6 +56,10 @@ func (p *File) WriteSummary(w io.Writer, top int) error {
 		}
 		b.WriteString("\n")
 	}
+	if p.AloneRel > 0 {
+		fmt.Fprintf(&b, "alone: with the %d ranks taking turns, the fragments took %.0f%% of the time they took sharing this machine's %s (time-weighted); a rank alone on its node is charged that, one on a node as busy as this one the shared time, in proportion between\n",
+			p.NP, 100*p.AloneRel, cpusText(p.CPUs))
+	}
 	for _, w := range p.Warnings {
 		fmt.Fprintf(&b, "WARNING: %s\n", w)
 	}
@@ -148,4 +152,15 @@ func tripsString(ts []TripCount) string {
 		parts = append(parts, fmt.Sprintf("%d×%d", t.Trips, t.Count))
 	}
 	return strings.Join(parts, " ")
+}
+
+// cpusText names the profiling machine's CPUs.
+func cpusText(n int) string {
+	if n <= 0 {
+		return "CPUs"
+	}
+	if n == 1 {
+		return "1 CPU"
+	}
+	return fmt.Sprintf("%d CPUs", n)
 }
