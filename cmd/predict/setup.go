@@ -157,7 +157,11 @@ func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash stri
 	if err != nil {
 		return nil, fmt.Errorf("timing pass: %v", err)
 	}
-	if np > 1 && runtime.NumCPU() < 2*np {
+	switch {
+	case p.AloneRel > 0:
+		// The alone run normalises it (estimator/alone.go).
+		fmt.Fprintf(log, "profile: measured at np=%d on %d CPUs, and alone (the ranks taking turns): %.0f%% of the shared time; predictions charge between the two by how busy each node's cores are\n", np, runtime.NumCPU(), 100*p.AloneRel)
+	case np > 1 && runtime.NumCPU() < 2*np:
 		// The ranks compete for cores and memory bandwidth (stencil2d
 		// class A: +84 % at np=2 on 2 cores).
 		fmt.Fprintf(log, "profile: measured at np=%d on %d CPUs: memory-bound fragments may read slower than on a node of the target (--profile-np 1 suits a program whose ranks all run the same code)\n", np, runtime.NumCPU())
