@@ -5,6 +5,7 @@
 #ifndef COMMLIB_MPI_H
 #define COMMLIB_MPI_H
 #include <mpi.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 static inline MPI_Comm cl_comm_world(void) { return MPI_COMM_WORLD; }
@@ -102,6 +103,21 @@ static inline int cl_recv(void *buf, int n, MPI_Datatype t, int src, int tag, MP
 	st.MPI_ERROR = err;
 	cl_fill(&st, t, out);
 	return err;
+}
+
+// cl_send_addr and cl_recv_addr are the blocking send and receive from
+// Go: the buffer comes as an integer, not a pointer, so that cgo does not
+// check it at every call (the caller keeps it alive; Go's heap does not
+// move), and the status comes back by value, with the error code in it,
+// so that it does not escape to Go's heap.
+static inline int cl_send_addr(int mode, uintptr_t buf, int n, MPI_Datatype t, int dest, int tag, MPI_Comm comm) {
+	return cl_send(mode, (void *)buf, n, t, dest, tag, comm);
+}
+
+static inline cl_status cl_recv_addr(uintptr_t buf, int n, MPI_Datatype t, int src, int tag, MPI_Comm comm) {
+	cl_status out;
+	cl_recv((void *)buf, n, t, src, tag, comm, &out);
+	return out;
 }
 
 static inline int cl_sendrecv(void *sbuf, int sn, MPI_Datatype st_, int dest, int stag,

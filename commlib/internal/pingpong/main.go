@@ -6,23 +6,59 @@
 //	go build -tags mpi ./commlib/internal/pingpong && mpirun -np 2 ./pingpong
 //	mpicc -O2 -o pingpong-c commlib/internal/pingpong/testdata/pingpong.c && mpirun -np 2 ./pingpong-c
 //	go run ./commlib/internal/pingpong -np 2     # the in-process runtime
+//
+// -min and -max restrict the sizes; -cpuprofile writes each rank's CPU
+// profile to FILE.rankN (go tool pprof).
 package main
 
 import (
+	"flag"
 	"fmt"
+	"log"
+	"os"
+	"runtime/pprof"
 	"slices"
 
 	"github.com/predict-tools/predict/commlib"
 )
 
+var (
+	minSize    = flag.Int("min", 1, "smallest message in `BYTES`")
+	maxSize    = flag.Int("max", 4<<20, "largest message in `BYTES`")
+	cpuprofile = flag.String("cpuprofile", "", "write each rank's CPU profile to `FILE`.rankN")
+	raw        = flag.String("raw", "", "bypass commlib (build tag mpi): `cgo` calls MPI_Send and MPI_Recv from Go, c runs each batch in C")
+)
+
+// rawLoops are the -raw variants: iters round trips of msg (raw_mpi.go).
+var rawLoops = map[string]func(msg []byte, rank, peer, iters int){}
+
 func main() {
+	flag.Parse()
 	commlib.Main(func(c *commlib.Comm) {
 		const reps = 5
-		buf := make([]byte, 4<<20)
+		if *cpuprofile != "" {
+			f, err := os.Create(fmt.Sprintf("%s.rank%d", *cpuprofile, c.Rank()))
+			if err != nil {
+				log.Fatal(err)
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				log.Fatal(err)
+			}
+			defer pprof.StopCPUProfile()
+		}
+		loop, ok := rawLoops[*raw]
+		if *raw != "" && !ok {
+			log.Fatalf("-raw %s: not in this build (build tag mpi: cgo, c)", *raw)
+		}
+		// At one rank, rank 0 sends to itself (messages up to the eager
+		// limit): the cost of the calls without a peer's.
+		peer := (c.Rank() + 1) % c.Size()
+		buf := make([]byte, *maxSize)
 		if c.Rank() == 0 {
 			fmt.Printf("%10s %12s %12s\n", "bytes", "latency_us", "MB/s")
 		}
-		for size := 1; size <= 4<<20; size *= 2 {
+		for size := *minSize; size <= *maxSize; size *= 2 {
 			iters := 100
 			if size <= 65536 {
 				iters = 2000
@@ -32,11 +68,14 @@ func main() {
 			for r := range times {
 				c.Barrier()
 				t0 := commlib.Wtime()
-				for range iters {
+				if loop != nil {
+					loop(msg, c.Rank(), peer, iters)
+				}
+				for range iters * btoi(loop == nil) {
 					switch c.Rank() {
 					case 0:
-						c.Send(msg, 1, 0)
-						c.Recv(msg, 1, 0)
+						c.Send(msg, peer, 0)
+						c.Recv(msg, peer, 0)
 					case 1:
 						c.Recv(msg, 0, 0)
 						c.Send(msg, 0, 0)
@@ -51,4 +90,11 @@ func main() {
 			}
 		}
 	})
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

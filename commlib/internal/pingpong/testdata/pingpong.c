@@ -1,17 +1,23 @@
 /* The C reference of commlib/internal/pingpong: the same exchange over the
    same MPI library, MPI_Send and MPI_Recv between ranks 0 and 1.
-   mpicc -O2 -o pingpong-c pingpong.c && mpirun -np 2 ./pingpong-c */
+   mpicc -O2 -o pingpong-c pingpong.c && mpirun -np 2 ./pingpong-c
+   -min and -max restrict the sizes, as for the Go program. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv) {
-	int rank, reps = 5;
+	int rank, reps = 5, min = 1, max = 4 << 20;
 	MPI_Init(&argc, &argv);
+	for (int i = 1; i + 1 < argc; i += 2) {
+		if (strcmp(argv[i], "-min") == 0) min = atoi(argv[i + 1]);
+		if (strcmp(argv[i], "-max") == 0) max = atoi(argv[i + 1]);
+	}
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	char *buf = calloc(4 << 20, 1);
+	char *buf = calloc(max, 1);
 	if (rank == 0) printf("%10s %12s %12s\n", "bytes", "latency_us", "MB/s");
-	for (int size = 1; size <= 4 << 20; size *= 2) {
+	for (int size = min; size <= max; size *= 2) {
 		int iters = size <= 65536 ? 2000 : 100;
 		double best[16];
 		for (int r = 0; r < reps; r++) {
