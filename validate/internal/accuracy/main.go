@@ -4,7 +4,11 @@
 // with a fresh timing pass each, and the median and worst |error| of each
 // set apart.
 //
-//	go run ./validate/internal/accuracy [-np 1,2] [-runs 5] [-class W] [-profile-np 2] [-only cg,mg] [-json]
+//	go run ./validate/internal/accuracy [-np 1,2] [-runs 5] [-class W] [-profile-np 2] [-profiles 1] [-only cg,mg] [-json]
+//
+// With -profiles N each program gets N fresh timing passes: its prediction
+// is their median and the PROFILES column gives their spread, (max − min)
+// over the median, what one timing pass more or less would move the table.
 //
 // It runs from the module root. Each program is profiled, run for real
 // -runs times at each np and once more with its trace, and predicted on
@@ -18,6 +22,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -32,6 +37,7 @@ import (
 	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/scale"
 	"github.com/predict-tools/predict/testprogs"
+	"github.com/predict-tools/predict/trace"
 	"github.com/predict-tools/predict/validate"
 )
 
@@ -42,6 +48,20 @@ type row struct {
 	Point   *validate.Point `json:"point,omitempty"`
 	Failed  string          `json:"failed,omitempty"`
 	Profile *profileFacts   `json:"profile,omitempty"`
+	// Predictions are the predicted times of each fresh profile (with
+	// -profiles N > 1); Point.Predicted is then their median and
+	// Point.Error its error.
+	Predictions []int64 `json:"predictions_ps,omitempty"`
+}
+
+// profilesSpread is (max − min)/median of r's predictions, 0 with one.
+func (r row) profilesSpread() float64 {
+	if len(r.Predictions) < 2 {
+		return 0
+	}
+	xs := slices.Clone(r.Predictions)
+	slices.Sort(xs)
+	return float64(xs[len(xs)-1]-xs[0]) / float64(xs[len(xs)/2])
 }
 
 // profileFacts are what the program's timing pass says of itself.
@@ -76,8 +96,12 @@ func main() {
 	class := flag.String("class", "W", "problem class of every program")
 	profNP := flag.Int("profile-np", 2, "ranks of each timing pass")
 	only := flag.String("only", "", "comma-separated program names (default: all)")
+	profiles := flag.Int("profiles", 1, "fresh timing passes per program: the prediction is their median, and the table gives their spread")
 	asJSON := flag.Bool("json", false, "print the rows as JSON")
 	flag.Parse(os.Args[1:])
+	if *profiles < 1 {
+		fail("-profiles %d: want at least 1", *profiles)
+	}
 	nps, err := scale.ParseRange(*npList)
 	if err != nil {
 		fail("-np: %v", err)
@@ -96,7 +120,7 @@ func main() {
 	var rows []row
 	for _, p := range progs {
 		fmt.Fprintf(os.Stderr, "== %s (%s)\n", p.name, p.set)
-		rows = append(rows, validateOne(p, nps, *runs, *profNP, []string{"-class", *class}, m)...)
+		rows = append(rows, validateOne(p, nps, *runs, *profNP, *profiles, []string{"-class", *class}, m)...)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(os.Stdout)
@@ -107,8 +131,8 @@ func main() {
 		return
 	}
 	load, _ = os.ReadFile("/proc/loadavg")
-	fmt.Printf("Accuracy on %s/%s, %d CPUs, %s; class %s, %d real runs per np, machine local, profile at np=%d; took %v; load at the end %s\n",
-		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), time.Now().UTC().Format("2006-01-02 15:04 UTC"), *class, *runs, *profNP,
+	fmt.Printf("Accuracy on %s/%s, %d CPUs, %s; class %s, %d real runs per np, machine local, %d fresh profile(s) at np=%d per program; took %v; load at the end %s\n",
+		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), time.Now().UTC().Format("2006-01-02 15:04 UTC"), *class, *runs, *profiles, *profNP,
 		time.Since(start).Round(time.Second), strings.TrimSpace(string(load)))
 	writeTable(os.Stdout, rows)
 }
@@ -137,7 +161,7 @@ func programs(only string) ([]program, error) {
 	return out, nil
 }
 
-func validateOne(p program, nps []int, runs, profNP int, args []string, m *machine.Machine) []row {
+func validateOne(p program, nps []int, runs, profNP, profiles int, args []string, m *machine.Machine) []row {
 	failed := func(err error) []row { return []row{{Program: p.name, Set: p.set, Failed: err.Error()}} }
 	prog, err := interp.Prepare(".", p.dir)
 	if err != nil {
@@ -155,14 +179,51 @@ func validateOne(p program, nps []int, runs, profNP int, args []string, m *machi
 	var rows []row
 	for i := range rep.Points {
 		pt := &rep.Points[i]
-		rows = append(rows, row{Program: p.name, Set: p.set, Point: pt, Failed: pt.Failed, Profile: factsOf(prof)})
+		r := row{Program: p.name, Set: p.set, Point: pt, Failed: pt.Failed, Profile: factsOf(prof)}
+		if pt.Predicted > 0 {
+			r.Predictions = []int64{int64(pt.Predicted)}
+		}
+		rows = append(rows, r)
+	}
+	// More fresh profiles: each predicts every np again; the rows take
+	// the median (the real runs are the same).
+	for k := 1; k < profiles; k++ {
+		fmt.Fprintf(os.Stderr, "  fresh profile %d of %d\n", k+1, profiles)
+		more, err := estimator.Run(estimator.Config{Pattern: p.dir, Prepared: prog.Prepared, NP: profNP, Args: args})
+		if err != nil {
+			return failed(fmt.Errorf("timing pass %d: %v", k+1, err))
+		}
+		for i := range rows {
+			pt := rows[i].Point
+			if pt == nil || pt.Predicted == 0 {
+				continue
+			}
+			res, err := prog.Run(interp.Config{NP: pt.NP, Machine: m, Profile: more, Args: args})
+			if err != nil {
+				return failed(fmt.Errorf("prediction at np=%d with timing pass %d: %v", pt.NP, k+1, err))
+			}
+			rows[i].Predictions = append(rows[i].Predictions, int64(res.Time))
+		}
+	}
+	if profiles > 1 {
+		for i := range rows {
+			pt := rows[i].Point
+			if pt == nil || len(rows[i].Predictions) < 2 || pt.Measured.Median == 0 {
+				continue
+			}
+			xs := slices.Clone(rows[i].Predictions)
+			slices.Sort(xs)
+			pt.Predicted = trace.Time(xs[len(xs)/2])
+			pt.Error = float64(pt.Predicted-pt.Measured.Median) / float64(pt.Measured.Median)
+			pt.WithinNoise = pt.Measured.Relative() > math.Abs(pt.Error)
+		}
 	}
 	return rows
 }
 
 func writeTable(w io.Writer, rows []row) {
 	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "\nPROGRAM\tSET\tNP\tMEASURED\tSPREAD\tPREDICTED\tBOUND\tERROR\tPROBED\tCOVERAGE\tPROFILE SPREAD\t\n")
+	fmt.Fprintf(tw, "\nPROGRAM\tSET\tNP\tMEASURED\tSPREAD\tPREDICTED\tBOUND\tERROR\tPROBED\tCOVERAGE\tPROFILE SPREAD\tPROFILES\t\n")
 	errs := map[string][]float64{}
 	var ranked []row
 	var failures []string
@@ -185,8 +246,12 @@ func writeTable(w io.Writer, rows []row) {
 		if f := r.Profile; f != nil {
 			facts = fmt.Sprintf("%.2fx\t%.0f%%\t%.1f%%", f.Slowdown, 100*f.Coverage, 100*f.Spread)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%v\t±%.1f%%\t%v\t±%.1f%%\t%+.1f%%%s\t%s\t\n", r.Program, r.Set, p.NP, p.Measured.Median, 50*p.Measured.Relative(), p.Predicted,
-			100*float64(p.Bound)/float64(p.Predicted), 100*p.Error, noise, facts)
+		profs := ""
+		if len(r.Predictions) > 1 {
+			profs = fmt.Sprintf("%d, %.1f%%", len(r.Predictions), 100*r.profilesSpread())
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%v\t±%.1f%%\t%v\t±%.1f%%\t%+.1f%%%s\t%s\t%s\t\n", r.Program, r.Set, p.NP, p.Measured.Median, 50*p.Measured.Relative(), p.Predicted,
+			100*float64(p.Bound)/float64(p.Predicted), 100*p.Error, noise, facts, profs)
 		errs[r.Set] = append(errs[r.Set], max(p.Error, -p.Error))
 		ranked = append(ranked, r)
 	}
