@@ -57,6 +57,12 @@
 // with other ranks; goroutines that commlib did not start must not block in
 // commlib, or deadlock detection may misjudge the run.
 //
+// A blocked call polls for what it waits for, up to [DefaultSpinWait]
+// (Config.SpinWait, COMMLIB_SPIN_WAIT) while a core is idle, before it
+// parks its goroutine, as MPI libraries poll: a parked goroutine is woken
+// late. With Config.Serial (COMMLIB_SERIAL=1) the run's ranks and threads
+// take turns, one computing at a time until it blocks in commlib or ends.
+//
 // # MPI
 //
 // Built with the mpi tag, Main runs the rank of an MPI job instead (cgo over

@@ -46,7 +46,12 @@
 // acquisitions and work-sharing counters follow modeled time, not the
 // order in which tasks were set. Pool tasks run when the master waits for
 // them (WaitForAll); the master's own lock operations between SetTask and
-// WaitForAll are taken before its tasks'.
+// WaitForAll are taken before its tasks'. A rank's threads run on its
+// share of its node's cores and take turns, first come first served, when
+// they outnumber it; a rank's fragments are charged between their alone
+// and shared times by how busy its node's cores are (cores.go). A blocking
+// call that waited resumes after the machine's wake-up delay (world.go,
+// machine.Wakeup).
 //
 // Loops timed whole are collapsed: trips × the measured time of an
 // iteration. A sealed loop (package reduce) whose nest the model can run
