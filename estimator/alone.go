@@ -1,6 +1,6 @@
-// This file defines the alone run: one more run with probes in which the
-// ranks take turns (commlib's COMMLIB_SERIAL), so that each fragment is
-// measured without the other ranks computing beside it. With np ranks on
+// This file defines the alone runs: in each round, one more run with
+// probes in which the ranks take turns (commlib's COMMLIB_SERIAL), so that
+// each fragment is measured without the other ranks computing beside it. With np ranks on
 // this machine's cores, the other runs measure every fragment while the
 // ranks share the cores' caches and the memory bandwidth (and, beyond the
 // cores, the cores themselves): mg, pic and swarm ran 1.3–1.4 times the
@@ -30,19 +30,25 @@ const (
 	aloneLo, aloneHi = 0.25, 1.5
 )
 
-// applyAlone sets each fragment's AloneRel from the alone run r: its mean
-// there over its mean in the shared runs (before scaling to the plain run,
-// as r's are), and the profile's time-weighted AloneRel.
-func applyAlone(p *profile.File, plan *Plan, r *probe.Raw) {
-	q := &profile.File{Alpha: p.Alpha, NP: p.NP}
-	fill(q, plan, r)
+// applyAlone sets each fragment's AloneRel from the alone runs rs: the
+// median over them of its mean there over its mean in the shared runs
+// (before scaling to the plain run, as theirs are), and the profile's
+// time-weighted AloneRel. One alone run is as noisy as one shared run:
+// the median keeps a disturbed one from deciding (three fresh profiles of
+// mg predicted np = 1 25 % apart with one alone run each).
+func applyAlone(p *profile.File, plan *Plan, rs []*probe.Raw) {
 	type key struct {
 		node string
 		kind profile.FragmentKind
 	}
-	alone := map[key]profile.FragmentStats{}
-	for _, f := range q.Fragments {
-		alone[key{f.Node, f.Kind}] = f
+	alone := map[key][]profile.FragmentStats{}
+	for _, r := range rs {
+		q := &profile.File{Alpha: p.Alpha, NP: p.NP}
+		fill(q, plan, r)
+		for _, f := range q.Fragments {
+			k := key{f.Node, f.Kind}
+			alone[k] = append(alone[k], f)
+		}
 	}
 	scale := p.Scale
 	if scale <= 0 {
@@ -51,16 +57,24 @@ func applyAlone(p *profile.File, plan *Plan, r *probe.Raw) {
 	var weighted, total float64
 	for i := range p.Fragments {
 		f := &p.Fragments[i]
-		a, ok := alone[key{f.Node, f.Kind}]
-		if !ok || f.Kind == profile.FragBranch {
+		if f.Kind == profile.FragBranch {
 			continue
 		}
 		shared := float64(f.MeanPS) / scale
 		tot := shared * float64(f.Executions)
-		if shared <= 0 || a.MeanPS <= 0 || tot < aloneMinPS || float64(a.MeanPS)*float64(a.Executions) < aloneMinPS {
+		if shared <= 0 || tot < aloneMinPS {
 			continue
 		}
-		rel := math.Min(aloneHi, math.Max(aloneLo, float64(a.MeanPS)/shared))
+		var rels []float64
+		for _, a := range alone[key{f.Node, f.Kind}] {
+			if a.MeanPS > 0 && float64(a.MeanPS)*float64(a.Executions) >= aloneMinPS {
+				rels = append(rels, float64(a.MeanPS)/shared)
+			}
+		}
+		if len(rels) == 0 {
+			continue
+		}
+		rel := math.Min(aloneHi, math.Max(aloneLo, median(rels)))
 		f.AloneRel = math.Round(rel*1000) / 1000
 		weighted += rel * tot
 		total += tot

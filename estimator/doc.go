@@ -40,10 +40,11 @@
 // wall-clock measurements of one goroutine per rank: a program that runs
 // threads or goroutines has none. The profile's fragment times are then
 // scaled to the plain run's compute (profile.File.Scale): the plain run
-// is the measurement, the probes share it out. At np > 1 one more probed
-// run lets the ranks take turns (commlib's COMMLIB_SERIAL, alone.go): each
-// fragment's alone time over its shared one is its AloneRel, which the
-// interpreter charges a rank alone on its node.
+// is the measurement, the probes share it out. At np > 1 each round runs
+// the program once more with probes and the ranks taking turns (commlib's
+// COMMLIB_SERIAL, alone.go): each fragment's median alone time over its
+// shared one is its AloneRel, which the interpreter charges a rank alone
+// on its node.
 //
 // [Run] builds the program twice, without probes (adding only package
 // runclock, which times the run from inside) and with them, runs both at

@@ -195,26 +195,36 @@ func Run(cfg Config) (*profile.File, error) {
 		combine(p, plan, raws, computes)
 		return p
 	}
-	// finish measures the fragments alone when the ranks shared the
-	// machine (alone.go); a failure of that run is said, not fatal.
-	finish := func(p *profile.File) *profile.File {
-		if cfg.NP < 2 {
-			return p
+	// Each round runs the program a third time when the ranks share the
+	// machine, with probes and the ranks taking turns, to measure the
+	// fragments alone (alone.go); a failure of that run is said, not
+	// fatal, and ends the alone runs.
+	var alones []*probe.Raw
+	var aloneErr error
+	aloneRun := func(i int) {
+		if cfg.NP < 2 || aloneErr != nil {
+			return
 		}
-		rawPath := filepath.Join(work, "alone.json")
-		err := Step(cfg.Log, fmt.Sprintf("running at np=%d with probes, the ranks taking turns (alone)", cfg.NP), func() error {
+		rawPath := filepath.Join(work, fmt.Sprintf("alone%d.json", i))
+		aloneErr = Step(cfg.Log, fmt.Sprintf("running at np=%d with probes, the ranks taking turns (alone)", cfg.NP), func() error {
 			_, err := run(instr, cfg.NP, cfg.Args, []string{probe.OutEnv + "=" + rawPath, SerialEnv + "=1"}, cfg.Timeout)
 			return err
 		})
 		var r *probe.Raw
-		if err == nil {
-			r, err = readRaw(rawPath)
+		if aloneErr == nil {
+			r, aloneErr = readRaw(rawPath)
 		}
-		if err != nil {
-			p.Warnings = append(p.Warnings, fmt.Sprintf("the run measuring each fragment alone failed (%v): the fragments are charged as measured with the %d ranks sharing this machine at every np", firstLine(err), cfg.NP))
-			return p
+		if aloneErr == nil {
+			alones = append(alones, r)
 		}
-		applyAlone(p, plan, r)
+	}
+	finish := func(p *profile.File) *profile.File {
+		switch {
+		case aloneErr != nil:
+			p.Warnings = append(p.Warnings, fmt.Sprintf("the run measuring each fragment alone failed (%v): the fragments are charged as measured with the %d ranks sharing this machine at every np", firstLine(aloneErr), cfg.NP))
+		case len(alones) > 0:
+			applyAlone(p, plan, alones)
+		}
 		return p
 	}
 	// cfg.Repeat rounds, and up to remeasureRounds more while the two
@@ -256,6 +266,7 @@ func Run(cfg Config) (*profile.File, error) {
 			probed, raw = pr, r
 		}
 		raws = append(raws, r)
+		aloneRun(i)
 		if i+1 < cfg.Repeat {
 			continue
 		}
