@@ -128,15 +128,7 @@ func (t *mpiTransport) finishTrace(c *Comm, offset trace.Time) error {
 	}
 	matchMessages(merged)
 	trace.Sort(merged)
-	f, err := os.Create(tr.file)
-	if err != nil {
-		return fmt.Errorf("commlib: trace: %v", err)
-	}
-	if err := trace.WriteJSONL(f, h, merged); err != nil {
-		f.Close()
-		return fmt.Errorf("commlib: trace %s: %v", tr.file, err)
-	}
-	return f.Close()
+	return writeTrace(tr.file, h, merged)
 }
 
 // matchMessages gives each send and its receive one message id, as the

@@ -159,16 +159,21 @@ func (t *tracer) finish(w *world) error {
 	trace.Sort(all)
 	h := t.header
 	h.EagerLimit = w.eagerLimit
-	f, err := os.Create(t.file)
+	return writeTrace(t.file, h, all)
+}
+
+// writeTrace writes a native trace file of events (sorted) with header h.
+func writeTrace(path string, h trace.Header, events []trace.Event) error {
+	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("commlib: trace: %v", err)
 	}
-	if err := trace.WriteJSONL(f, h, all); err != nil {
+	if err := trace.WriteJSONL(f, h, events); err != nil {
 		f.Close()
-		return fmt.Errorf("commlib: trace %s: %v", t.file, err)
+		return fmt.Errorf("commlib: trace %s: %v", path, err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("commlib: trace %s: %v", t.file, err)
+		return fmt.Errorf("commlib: trace %s: %v", path, err)
 	}
 	return nil
 }

@@ -37,17 +37,10 @@ const (
 // the median keeps a disturbed one from deciding (three fresh profiles of
 // mg predicted np = 1 25 % apart with one alone run each).
 func applyAlone(p *profile.File, plan *Plan, rs []*probe.Raw) {
-	type key struct {
-		node string
-		kind profile.FragmentKind
-	}
-	alone := map[key][]profile.FragmentStats{}
-	for _, r := range rs {
-		q := &profile.File{Alpha: p.Alpha, NP: p.NP}
-		fill(q, plan, r)
+	alone := map[fragKey][]profile.FragmentStats{}
+	for _, q := range perRun(p, plan, rs) {
 		for _, f := range q.Fragments {
-			k := key{f.Node, f.Kind}
-			alone[k] = append(alone[k], f)
+			alone[keyOf(f)] = append(alone[keyOf(f)], f)
 		}
 	}
 	scale := p.Scale
@@ -66,7 +59,7 @@ func applyAlone(p *profile.File, plan *Plan, rs []*probe.Raw) {
 			continue
 		}
 		var rels []float64
-		for _, a := range alone[key{f.Node, f.Kind}] {
+		for _, a := range alone[keyOf(*f)] {
 			if a.MeanPS > 0 && float64(a.MeanPS)*float64(a.Executions) >= aloneMinPS {
 				rels = append(rels, float64(a.MeanPS)/shared)
 			}

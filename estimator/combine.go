@@ -30,6 +30,25 @@ import (
 // something else does not make the profile doubtful, most runs spread
 // do. Then, where regions account for every nanosecond, the fragments are
 // scaled to it (scaleToPlain).
+// fragKey names a fragment of a profile: a node may have a fragment of
+// each kind (a loop and its region).
+type fragKey struct {
+	node string
+	kind profile.FragmentKind
+}
+
+func keyOf(f profile.FragmentStats) fragKey { return fragKey{f.Node, f.Kind} }
+
+// perRun fills a profile of p's np and alpha from each raw run alone.
+func perRun(p *profile.File, plan *Plan, raws []*probe.Raw) []*profile.File {
+	out := make([]*profile.File, len(raws))
+	for i, r := range raws {
+		out[i] = &profile.File{Alpha: p.Alpha, NP: p.NP}
+		fill(out[i], plan, r)
+	}
+	return out
+}
+
 func combine(p *profile.File, plan *Plan, raws []*probe.Raw, plainNS []int64) {
 	p.Runs = len(raws) // the probed runs: the plain ones, and the pilot when it ran this program
 	if len(plainNS) > 0 {
@@ -41,17 +60,11 @@ func combine(p *profile.File, plan *Plan, raws []*probe.Raw, plainNS []int64) {
 		}
 	}
 	if len(raws) > 1 {
-		type key struct {
-			node string
-			kind profile.FragmentKind
-		}
-		means := map[key][]float64{}
+		means := map[fragKey][]float64{}
 		perIter := map[string][]float64{}
-		for _, r := range raws {
-			q := &profile.File{Alpha: p.Alpha, NP: p.NP}
-			fill(q, plan, r)
+		for _, q := range perRun(p, plan, raws) {
 			for _, f := range q.Fragments {
-				k := key{f.Node, f.Kind}
+				k := keyOf(f)
 				means[k] = append(means[k], float64(f.MeanPS))
 			}
 			for _, l := range q.Loops {
@@ -60,7 +73,7 @@ func combine(p *profile.File, plan *Plan, raws []*probe.Raw, plainNS []int64) {
 		}
 		for i := range p.Fragments {
 			f := &p.Fragments[i]
-			xs := means[key{f.Node, f.Kind}]
+			xs := means[keyOf(*f)]
 			if len(xs) < 2 || f.Kind == profile.FragBranch {
 				continue
 			}

@@ -7,9 +7,8 @@ package interp
 
 import "math"
 
-// threadCores is how many cores the threads of p run on: the cores of its
-// node over the ranks placed there (at least one).
-func (w *World) threadCores(p *proc) int {
+// ranksOnNode is how many ranks the machine places on p's node.
+func (w *World) ranksOnNode(p *proc) int {
 	if w.nodeRanks == nil {
 		w.sameNode(0, 0) // builds nodeOf
 		w.nodeRanks = map[int32]int{}
@@ -17,7 +16,13 @@ func (w *World) threadCores(p *proc) int {
 			w.nodeRanks[n]++
 		}
 	}
-	return max(1, w.mach.CoresPerNode/w.nodeRanks[w.nodeOf[p.rank]])
+	return w.nodeRanks[w.nodeOf[p.rank]]
+}
+
+// threadCores is how many cores the threads of p run on: the cores of its
+// node over the ranks placed there (at least one).
+func (w *World) threadCores(p *proc) int {
+	return max(1, w.mach.CoresPerNode/w.ranksOnNode(p))
 }
 
 // shareOf is how much of the sharing the profile measured p's node sees:
@@ -33,7 +38,6 @@ func (w *World) shareOf(p *proc) float64 {
 	if prof == nil || prof.AloneRel == 0 {
 		return 1
 	}
-	w.threadCores(p) // counts the ranks per node
 	busy := func(ranks, cores int) float64 {
 		if cores < 2 {
 			return 1
@@ -48,7 +52,7 @@ func (w *World) shareOf(p *proc) float64 {
 	if measured <= 0 {
 		return 1
 	}
-	return min(1, busy(w.nodeRanks[w.nodeOf[p.rank]], w.mach.CoresPerNode)/measured)
+	return min(1, busy(w.ranksOnNode(p), w.mach.CoresPerNode)/measured)
 }
 
 // unshared is a main-thread compute of t, measured with the profile's

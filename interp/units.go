@@ -250,18 +250,7 @@ func (c *compiler) valueOnEntry(cf *function, v ssa.Value, rel map[int]bool) (fu
 	if call, ok := v.(*ssa.Call); ok {
 		if b, ok := call.Call.Value.(*ssa.Builtin); ok && b.Name() == "len" {
 			if sl, ok := call.Call.Args[0].(*ssa.Slice); ok && sl.High != nil {
-				hi, ok := c.valueOnEntry(cf, sl.High, rel)
-				if !ok {
-					return nil, false
-				}
-				if sl.Low == nil {
-					return hi, true
-				}
-				lo, ok := c.valueOnEntry(cf, sl.Low, rel)
-				if !ok {
-					return nil, false
-				}
-				return difference(hi, lo), true
+				return c.lenOnEntry(cf, sl, rel) // hi − lo
 			}
 		}
 	}
