@@ -1,8 +1,11 @@
 package interp
 
 import (
+	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/predict-tools/predict/profile"
 )
 
 // Communication events (Result.Events) are the communication operations
@@ -25,6 +28,25 @@ func BenchmarkPingPongEvents(b *testing.B) {
 func BenchmarkStencilEvents(b *testing.B) {
 	p := prepare(&testing.T{}, "./testprogs/stencil")
 	benchEvents(b, p, Config{NP: 1024, Machine: handMachine(&testing.T{}), Args: []string{"-class", "S", "-iters", "100"}})
+}
+
+// BenchmarkStencilOversubscribedEvents is BenchmarkStencilEvents with a
+// profile, so that ranks compute, on nodes of 16 cores with 64 ranks each:
+// every rank takes turns on its node's cores (cores.go).
+// BenchmarkStencilProfiledEvents is the same with 64 cores a node, for
+// the cost of the turns.
+func BenchmarkStencilOversubscribedEvents(b *testing.B) { benchStencilOnNodes(b, 16) }
+func BenchmarkStencilProfiledEvents(b *testing.B)       { benchStencilOnNodes(b, 64) }
+
+func benchStencilOnNodes(b *testing.B, cores int) {
+	p := prepare(&testing.T{}, "./testprogs/stencil")
+	prof, err := profile.Read(filepath.Join("testdata", "render", "stencil.profile.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := handMachine(&testing.T{})
+	m.Nodes, m.CoresPerNode, m.RanksPerNode = 0, cores, 64
+	benchEvents(b, p, Config{NP: 1024, Machine: m, Profile: prof, Args: []string{"-class", "S", "-iters", "100"}})
 }
 
 // BenchmarkRingEvents measures it with nonblocking calls, whose requests

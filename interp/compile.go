@@ -23,6 +23,15 @@ const (
 	cBlock            // the process blocked in communication: run another
 	cYield            // the process must let an earlier one run first; the op runs again
 	cStop             // the process ended (or failed: see proc.err)
+	// cPark: the process waited for communication that was already
+	// complete, to a later clock, on a node with more ranks than cores:
+	// it gives its core up while it waits and takes one again when ready
+	// (cores.go); the op is done.
+	cPark
+	// cPreempt: the process used up its time slice on a node where ranks
+	// wait for a core: it gives its core up and waits for one, with the
+	// rest of its compute to do (cores.go); the op is done.
+	cPreempt
 )
 
 // op is one compiled instruction.

@@ -46,9 +46,15 @@
 // acquisitions and work-sharing counters follow modeled time, not the
 // order in which tasks were set. Pool tasks run when the master waits for
 // them (WaitForAll); the master's own lock operations between SetTask and
-// WaitForAll are taken before its tasks'. A rank's threads run on its
-// share of its node's cores and take turns, first come first served, when
-// they outnumber it; a rank's fragments are charged between their alone
+// WaitForAll are taken before its tasks'. On a node with more ranks than
+// cores, a rank takes a core when it is ready and keeps it until it
+// blocks in communication, ends, or uses up a 10 ms time slice while
+// others wait; a rank readied by a running one runs next on its core
+// (Go's runnext); other ready ranks wait for a core, first come first
+// served, and the wait is its own share of the rank's time
+// (Result.CoreWait, "core_wait" trace events). A
+// rank's threads run on its share of its node's cores and take turns,
+// first come first served, when they outnumber it; a rank's fragments are charged between their alone
 // and shared times by how busy its node's cores are (cores.go). A blocking
 // call that waited resumes after the machine's wake-up delay (world.go,
 // machine.Wakeup).
@@ -75,6 +81,7 @@
 // else the system's MemAvailable, with a margin; or Config.MemoryLimit) is
 // refused with a [MemoryError] before it allocates its processes.
 //
-// Per rank, compute + communication overhead + waiting = total, always.
+// Per rank, compute + communication overhead + waiting + waiting for a
+// core = total, always.
 // Identical input gives identical output.
 package interp

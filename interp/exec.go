@@ -7,6 +7,7 @@ package interp
 import (
 	"fmt"
 	"go/token"
+	"math"
 
 	"github.com/predict-tools/predict/trace"
 )
@@ -384,6 +385,9 @@ func (p *proc) runLoop(fr *frame, lp *loopPlan) ctl {
 // leaveLoop charges a collapsed loop its time t and goes on at its exit.
 func (p *proc) leaveLoop(fr *frame, lp *loopPlan, t int64) ctl {
 	if c := p.charge(lp.frag, t); c != cNext {
+		if c == cPreempt {
+			p.moveTo(fr, lp.exitFrom, lp.exit) // the rest of the loop's time is the debt
+		}
 		return c
 	}
 	if f := lp.frag; f.limit > 0 && p.w.hot[f.index].freq > f.limit {
@@ -428,27 +432,43 @@ func floorDiv(a, b int64) int64 {
 // fragment's hot-spot counters; cStop when the clock passes its limit.
 func (p *proc) charge(fr *fragment, t int64) ctl {
 	at := p.cur.clock
-	if fr.alone > 0 && p.share < 1 && p.cur == &p.main {
-		t = p.unshared(fr, t)
+	if fr.alone > 0 && p.cur == &p.main {
+		t0 := t
+		if p.share < 1 {
+			t = p.unshared(fr, t)
+		}
+		if p.w.cfg.Nodes {
+			p.sharing += t - int64(math.Round(float64(t0)*fr.alone))
+		}
 	}
 	if p.curThread > 0 && p.threads != nil && p.threads.coreFree != nil && t > 0 {
 		at = p.onCore(at, t)
 	}
-	c := addTime(at, t)
+	run := t // what runs now; the rest, after a preemption
+	if p.cores != nil && p.cur == &p.main {
+		run = p.slice(at, t)
+	}
+	c := addTime(at, run)
 	if c == overflowClock {
 		return p.clockOverflow(fr.pos, "compute")
 	}
 	p.cur.clock = c
 	if p.cur == &p.main {
 		p.compute += t
+	} else {
+		p.threadBusy += t
 	}
 	h := &p.w.hot[fr.index]
 	h.time = addTime(h.time, t) // summed over ranks: may pass the limit
 	if !fr.units {
 		h.freq++
 	}
-	if p.w.cfg.Trace != nil && t > 0 {
-		p.emit(trace.Event{Kind: trace.KindCompute, Op: fr.node, Site: fr.pos, Enter: trace.Time(p.cur.clock - t), Exit: trace.Time(p.cur.clock), Peer: trace.NoPeer, Root: trace.NoPeer})
+	if p.w.cfg.Trace != nil && run > 0 {
+		p.emit(trace.Event{Kind: trace.KindCompute, Op: fr.node, Site: fr.pos, Enter: trace.Time(at), Exit: trace.Time(c), Peer: trace.NoPeer, Root: trace.NoPeer})
+	}
+	if run < t {
+		p.debt, p.debtFrag = t-run, fr
+		return cPreempt
 	}
 	return cNext
 }

@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -80,33 +82,63 @@ func TestHandComputed(t *testing.T) {
 	}
 }
 
-// TestInvariants runs every test program at np = 4 on the local preset:
-// for each rank compute + overhead + wait = total, and two runs give
-// identical results.
+// TestInvariants runs every test program at np = 4 on the local preset
+// with two cores, so that ranks wait for cores: for each rank compute +
+// overhead + wait + waiting for a core = total, the core_wait events of
+// the trace sum to the rank's waiting for a core, the two cores are never
+// busier than the run is long, and two runs give identical results.
 func TestInvariants(t *testing.T) {
 	dirs, m := testPrograms(t)
+	m.CoresPerNode = 2
 	for _, d := range dirs {
 		t.Run(d, func(t *testing.T) {
 			p := prepare(t, "./testprogs/"+d)
+			// With a profile where there is one, so that ranks compute.
+			var prof *profile.File
+			var args []string
+			if path := filepath.Join("testdata", "render", d+".profile.json"); fileExists(path) {
+				var err error
+				if prof, err = profile.Read(path); err != nil {
+					t.Fatal(err)
+				}
+				args = prof.Args
+			}
 			var events []trace.Event
-			r1, err := p.Run(Config{NP: 4, Machine: m, Trace: func(e trace.Event) { events = append(events, e) }})
+			r1, err := p.Run(Config{NP: 4, Machine: m, Profile: prof, Args: args, Trace: func(e trace.Event) { events = append(events, e) }})
 			if err != nil {
 				t.Fatal(err)
 			}
-			r2, err := p.Run(Config{NP: 4, Machine: m})
+			if prof != nil && r1.CoreWait.Max == 0 {
+				t.Errorf("4 ranks on 2 cores: no rank waited for a core")
+			}
+			r2, err := p.Run(Config{NP: 4, Machine: m, Profile: prof, Args: args})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(r1.Ranks, r2.Ranks) || r1.Time != r2.Time || r1.Messages != r2.Messages {
 				t.Errorf("two runs differ: %v vs %v", r1.Ranks, r2.Ranks)
 			}
-			for _, rk := range r1.Ranks {
-				if rk.Compute+rk.Comm+rk.Wait != rk.Total {
-					t.Errorf("rank %d: compute %d + comm %d + wait %d != total %d", rk.Rank, rk.Compute, rk.Comm, rk.Wait, rk.Total)
+			traced := make([]trace.Time, 4)
+			for _, e := range events {
+				if e.Kind == trace.KindCoreWait {
+					traced[e.Rank] += e.Exit - e.Enter
 				}
-				if rk.Compute < 0 || rk.Comm < 0 || rk.Wait < 0 {
+			}
+			var busy trace.Time
+			for _, rk := range r1.Ranks {
+				if rk.Compute+rk.Comm+rk.Wait+rk.CoreWait != rk.Total {
+					t.Errorf("rank %d: compute %d + comm %d + wait %d + core wait %d != total %d", rk.Rank, rk.Compute, rk.Comm, rk.Wait, rk.CoreWait, rk.Total)
+				}
+				if rk.Compute < 0 || rk.Comm < 0 || rk.Wait < 0 || rk.CoreWait < 0 {
 					t.Errorf("rank %d: negative part: %+v", rk.Rank, rk)
 				}
+				if traced[rk.Rank] != rk.CoreWait {
+					t.Errorf("rank %d: core_wait events sum to %v, the rank waited %v for a core", rk.Rank, traced[rk.Rank], rk.CoreWait)
+				}
+				busy += rk.Compute + rk.Comm
+			}
+			if busy > 2*r1.Time {
+				t.Errorf("compute and overhead of the ranks sum to %v: more than 2 cores give in %v", busy, r1.Time)
 			}
 			// Every message sent is received: sends and receives pair up
 			// by message id in the modeled trace.
@@ -272,7 +304,7 @@ func TestCollectiveOverhead(t *testing.T) {
 		if w, ok := want[rk.Rank]; ok && int64(rk.Comm) != w {
 			t.Errorf("rank %d: overhead %d ps, want %d", rk.Rank, rk.Comm, w)
 		}
-		if rk.Compute+rk.Comm+rk.Wait != rk.Total {
+		if rk.Compute+rk.Comm+rk.Wait+rk.CoreWait != rk.Total {
 			t.Errorf("rank %d: %d + %d + %d != %d", rk.Rank, rk.Compute, rk.Comm, rk.Wait, rk.Total)
 		}
 	}
@@ -312,6 +344,11 @@ func TestClockLoopWithoutProfile(t *testing.T) {
 
 // testPrograms returns the test programs' directories under testprogs and
 // the local machine preset they run on.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
 func testPrograms(t *testing.T) ([]string, *machine.Machine) {
 	t.Helper()
 	dirs, err := testprogs.Dirs("../testprogs")

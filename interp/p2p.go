@@ -374,6 +374,9 @@ func (p *proc) waitFor(reqs []*request, any bool, ovh int64, op, site string) ct
 			f(p)
 		}
 		p.w.endWait(reqs)
+		if p.cores != nil && p.cur == &p.main && t > addTime(p.waitEnter, ovh) {
+			return cPark
+		}
 		return cNext
 	}
 	return cBlock

@@ -33,6 +33,12 @@ func (r *Result) WriteText(w io.Writer, top int) error {
 		name string
 		s    Stat
 	}{{"compute", r.Compute}, {"communication", r.Comm}, {"waiting", r.Wait}}
+	if r.CoreWait.Max > 0 {
+		rows = append(rows, struct {
+			name string
+			s    Stat
+		}{"core waiting", r.CoreWait})
+	}
 	idle, hasIdle := r.Idle()
 	if hasIdle {
 		rows = append(rows, struct {
@@ -43,6 +49,9 @@ func (r *Result) WriteText(w io.Writer, top int) error {
 	for _, row := range rows {
 		fmt.Fprintf(bw, "  %-13s %-12v %-12v %v\n", row.name, row.s.Min, row.s.Mean, row.s.Max)
 	}
+	if r.CoreWait.Max > 0 {
+		fmt.Fprintf(bw, "  (core waiting: ready to run while other ranks held every core of its node; %s)\n", r.nodeCoresText())
+	}
 	if hasIdle {
 		fmt.Fprintf(bw, "  (idle at end: the time a rank waits for the slowest one after it finishes)\n")
 	}
@@ -50,6 +59,7 @@ func (r *Result) WriteText(w io.Writer, top int) error {
 		fmt.Fprintf(bw, "  threads waiting for a core: %v / %v / %v a rank, summed over its threads (%s)\n",
 			c.Min, c.Mean, c.Max, r.coresText())
 	}
+	r.writeNodes(bw)
 	fmt.Fprintf(bw, "\nhot spots (time summed over ranks)\n")
 	for i, h := range r.Hot {
 		if i >= top {
@@ -93,6 +103,16 @@ func (r *Result) coresText() string {
 	return "a rank's threads take turns on its share of " + n + ", first come first served"
 }
 
+// nodeCoresText says how ranks share a node's cores when they outnumber
+// them.
+func (r *Result) nodeCoresText() string {
+	n := "its node's cores"
+	if r.Machine != nil {
+		n = fmt.Sprintf("the %d cores of its node", r.Machine.CoresPerNode)
+	}
+	return "a rank takes one of " + n + " when ready and keeps it until it blocks in communication or a 10 ms time slice ends; a rank it readies runs next, others wait first come first served"
+}
+
 // Idle is the min/mean/max over ranks of the time a rank is idle after it
 // finishes, until the slowest rank does; ok is false when r has no
 // per-rank times.
@@ -132,10 +152,14 @@ type resultJSON struct {
 	Compute statJSON      `json:"compute"`
 	Comm    statJSON      `json:"comm"`
 	Wait    statJSON      `json:"wait"`
-	Idle    *statJSON     `json:"idle,omitempty"` // after a rank finishes; absent without per-rank times
+	// CoreWait: ready to run, waiting for a core of the node; absent
+	// when no node has more ranks than cores.
+	CoreWait *statJSON `json:"core_wait,omitempty"`
+	Idle     *statJSON `json:"idle,omitempty"` // after a rank finishes; absent without per-rank times
 	// ThreadCoreWait: what a rank's threads waited for a core, summed
 	// over them; absent when every thread had one.
 	ThreadCoreWait *statJSON      `json:"thread_core_wait,omitempty"`
+	Nodes          []NodeUse      `json:"nodes,omitempty"` // with --explain-node
 	Ranks          []rankJSON     `json:"ranks"`
 	Hot            []hotJSON      `json:"hot"`
 	Decisions      []decisionJSON `json:"decisions"`
@@ -158,6 +182,8 @@ type rankJSON struct {
 	Compute trace.Time `json:"compute_ps"`
 	Comm    trace.Time `json:"comm_ps"`
 	Wait    trace.Time `json:"wait_ps"`
+	// CoreWait is absent when the rank never waited for a core.
+	CoreWait trace.Time `json:"core_wait_ps,omitempty"`
 }
 
 type hotJSON struct {
@@ -192,12 +218,17 @@ func (r *Result) jsonForm(top int) resultJSON {
 		s := stat(idle)
 		out.Idle = &s
 	}
+	if r.CoreWait.Max > 0 {
+		s := stat(r.CoreWait)
+		out.CoreWait = &s
+	}
 	if r.ThreadCoreWait.Max > 0 {
 		s := stat(r.ThreadCoreWait)
 		out.ThreadCoreWait = &s
 	}
+	out.Nodes = r.Nodes
 	for _, rt := range r.Ranks {
-		out.Ranks = append(out.Ranks, rankJSON{Rank: rt.Rank, Total: rt.Total, Compute: rt.Compute, Comm: rt.Comm, Wait: rt.Wait})
+		out.Ranks = append(out.Ranks, rankJSON{Rank: rt.Rank, Total: rt.Total, Compute: rt.Compute, Comm: rt.Comm, Wait: rt.Wait, CoreWait: rt.CoreWait})
 	}
 	for i, h := range r.Hot {
 		if i >= top {

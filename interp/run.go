@@ -59,6 +59,9 @@ type Config struct {
 	// RankDetail is the largest np for which Result.Ranks is filled
 	// (default 4096).
 	RankDetail int
+	// Nodes asks for Result.Nodes: how each node's cores were used
+	// (nodes.go).
+	Nodes bool
 	// Threads is what commlib.Threads returns: the threads per rank of
 	// the program's pools (0: the program's own choice, its argument).
 	Threads int

@@ -102,6 +102,7 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 				p.cur.clock = pool.end
 				if p.cur == &p.main {
 					p.compute += d
+					p.joined += d
 				}
 			}
 			acc := V{}
@@ -145,6 +146,7 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 			p.cur.clock = end
 			if p.cur == &p.main {
 				p.compute += d
+				p.joined += d
 			}
 			return cNext
 		}

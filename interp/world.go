@@ -27,6 +27,29 @@ type proc struct {
 	compute, overhead, wait int64
 	// coreWait is the time its threads waited for a core (cores.go).
 	coreWait int64
+	// runWait is the time it waited for a core of its node, ready to run
+	// (cores.go); cores is its node's when the node has more ranks than
+	// cores (else nil), core the one it holds (-1: none).
+	runWait int64
+	cores   *nodeCores
+	core    int
+	// parked: blocked in communication; queued: in its node's queue for
+	// a core; reserved: its core was given to it (Go's runnext) while it
+	// was in the ready heap; nextOf: the core whose holder readied it
+	// last, -1 none (cores.go).
+	parked, queued, reserved bool
+	nextOf                   int
+	// sliceEnd is when its time slice on its core ends; debt the compute
+	// left when it was preempted, done when it has a core again.
+	sliceEnd, debt int64
+	debtFrag       *fragment
+	inherited      bool
+	counted        bool // in its node's count of ranks ready without a core
+	selfResumed    bool // resumed during its own step: it never blocked
+	// For Result.Nodes (nodes.go): the main thread's compute while it
+	// waited for its threads (within compute), its threads' compute, and
+	// its main thread's compute above the fragments' alone times.
+	joined, threadBusy, sharing int64
 	// share is how much of the sharing the profile measured its node's
 	// cores see (cores.go): 1 as much, 0 none (it computes alone).
 	share float64
@@ -107,6 +130,10 @@ func (h *procHeap) init(procs []*proc) {
 	*h = make(procHeap, len(procs))
 	for i, p := range procs {
 		(*h)[i] = readyProc{p.cur.clock, p.rank, p}
+		if n := p.cores; n != nil {
+			n.ready++ // ready, without a core (cores.go)
+			p.counted = true
+		}
 	}
 	n := len(*h)
 	for i := n/2 - 1; i >= 0; i-- {
@@ -115,6 +142,10 @@ func (h *procHeap) init(procs []*proc) {
 }
 
 func (h *procHeap) push(p *proc) {
+	if n := p.cores; n != nil && p.core < 0 {
+		n.ready++ // ready, without a core (cores.go)
+		p.counted = true
+	}
 	*h = append(*h, readyProc{p.cur.clock, p.rank, p})
 	h.up(len(*h) - 1)
 }
@@ -130,6 +161,7 @@ func (h *procHeap) pop() *proc {
 	if e.clock != e.p.cur.clock {
 		panic(fmt.Sprintf("interp: rank %d's clock moved from %d to %d while it was ready", e.rank, e.clock, e.p.cur.clock))
 	}
+	e.p.uncount()
 	return e.p
 }
 
@@ -184,15 +216,37 @@ func (w *World) schedule() error {
 			p.clockOverflow(p.waitSite, p.waitOp)
 			return p.err
 		}
+		if p.cores != nil && !w.takeCore(p) {
+			continue // waits for a core: releaseCore makes it ready
+		}
 		w.running = p
 		switch p.step() {
 		case cYield:
-			w.ready.push(p)
+			w.ready.push(p) // keeps its core
 		case cBlock:
 			w.blocked++
+			if p.cores != nil {
+				if p.selfResumed {
+					// It completed what it blocked in (the last to
+					// enter a collective): it keeps its core.
+					p.selfResumed = false
+				} else {
+					p.parked = true
+					w.releaseCore(p, p.waitEnter)
+				}
+			}
+		case cPark:
+			w.releaseCore(p, p.waitEnter)
+			w.ready.push(p)
+		case cPreempt:
+			w.releaseCore(p, p.main.clock)
+			w.ready.push(p) // takes a core again with the rest of its compute
 		case cStop:
 			if p.err != nil {
 				return p.err
+			}
+			if p.cores != nil {
+				w.releaseCore(p, p.main.clock)
 			}
 			p.done = true
 			w.finished++
@@ -220,7 +274,17 @@ var testHook func(w *World)
 // it blocked was communication overhead, the rest waiting.
 func (w *World) resume(p *proc, t, ovh int64) {
 	enter := p.waitEnter
-	t = w.woken(max(t, addTime(enter, ovh)), enter, ovh)
+	p.parked = false
+	if p.cores != nil && w.running == p {
+		p.selfResumed = true
+	}
+	if p.cores != nil && w.handoff(p) {
+		// Readied by a rank on its core: it runs there next, no thread
+		// to wake (cores.go).
+		t = max(t, addTime(enter, ovh))
+	} else {
+		t = w.woken(max(t, addTime(enter, ovh)), enter, ovh)
+	}
 	p.overhead += ovh
 	p.wait += t - enter - ovh
 	p.main.clock = t
@@ -302,6 +366,13 @@ type Result struct {
 	Compute Stat
 	Comm    Stat // communication overhead
 	Wait    Stat
+	// CoreWait is the time a rank was ready but waited for a core of its
+	// node, held by other ranks (cores.go): zero unless a node has more
+	// ranks than cores. Compute + Comm + Wait + CoreWait is a rank's time.
+	CoreWait Stat
+	// Nodes is how each node's cores were used, with Config.Nodes only
+	// (nodes.go).
+	Nodes []NodeUse
 	// ThreadCoreWait is the time each rank's pool and Parallel threads
 	// waited for a core (cores.go), summed over its threads; it lies
 	// within the rank's waiting (for its threads) and compute.
@@ -326,6 +397,7 @@ type Result struct {
 type RankTimes struct {
 	Rank                       int
 	Total, Compute, Comm, Wait trace.Time
+	CoreWait                   trace.Time // ready, waiting for a core
 }
 
 // Stat is a min/mean/max over ranks.
@@ -365,18 +437,18 @@ func stat(vals []int64) Stat {
 // result collects the prediction after the run.
 func (w *World) result() *Result {
 	r := &Result{NP: len(w.procs), Machine: w.mach, Messages: w.messages, Events: w.events}
-	var comp, comm, wait, cores []int64
+	var comp, comm, wait, run, cores []int64
 	keepRanks := len(w.procs) <= w.cfg.RankDetail
 	for _, p := range w.procs {
 		total := p.main.clock
 		r.Time = max(r.Time, trace.Time(total))
 		comp, comm, wait = append(comp, p.compute), append(comm, p.overhead), append(wait, p.wait)
-		cores = append(cores, p.coreWait)
+		run, cores = append(run, p.runWait), append(cores, p.coreWait)
 		if keepRanks {
-			r.Ranks = append(r.Ranks, RankTimes{Rank: p.rank, Total: trace.Time(total), Compute: trace.Time(p.compute), Comm: trace.Time(p.overhead), Wait: trace.Time(p.wait)})
+			r.Ranks = append(r.Ranks, RankTimes{Rank: p.rank, Total: trace.Time(total), Compute: trace.Time(p.compute), Comm: trace.Time(p.overhead), Wait: trace.Time(p.wait), CoreWait: trace.Time(p.runWait)})
 		}
 	}
-	r.Compute, r.Comm, r.Wait, r.ThreadCoreWait = stat(comp), stat(comm), stat(wait), stat(cores)
+	r.Compute, r.Comm, r.Wait, r.CoreWait, r.ThreadCoreWait = stat(comp), stat(comm), stat(wait), stat(run), stat(cores)
 	for i, f := range w.frags {
 		if h := w.hot[i]; h.freq > 0 {
 			r.Hot = append(r.Hot, HotSpot{Node: f.node, Kind: f.kind, Pos: f.pos, Time: trace.Time(h.time), Freq: h.freq})
@@ -403,6 +475,9 @@ func (w *World) result() *Result {
 		r.Assumptions = append(r.Assumptions, k+": "+w.assumptions[k])
 	}
 	r.Limits = w.recursionLimits()
+	if w.cfg.Nodes {
+		r.Nodes = w.nodeUse(int64(r.Time))
+	}
 	r.Bound = w.bound(r.Compute.Max)
 	return r
 }

@@ -153,6 +153,11 @@ func newIndex(events []trace.Event, np int) *index {
 		case e.Enter < 0 || e.Exit < e.Enter:
 			x.warnf(e, "enter %d, exit %d: want 0 <= enter <= exit; skipped", e.Enter, e.Exit)
 			continue
+		case e.Kind == trace.KindCoreWait:
+			// A rank ready to run while its node's cores were all
+			// held: neither computation nor communication; the
+			// patterns' time between a rank's events covers it.
+			continue
 		case e.Kind != trace.KindOp && e.Kind != trace.KindComplete && e.Kind != trace.KindCompute:
 			x.warnf(e, "unknown kind %q; skipped", e.Kind)
 			continue

@@ -122,6 +122,10 @@ type Row struct {
 	CommShare    float64    `json:"comm_share"`
 	WaitShare    float64    `json:"wait_share"`
 	IdleShare    float64    `json:"idle_share"`
+	// CoreWait and its share: ready while other ranks held every core of
+	// the node (absent when no node has more ranks than cores).
+	CoreWait      trace.Time `json:"core_wait_ps,omitempty"`
+	CoreWaitShare float64    `json:"core_wait_share,omitempty"`
 }
 
 // HalfEfficiency is the efficiency below which a process count no longer
@@ -171,7 +175,7 @@ func Analyze(points []Point, failed []Failure, o Options) (Analysis, error) {
 	slices.SortFunc(a.Failed, func(x, y Failure) int { return cmp.Compare(x.NP, y.NP) })
 	a.Rows = make([]Row, len(points))
 	for i, p := range points {
-		r := Row{NP: p.NP, Time: p.Time, Bound: p.Bound, Compute: p.Compute, Comm: p.Comm, Wait: p.Wait, Idle: p.idle()}
+		r := Row{NP: p.NP, Time: p.Time, Bound: p.Bound, Compute: p.Compute, Comm: p.Comm, Wait: p.Wait, CoreWait: p.CoreWait, Idle: p.idle()}
 		if o.Weak {
 			r.Args = slices.Clone(p.Args)
 		}
@@ -185,6 +189,7 @@ func Analyze(points []Point, failed []Failure, o Options) (Analysis, error) {
 			r.ComputeShare = float64(p.Compute) / float64(total)
 			r.CommShare = float64(p.Comm) / float64(total)
 			r.WaitShare = float64(p.Wait) / float64(total)
+			r.CoreWaitShare = float64(p.CoreWait) / float64(total)
 			r.IdleShare = float64(r.Idle) / float64(total)
 		}
 		a.Rows[i] = r
@@ -220,7 +225,7 @@ func checkPoints(points []Point) error {
 			return fmt.Errorf("np=%d: two predictions", p.NP)
 		case p.Time <= 0:
 			return fmt.Errorf("np=%d: predicted time %v is not positive", p.NP, p.Time)
-		case p.Compute < 0 || p.Comm < 0 || p.Wait < 0:
+		case p.Compute < 0 || p.Comm < 0 || p.Wait < 0 || p.CoreWait < 0:
 			return fmt.Errorf("np=%d: negative time in the breakdown (compute %v, comm %v, wait %v)",
 				p.NP, p.Compute, p.Comm, p.Wait)
 		}

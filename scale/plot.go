@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -34,13 +35,15 @@ var (
 	green  = color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}
 	red    = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
 	grey   = color.RGBA{R: 0x7f, G: 0x7f, B: 0x7f, A: 0xff}
+	purple = color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}
 )
 
 // Plot writes three plots of the analysis into dir (created if need be),
 // each as PNG and SVG: speedup.{png,svg} (predicted, ideal and fitted
 // speedup, log-log; scaled speedup in weak scaling), efficiency.{png,svg},
-// and breakdown.{png,svg} (compute, communication, waiting and idle after
-// finishing as shares of np × time, stacked, one bar per np). The np axis
+// and breakdown.{png,svg} (compute, communication, waiting, waiting for a
+// core when a node has more ranks than cores, and idle after finishing as
+// shares of np × time, stacked, one bar per np). The np axis
 // is logarithmic in base 2, with a tick at every process count of the
 // sweep; a process count whose prediction failed is marked with a red
 // cross on the axis. It returns the paths of the files written, in that
@@ -278,10 +281,18 @@ func efficiencyPlot(a Analysis) (*plot.Plot, error) {
 
 func breakdownPlot(a Analysis) (*plot.Plot, error) {
 	p := newPlot(a, "Where the machine's time goes", "share of np × time (%)")
+	names := []string{"compute", "communication", "waiting", "idle after finishing"}
 	bars := &stackedBars{
 		xs:     make([]float64, len(a.Rows)),
 		layers: make([][]float64, 4),
 		colors: []color.Color{blue, orange, green, grey},
+	}
+	cores := a.coreWaits()
+	if cores {
+		// Waiting for a core, between waiting and idle.
+		names = slices.Insert(names, 3, "waiting for a core")
+		bars.layers = append(bars.layers, nil)
+		bars.colors = slices.Insert(bars.colors, 3, color.Color(purple))
 	}
 	for i := range bars.layers {
 		bars.layers[i] = make([]float64, len(a.Rows))
@@ -291,7 +302,10 @@ func breakdownPlot(a Analysis) (*plot.Plot, error) {
 		bars.layers[0][i] = 100 * r.ComputeShare
 		bars.layers[1][i] = 100 * r.CommShare
 		bars.layers[2][i] = 100 * r.WaitShare
-		bars.layers[3][i] = 100 * r.IdleShare
+		if cores {
+			bars.layers[3][i] = 100 * r.CoreWaitShare
+		}
+		bars.layers[len(bars.layers)-1][i] = 100 * r.IdleShare
 	}
 	p.Add(bars)
 	p.Y.Min, p.Y.Max = 0, 150 // headroom for the legend above the bars
@@ -299,7 +313,7 @@ func breakdownPlot(a Analysis) (*plot.Plot, error) {
 		{Value: 0, Label: "0"}, {Value: 25, Label: "25"}, {Value: 50, Label: "50"},
 		{Value: 75, Label: "75"}, {Value: 100, Label: "100"},
 	}
-	for i, name := range []string{"compute", "communication", "waiting", "idle after finishing"} {
+	for i, name := range names {
 		p.Legend.Add(name, swatch{bars.colors[i]})
 	}
 	return p, addFailed(p, a, 3)

@@ -7,10 +7,10 @@ import "github.com/predict-tools/predict/trace"
 
 // A Point is the prediction of one run at one process count.
 //
-// The breakdown is per rank, averaged over ranks: Compute + Comm + Wait is
-// the mean over ranks of each rank's total time, at most Time (the run
-// ends when its slowest rank does); the rest of Time is the mean time a
-// rank is idle after it finishes.
+// The breakdown is per rank, averaged over ranks: Compute + Comm + Wait +
+// CoreWait is the mean over ranks of each rank's total time, at most Time
+// (the run ends when its slowest rank does); the rest of Time is the mean
+// time a rank is idle after it finishes.
 type Point struct {
 	NP      int        `json:"np"`
 	Args    []string   `json:"args,omitempty"`     // the program's arguments at NP, when they depend on np
@@ -19,7 +19,10 @@ type Point struct {
 	Compute trace.Time `json:"compute_ps"`         // mean over ranks of the time spent computing
 	Comm    trace.Time `json:"comm_ps"`            // mean over ranks of communication overhead (time busy in the library)
 	Wait    trace.Time `json:"wait_ps"`            // mean over ranks of time waiting for other ranks
-	Nodes   []NodeTime `json:"nodes,omitempty"`
+	// CoreWait is the mean over ranks of the time a rank was ready while
+	// other ranks held every core of its node (interp.Result.CoreWait).
+	CoreWait trace.Time `json:"core_wait_ps,omitempty"`
+	Nodes    []NodeTime `json:"nodes,omitempty"`
 	// Limits are what the model leaves out of Time (recursive calls,
 	// ...): a sweep's Analysis.Limits are those of all its points.
 	Limits []string `json:"limits,omitempty"`
@@ -36,7 +39,7 @@ type NodeTime struct {
 }
 
 // rankTime is the mean over ranks of the total time of a rank.
-func (p *Point) rankTime() trace.Time { return p.Compute + p.Comm + p.Wait }
+func (p *Point) rankTime() trace.Time { return p.Compute + p.Comm + p.Wait + p.CoreWait }
 
 // machineTime is the machine's time np × Time divided by np, the whole the
 // shares of the breakdown are of: Time, or the mean total of a rank when

@@ -48,19 +48,38 @@ func (a Analysis) WriteText(w io.Writer) error {
 		return bw.Flush()
 	}
 
-	fmt.Fprintln(bw, "Breakdown: shares of np × time: compute, communication overhead, waiting for other ranks, idle after the rank finishes.")
+	cores := a.coreWaits()
+	if cores {
+		fmt.Fprintln(bw, "Breakdown: shares of np × time: compute, communication overhead, waiting for other ranks, waiting for a core (more ranks than cores on a node), idle after the rank finishes.")
+	} else {
+		fmt.Fprintln(bw, "Breakdown: shares of np × time: compute, communication overhead, waiting for other ranks, idle after the rank finishes.")
+	}
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 	speedup := "speedup"
 	if a.Weak() {
 		speedup = "scaled speedup"
 	}
-	fmt.Fprintf(tw, "np\ttime\t%s\tefficiency\tcompute\tcomm\twait\tidle\t\n", speedup)
+	coreCol := ""
+	if cores {
+		coreCol = "cores\t"
+	}
+	fmt.Fprintf(tw, "np\ttime\t%s\tefficiency\tcompute\tcomm\twait\t%sidle\t\n", speedup, coreCol)
 	for _, l := range a.lines() {
 		if l.row == nil {
-			fmt.Fprintf(tw, "%d\tfailed\t–\t–\t–\t–\t–\t–\t\n", l.failure.NP)
+			dash := ""
+			if cores {
+				dash = "–\t"
+			}
+			fmt.Fprintf(tw, "%d\tfailed\t–\t–\t–\t–\t–\t%s–\t\n", l.failure.NP, dash)
 			continue
 		}
 		r := l.row
+		if cores {
+			s := percents(r.ComputeShare, r.CommShare, r.WaitShare, r.CoreWaitShare, r.IdleShare)
+			fmt.Fprintf(tw, "%d\t%s\t%.2f\t%.2f\t%s%%\t%s%%\t%s%%\t%s%%\t%s%%\t\n",
+				r.NP, r.timeText(), r.Speedup, r.Efficiency, s[0], s[1], s[2], s[3], s[4])
+			continue
+		}
 		s := percents(r.ComputeShare, r.CommShare, r.WaitShare, r.IdleShare)
 		fmt.Fprintf(tw, "%d\t%s\t%.2f\t%.2f\t%s%%\t%s%%\t%s%%\t%s%%\t\n",
 			r.NP, r.timeText(), r.Speedup, r.Efficiency, s[0], s[1], s[2], s[3])
@@ -210,6 +229,7 @@ var csvHeader = []string{
 	"np", "time_ps", "speedup", "efficiency",
 	"compute_ps", "comm_ps", "wait_ps", "idle_ps",
 	"compute_share", "comm_share", "wait_share", "idle_share",
+	"core_wait_ps", "core_wait_share",
 	"args", "error",
 }
 
@@ -233,11 +253,23 @@ func (a Analysis) WriteCSV(w io.Writer) error {
 			strconv.FormatInt(int64(r.Compute), 10), strconv.FormatInt(int64(r.Comm), 10),
 			strconv.FormatInt(int64(r.Wait), 10), strconv.FormatInt(int64(r.Idle), 10),
 			float(r.ComputeShare), float(r.CommShare), float(r.WaitShare), float(r.IdleShare),
+			strconv.FormatInt(int64(r.CoreWait), 10), float(r.CoreWaitShare),
 			strings.Join(r.Args, " "), "",
 		})
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// coreWaits reports whether a rank waited for a core at some np: the
+// table then has a column for it.
+func (a Analysis) coreWaits() bool {
+	for _, r := range a.Rows {
+		if r.CoreWait > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // fitted reports whether the fit had a process count other than the

@@ -127,12 +127,13 @@ func TestWriteCSVRoundTrip(t *testing.T) {
 				Compute: trace.Time(integer(rec[4])), Comm: trace.Time(integer(rec[5])),
 				Wait: trace.Time(integer(rec[6])), Idle: trace.Time(integer(rec[7])),
 				ComputeShare: float(rec[8]), CommShare: float(rec[9]), WaitShare: float(rec[10]), IdleShare: float(rec[11]),
+				CoreWait: trace.Time(integer(rec[12])), CoreWaitShare: float(rec[13]),
 			}
-			if rec[12] != "" {
-				got.Args = strings.Fields(rec[12])
+			if rec[14] != "" {
+				got.Args = strings.Fields(rec[14])
 			}
-			if !reflect.DeepEqual(got, *lines[i].row) || rec[13] != "" {
-				t.Errorf("%s: CSV row %d = %+v (error %q), want %+v", name, i, got, rec[13], *lines[i].row)
+			if !reflect.DeepEqual(got, *lines[i].row) || rec[15] != "" {
+				t.Errorf("%s: CSV row %d = %+v (error %q), want %+v", name, i, got, rec[15], *lines[i].row)
 			}
 		}
 	}

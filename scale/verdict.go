@@ -35,6 +35,7 @@ func losses(p, base Point, weak bool) []loss {
 		{computation, part(p.Compute, base.Compute)},
 		{"communication", part(p.Comm, base.Comm)},
 		{"waiting for other ranks", part(p.Wait, base.Wait)},
+		{"waiting for a core (more ranks than cores on a node)", part(p.CoreWait, base.CoreWait)},
 		{"imbalance (ranks idle after they finish)", part(p.idle(), base.idle())},
 	}
 }
@@ -100,7 +101,7 @@ func verdict(a *Analysis, base Point) string {
 		parts = append(parts, fmt.Sprintf("%s peaks at np=%d (%.3g×)", what, a.PeakNP, a.PeakSpeedup))
 	}
 
-	lastPoint := Point{NP: last.NP, Time: last.Time, Compute: last.Compute, Comm: last.Comm, Wait: last.Wait}
+	lastPoint := Point{NP: last.NP, Time: last.Time, Compute: last.Compute, Comm: last.Comm, Wait: last.Wait, CoreWait: last.CoreWait}
 	cause := mainLoss(lastPoint, base, a.Weak())
 	if cause != "" && last.Efficiency < 1 {
 		var b strings.Builder

@@ -228,14 +228,18 @@ var chromeCategories = [...]string{
 	classOther: "other", classSend: "p2p", classRecv: "p2p", classSendrecv: "p2p",
 	classIsend: "nonblocking", classIrecv: "nonblocking", classWait: "wait",
 	classCollective: "collective", classThread: "thread", classCompute: "compute",
+	classCoreWait: "core_wait",
 }
 
 // eventName is the name of e's slice: its operation, or "compute" for an
 // unnamed compute fragment.
 func eventName(e *Event) string {
 	if e.Op == "" {
-		if e.Kind == KindCompute {
+		switch e.Kind {
+		case KindCompute:
 			return "compute"
+		case KindCoreWait:
+			return "waiting for a core"
 		}
 		return string(e.Kind)
 	}

@@ -44,6 +44,10 @@ const (
 	KindComplete Kind = "complete"
 	// KindCompute is a compute fragment (modeled traces).
 	KindCompute Kind = "compute"
+	// KindCoreWait is a rank ready to run while other ranks held every
+	// core of its node (modeled traces of nodes with more ranks than
+	// cores); Op is empty.
+	KindCoreWait Kind = "core_wait"
 )
 
 // NoPeer marks an event without a peer (collectives, thread primitives) or a

@@ -126,9 +126,9 @@ func checkHeader(h *Header) error {
 
 func checkEvent(h *Header, e *Event) error {
 	switch e.Kind {
-	case KindOp, KindComplete, KindCompute:
+	case KindOp, KindComplete, KindCompute, KindCoreWait:
 	default:
-		return fmt.Errorf("kind %q, want %q, %q or %q", e.Kind, KindOp, KindComplete, KindCompute)
+		return fmt.Errorf("kind %q, want %q, %q, %q or %q", e.Kind, KindOp, KindComplete, KindCompute, KindCoreWait)
 	}
 	switch {
 	case e.Rank < 0 || e.Rank >= h.NP:

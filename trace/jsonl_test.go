@@ -52,7 +52,7 @@ func TestJSONLErrors(t *testing.T) {
 		{`{"format":"predict-trace","version":1,"np":0}`, "t.jsonl:1: np 0: want 1..16777216 ranks"},
 		{header + "\n{\"rank\":0,\"kind\":\"op\",\"peer\":-1,\"root\":-1} {}", `t.jsonl:2: "{}" after the JSON object`},
 		{header + "\nnull", `t.jsonl:2: want a JSON object, found "null"`},
-		{header + "\n{\"rank\":0,\"kind\":\"start\",\"peer\":-1,\"root\":-1}", `t.jsonl:2: kind "start", want "op", "complete" or "compute"`},
+		{header + "\n{\"rank\":0,\"kind\":\"start\",\"peer\":-1,\"root\":-1}", `t.jsonl:2: kind "start", want "op", "complete", "compute" or "core_wait"`},
 		{header + "\n{\"rank\":0,\"kind\":\"op\",\"thread\":-1,\"peer\":-1,\"root\":-1}", "t.jsonl:2: thread -1"},
 		{header + "\n{\"rank\":0,\"kind\":\"op\",\"peer\":2,\"root\":-1}", "t.jsonl:2: peer 2 outside -1..1"},
 		{header + "\n{\"rank\":0,\"kind\":\"op\",\"peer\":-1,\"root\":-3}", "t.jsonl:2: root -3 outside -1..1"},

@@ -26,6 +26,7 @@ const (
 	classCollective                // collectives and communicator constructors
 	classThread                    // pools, Parallel, mutexes, semaphores, thread barriers
 	classCompute                   // compute fragments (KindCompute)
+	classCoreWait                  // ready, waiting for a core (KindCoreWait)
 )
 
 // opClasses holds the class of every operation of commlib's catalog that
@@ -66,8 +67,11 @@ func catalogClass(o *catalog.Op) opClass {
 // classOf returns the class of e. Operations the catalog does not class
 // (foreign ones included) are classified by the ids they carry.
 func classOf(e *Event) opClass {
-	if e.Kind == KindCompute {
+	switch e.Kind {
+	case KindCompute:
 		return classCompute
+	case KindCoreWait:
+		return classCoreWait
 	}
 	if c, ok := opClasses[e.Op]; ok {
 		return c

@@ -25,6 +25,7 @@ const (
 	prvSync          = 5
 	prvTestProbe     = 6
 	prvForkJoin      = 7
+	prvBlocked       = 9
 	prvWaitAll       = 8
 	prvImmediateSend = 10
 	prvImmediateRecv = 11
@@ -363,6 +364,8 @@ func paraverState(e *Event) int {
 	switch classOf(e) {
 	case classCompute:
 		return prvRunning
+	case classCoreWait:
+		return prvBlocked // ready, not running: Paraver's "Blocked"
 	case classSend:
 		return prvBlockingSend
 	case classRecv:

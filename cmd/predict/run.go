@@ -21,6 +21,7 @@ func newRunCmd() *cobra.Command {
 		traceFile string
 		asJSON    bool
 		top       int
+		nodes     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run PKG -np N [-- PROGRAM ARGS...]",
@@ -31,7 +32,9 @@ the timing pass, cached when not given), communication from the machine's
 LogGOPS parameters. It prints the predicted time, per rank compute /
 communication overhead / waiting (min, mean, max), the hot spots with
 file:line, the opaque decisions replayed from the profile and the machine
-parameters used; --trace writes the modeled event trace. "{expr}" in a
+parameters used; --trace writes the modeled event trace; --explain-node adds,
+per node, the share of its cores in use, what its ranks and threads waited for
+a core, and what sharing the node cost their compute. "{expr}" in a
 program argument is replaced by the value of an integer expression in np
 (see predict scale --help), at N and for the timing pass at --profile-np.`,
 		Example: `  predict run ./testprogs/stencil -np 64 --machine infiniband-hdr
@@ -54,7 +57,7 @@ program argument is replaced by the value of an integer expression in np
 			if err != nil {
 				return err
 			}
-			cfg := interp.Config{NP: np, Machine: m, Profile: prof, Args: runArgs, Threads: pf.threads}
+			cfg := interp.Config{NP: np, Machine: m, Profile: prof, Args: runArgs, Threads: pf.threads, Nodes: nodes}
 			var (
 				events  []trace.Event
 				dropped int64
@@ -97,6 +100,7 @@ program argument is replaced by the value of an integer expression in np
 	fl.StringVar(&traceFile, "trace", "", "write the modeled trace to `FILE` (JSON lines, see the trace format)")
 	fl.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	fl.IntVar(&top, "top", 10, "hot spots to show")
+	fl.BoolVar(&nodes, "explain-node", false, "show how each node's cores were used: busy share, waiting for a core, the cost of sharing the node")
 	return cmd
 }
 

@@ -82,7 +82,7 @@ the exit status is non-zero only when every np, or the baseline, failed.`,
 				if err != nil {
 					return scale.Point{}, err
 				}
-				pt := scale.Point{NP: np, Args: args, Time: r.Time, Bound: r.Bound, Compute: r.Compute.Mean, Comm: r.Comm.Mean, Wait: r.Wait.Mean, Limits: r.Limits}
+				pt := scale.Point{NP: np, Args: args, Time: r.Time, Bound: r.Bound, Compute: r.Compute.Mean, Comm: r.Comm.Mean, Wait: r.Wait.Mean, CoreWait: r.CoreWait.Mean, Limits: r.Limits}
 				for _, h := range r.Hot {
 					pt.Nodes = append(pt.Nodes, scale.NodeTime{ID: h.Node, Pos: h.Pos, Time: h.Time, Freq: h.Freq})
 				}

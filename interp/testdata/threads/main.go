@@ -9,7 +9,7 @@ import (
 	"github.com/predict-tools/predict/commlib"
 )
 
-var part = flag.String("part", "forkjoin", "forkjoin, lock, causal, barrier or pool")
+var part = flag.String("part", "forkjoin", "forkjoin, lock, causal, barrier, pool, ranks or runnext")
 
 var sink int
 
@@ -56,6 +56,25 @@ func main() {
 				pool.SetTask(func(tid int) float64 { spin(10); return 0 })
 			}
 			pool.WaitForAll()
+		case "ranks":
+			// Rank r computes 10(r+1) units, then all meet.
+			spin(10 * (c.Rank() + 1))
+			c.Barrier()
+		case "runnext":
+			// Rank 1 readies rank 0 (blocked in Recv) at 10, then
+			// computes until 20; rank 2 has been ready since 0.
+			buf := []float64{0}
+			switch c.Rank() {
+			case 0:
+				c.Recv(buf, 1, 0)
+				spin(10)
+			case 1:
+				spin(10)
+				c.Send(buf, 0, 0)
+				spin(10)
+			case 2:
+				spin(30)
+			}
 		case "barrier":
 			// Three threads arrive at 4, 9 and 2 units; all leave at 9.
 			bar := c.NewBarrier(3)

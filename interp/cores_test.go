@@ -1,0 +1,130 @@
+package interp
+
+import (
+	"testing"
+
+	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/trace"
+)
+
+// TestRanksOnCores checks the node's cores against hand computation: a
+// rank takes a core when ready and keeps it until it blocks, and ranks
+// that find every core held wait for one, first come first served. Rank r
+// computes 10(r+1) units, then all meet in a free barrier.
+func TestRanksOnCores(t *testing.T) {
+	p := prepare(t, "./interp/testdata/threads")
+	const U = 1_000_000
+	pf := unitProfile(t, p, U)
+	for _, c := range []struct {
+		name                     string
+		cores, nodes, perNode    int
+		want                     int64
+		wantCoreWait             []int64 // per rank
+		wantTraceWaits, wantWait int64   // core_wait events; rank 0's waiting
+	}{
+		// A core each: 40 U, the slowest rank's.
+		{"4 ranks, 4 cores", 4, 1, 0, 40 * U, []int64{0, 0, 0, 0}, 0, 30 * U},
+		// Ranks 0 and 1 take the two cores at 0; rank 2 gets rank 0's at
+		// 10 and ends at 40, rank 3 rank 1's at 20 and ends at 60.
+		{"4 ranks, 2 cores", 2, 1, 0, 60 * U, []int64{0, 0, 10 * U, 20 * U}, 2, 50 * U},
+		// Two nodes of one core, two ranks each: rank 1 runs after rank 0
+		// (10 to 30), rank 3 after rank 2 (30 to 70).
+		{"2 nodes of 1 core, 2 ranks each", 1, 0, 2, 70 * U, []int64{0, 10 * U, 0, 30 * U}, 2, 60 * U},
+	} {
+		m, err := machine.Preset("ideal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.CoresPerNode, m.Nodes, m.RanksPerNode = c.cores, c.nodes, c.perNode
+		var waits int64
+		r, err := p.Run(Config{NP: 4, Machine: m, Profile: pf, Args: []string{"-part", "ranks"}, RankDetail: 4,
+			Trace: func(e trace.Event) {
+				if e.Kind == trace.KindCoreWait {
+					waits++
+				}
+			}})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if int64(r.Time) != c.want {
+			t.Errorf("%s: predicted %d ps, hand computation %d ps", c.name, r.Time, c.want)
+		}
+		for i, rt := range r.Ranks {
+			if int64(rt.CoreWait) != c.wantCoreWait[i] {
+				t.Errorf("%s: rank %d waited %d ps for a core, hand computation %d ps", c.name, i, rt.CoreWait, c.wantCoreWait[i])
+			}
+			if rt.Compute+rt.Comm+rt.Wait+rt.CoreWait != rt.Total {
+				t.Errorf("%s: rank %d: compute %v + comm %v + wait %v + core wait %v != total %v", c.name, i, rt.Compute, rt.Comm, rt.Wait, rt.CoreWait, rt.Total)
+			}
+		}
+		if got := int64(r.Ranks[0].Wait); got != c.wantWait {
+			t.Errorf("%s: rank 0 waited %d ps, hand computation %d ps", c.name, got, c.wantWait)
+		}
+		if waits != c.wantTraceWaits {
+			t.Errorf("%s: %d core_wait events in the trace, want %d", c.name, waits, c.wantTraceWaits)
+		}
+	}
+}
+
+// TestRunnext checks Go's runnext against hand computation: on one core,
+// rank 1 readies rank 0 at 10 and computes until 20; rank 0 runs next on
+// its core (20 to 30), before rank 2, ready since 0 (30 to 60).
+func TestRunnext(t *testing.T) {
+	p := prepare(t, "./interp/testdata/threads")
+	const U = 1_000_000
+	m, err := machine.Preset("ideal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.CoresPerNode, m.Nodes, m.RanksPerNode = 1, 1, 0
+	m.Wakeup = machine.Wakeup{{Blocked: 1, Delay: 5 * U}} // a handoff wakes no thread
+	r, err := p.Run(Config{NP: 3, Machine: m, Profile: unitProfile(t, p, U), Args: []string{"-part", "runnext"}, RankDetail: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Time != 60*U {
+		t.Errorf("predicted %d ps, hand computation %d ps", r.Time, 60*U)
+	}
+	for i, want := range []trace.Time{10 * U, 0, 30 * U} {
+		if got := r.Ranks[i].CoreWait; got != want {
+			t.Errorf("rank %d waited %d ps for a core, hand computation %d ps", i, got, want)
+		}
+	}
+}
+
+// TestTimeSlice checks the 10 ms time slice against hand computation: on
+// one core, rank 0 computes 20 ms and rank 1 40 ms, then they meet. Rank 0
+// is preempted at 10 with 10 left; rank 1 runs 10 to 20 and is preempted
+// with 30 left; rank 0 finishes 20 to 30 and blocks; rank 1 runs 30 to 60.
+func TestTimeSlice(t *testing.T) {
+	p := prepare(t, "./interp/testdata/threads")
+	const U = 2 * trace.Millisecond
+	m, err := machine.Preset("ideal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.CoresPerNode, m.Nodes, m.RanksPerNode = 1, 1, 0
+	var computed [2]trace.Time
+	r, err := p.Run(Config{NP: 2, Machine: m, Profile: unitProfile(t, p, int64(U)), Args: []string{"-part", "ranks"}, RankDetail: 2,
+		Trace: func(e trace.Event) {
+			if e.Kind == trace.KindCompute {
+				computed[e.Rank] += e.Exit - e.Enter
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := trace.Millisecond
+	if r.Time != 60*ms {
+		t.Errorf("predicted %v, hand computation 60ms", r.Time)
+	}
+	for i, want := range []trace.Time{10 * ms, 20 * ms} {
+		if got := r.Ranks[i].CoreWait; got != want {
+			t.Errorf("rank %d waited %v for a core, hand computation %v", i, got, want)
+		}
+	}
+	// The preempted computes are traced in two parts, summing to the whole.
+	if computed != [2]trace.Time{20 * ms, 40 * ms} {
+		t.Errorf("traced compute %v, want [20ms 40ms]", computed)
+	}
+}
