@@ -32,7 +32,7 @@ func BenchmarkStencilEvents(b *testing.B) {
 
 // BenchmarkStencilOversubscribedEvents is BenchmarkStencilEvents with a
 // profile, so that ranks compute, on nodes of 16 cores with 64 ranks each:
-// every rank takes turns on its node's cores (cores.go).
+// every rank takes turns on its node's cores (nodecores.go).
 // BenchmarkStencilProfiledEvents is the same with 64 cores a node, for
 // the cost of the turns.
 func BenchmarkStencilOversubscribedEvents(b *testing.B) { benchStencilOnNodes(b, 16) }

@@ -26,11 +26,11 @@ const (
 	// cPark: the process waited for communication that was already
 	// complete, to a later clock, on a node with more ranks than cores:
 	// it gives its core up while it waits and takes one again when ready
-	// (cores.go); the op is done.
+	// (nodecores.go); the op is done.
 	cPark
 	// cPreempt: the process used up its time slice on a node where ranks
 	// wait for a core: it gives its core up and waits for one, with the
-	// rest of its compute to do (cores.go); the op is done.
+	// rest of its compute to do (nodecores.go); the op is done.
 	cPreempt
 )
 

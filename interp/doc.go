@@ -52,10 +52,12 @@
 // others wait; a rank readied by a running one runs next on its core
 // (Go's runnext); other ready ranks wait for a core, first come first
 // served, and the wait is its own share of the rank's time
-// (Result.CoreWait, "core_wait" trace events). A
-// rank's threads run on its share of its node's cores and take turns,
-// first come first served, when they outnumber it; a rank's fragments are charged between their alone
-// and shared times by how busy its node's cores are (cores.go). A blocking
+// (Result.CoreWait, "core_wait" trace events; nodecores.go). A rank's
+// threads run on its share of its node's cores and take turns, first come
+// first served, when they outnumber it; a rank's fragments are charged
+// between their alone and shared times by how busy its node's cores are
+// (cores.go). Config.Nodes adds how each node's cores were used
+// (Result.Nodes, nodes.go). A blocking
 // call that waited resumes after the machine's wake-up delay (world.go,
 // machine.Wakeup).
 //

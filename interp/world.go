@@ -28,7 +28,7 @@ type proc struct {
 	// coreWait is the time its threads waited for a core (cores.go).
 	coreWait int64
 	// runWait is the time it waited for a core of its node, ready to run
-	// (cores.go); cores is its node's when the node has more ranks than
+	// (nodecores.go); cores is its node's when the node has more ranks than
 	// cores (else nil), core the one it holds (-1: none).
 	runWait int64
 	cores   *nodeCores
@@ -36,7 +36,7 @@ type proc struct {
 	// parked: blocked in communication; queued: in its node's queue for
 	// a core; reserved: its core was given to it (Go's runnext) while it
 	// was in the ready heap; nextOf: the core whose holder readied it
-	// last, -1 none (cores.go).
+	// last, -1 none (nodecores.go).
 	parked, queued, reserved bool
 	nextOf                   int
 	// sliceEnd is when its time slice on its core ends; debt the compute
@@ -131,7 +131,7 @@ func (h *procHeap) init(procs []*proc) {
 	for i, p := range procs {
 		(*h)[i] = readyProc{p.cur.clock, p.rank, p}
 		if n := p.cores; n != nil {
-			n.ready++ // ready, without a core (cores.go)
+			n.ready++ // ready, without a core (nodecores.go)
 			p.counted = true
 		}
 	}
@@ -143,7 +143,7 @@ func (h *procHeap) init(procs []*proc) {
 
 func (h *procHeap) push(p *proc) {
 	if n := p.cores; n != nil && p.core < 0 {
-		n.ready++ // ready, without a core (cores.go)
+		n.ready++ // ready, without a core (nodecores.go)
 		p.counted = true
 	}
 	*h = append(*h, readyProc{p.cur.clock, p.rank, p})
@@ -280,7 +280,7 @@ func (w *World) resume(p *proc, t, ovh int64) {
 	}
 	if p.cores != nil && w.handoff(p) {
 		// Readied by a rank on its core: it runs there next, no thread
-		// to wake (cores.go).
+		// to wake (nodecores.go).
 		t = max(t, addTime(enter, ovh))
 	} else {
 		t = w.woken(max(t, addTime(enter, ovh)), enter, ovh)
@@ -367,7 +367,7 @@ type Result struct {
 	Comm    Stat // communication overhead
 	Wait    Stat
 	// CoreWait is the time a rank was ready but waited for a core of its
-	// node, held by other ranks (cores.go): zero unless a node has more
+	// node, held by other ranks (nodecores.go): zero unless a node has more
 	// ranks than cores. Compute + Comm + Wait + CoreWait is a rank's time.
 	CoreWait Stat
 	// Nodes is how each node's cores were used, with Config.Nodes only

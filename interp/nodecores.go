@@ -1,0 +1,250 @@
+// This file defines how the ranks of a node with more ranks than cores
+// take turns on its cores (seed-004 §5.2, the core as a queueing centre),
+// the way Go's scheduler shares its Ps among goroutines: a rank holds a
+// core until it blocks, ends or uses up its time slice while others wait;
+// a rank readied by a running one runs next on its core (runnext); other
+// ready ranks wait first come first served.
+
+package interp
+
+import (
+	"slices"
+
+	"github.com/predict-tools/predict/trace"
+)
+
+// nodeCores is the cores of a node with more ranks than cores, shared the
+// way Go's scheduler shares its Ps among the ranks' goroutines (the
+// in-process runtime; an MPI rank blocked in a call gives its core up
+// alike when the node is oversubscribed):
+//   - a rank holds a core from when it is ready until it blocks in
+//     communication or ends: a goroutine runs on its P until it parks,
+//     and commlib parks a blocked rank at once when no core is idle;
+//   - a rank that a running rank readies (by a message, or by the last
+//     arrival at a collective) runs next on the readier's core when the
+//     readier gives it up, before the ranks queued earlier: Go's runnext;
+//     it needs no thread woken, so no wake-up delay;
+//   - a ready rank that finds every core held waits for one, in the order
+//     the ranks became ready: the run queue.
+type nodeCores struct {
+	free  []int64 // per core: when its last holder released it
+	held  []bool  // per core: a rank holds it (or it is reserved for one)
+	next  []*proc // per core: the rank its holder readied last (runnext)
+	queue []*proc // ranks ready and waiting for a core, oldest first
+	ready int     // ranks in the scheduler's heap without a core
+}
+
+// initNodeCores builds the cores of the nodes with more ranks than cores
+// and gives each of their ranks its node's; other ranks never wait for a
+// core.
+func (w *World) initNodeCores() {
+	cores := w.mach.CoresPerNode
+	if cores <= 0 || len(w.procs) <= cores {
+		return
+	}
+	nodes := map[int32]*nodeCores{}
+	for _, p := range w.procs {
+		if w.ranksOnNode(p) <= cores {
+			continue
+		}
+		n := w.nodeOf[p.rank]
+		if nodes[n] == nil {
+			nodes[n] = &nodeCores{free: make([]int64, cores), held: make([]bool, cores), next: make([]*proc, cores)}
+		}
+		p.cores, p.core, p.nextOf = nodes[n], -1, -1
+	}
+}
+
+// takeCore gives the ready process p a core of its node before it runs,
+// and reports whether it has one; when it must wait, it joins its node's
+// queue and takeCore reports false: releaseCore makes it ready again.
+func (w *World) takeCore(p *proc) bool {
+	n := p.cores
+	if n == nil {
+		return true
+	}
+	if p.reserved {
+		p.reserved = false
+		n.start(p)
+		return true
+	}
+	if p.core >= 0 {
+		return true // it yielded with its core
+	}
+	if len(n.queue) == 0 {
+		if k := n.pick(p.main.clock, p.main.clock); k >= 0 {
+			n.take(p, k)
+			n.start(p)
+			return true
+		}
+	}
+	p.queued = true
+	n.queue = append(n.queue, p)
+	return false
+}
+
+// pick is the core a rank ready at clock takes, at a moment now of the
+// run (its clock when it is popped, the time of a release when a core is
+// released): of the released cores, the one free first, when it is free
+// by then. When it frees later and another core is held (which may be
+// released sooner), the rank waits for the next release instead: -1.
+// Releases come in time order, by and large, so a rank takes a core freed
+// ahead of the run (by a rank that ran ahead to its block) once the run
+// has reached that time without an earlier release.
+func (n *nodeCores) pick(clock, now int64) int {
+	k, anyHeld := -1, false
+	for i, free := range n.free {
+		if n.held[i] {
+			anyHeld = true
+			continue
+		}
+		if k < 0 || free < n.free[k] {
+			k = i
+		}
+	}
+	if k >= 0 && (n.free[k] <= max(clock, now) || !anyHeld) {
+		return k
+	}
+	return -1
+}
+
+// take gives core k to p; p no longer waits to run next anywhere.
+func (n *nodeCores) take(p *proc, k int) {
+	n.held[k] = true
+	p.core = k
+	if j := p.nextOf; j >= 0 {
+		if n.next[j] == p {
+			n.next[j] = nil
+		}
+		p.nextOf = -1
+	}
+}
+
+// start starts p on its core from when p is ready or the core frees,
+// whichever is later; the time between is waiting for a core. Its time
+// slice starts then, unless it inherited its readier's (runnext); the
+// compute left when it was preempted runs first.
+func (n *nodeCores) start(p *proc) {
+	ready := p.main.clock
+	begin := max(ready, n.free[p.core])
+	p.runWait += begin - ready
+	p.main.clock = begin
+	tracing := p.w.cfg.Trace != nil
+	if tracing && begin > ready {
+		p.emit(trace.Event{Kind: trace.KindCoreWait, Enter: trace.Time(ready), Exit: trace.Time(begin), Peer: trace.NoPeer, Root: trace.NoPeer})
+	}
+	if !p.inherited {
+		p.sliceEnd = addTime(begin, timeSlice)
+	}
+	p.inherited = false
+	if d := p.debt; d > 0 {
+		p.main.clock = addTime(begin, d)
+		p.debt = 0
+		if fr := p.debtFrag; tracing {
+			p.emit(trace.Event{Kind: trace.KindCompute, Op: fr.node, Site: fr.pos, Enter: trace.Time(begin), Exit: trace.Time(p.main.clock), Peer: trace.NoPeer, Root: trace.NoPeer})
+		}
+		p.debtFrag = nil
+	}
+}
+
+// timeSlice is how long a rank computes on a core while others wait for
+// one before it is preempted: Go's (sysmon preempts a goroutine that ran
+// 10 ms, forcePreemptNS), which a rank and the ranks it readies share
+// (runnext inherits the slice).
+const timeSlice = 10 * int64(trace.Millisecond)
+
+// slice is how much of a compute of t from at p runs before it is
+// preempted: all of it, unless it passes the end of p's time slice while
+// other ranks of its node are ready without a core (waiting for one, or
+// not yet run: those ready later than the slice's end then find the core
+// free again). Preempted, p gives its core up and is ready again at the
+// slice's end, with the rest of its compute. A rank alone with its core
+// is preempted too and runs on at once: its slices start again, every
+// 10 ms.
+func (p *proc) slice(at, t int64) int64 {
+	n := p.cores
+	end := addTime(at, t)
+	if end <= p.sliceEnd {
+		return t
+	}
+	if len(n.queue) == 0 && n.ready == 0 {
+		p.sliceEnd += (end - p.sliceEnd + timeSlice - 1) / timeSlice * timeSlice
+		return t
+	}
+	return min(t, max(0, p.sliceEnd-at))
+}
+
+// uncount takes p out of its node's count of ranks ready without a core.
+func (p *proc) uncount() {
+	if p.counted {
+		p.cores.ready--
+		p.counted = false
+	}
+}
+
+// handoff records that the running rank readies p, blocked until now:
+// when both share a node with more ranks than cores, p runs next on the
+// running rank's core (Go's runnext, which the rank readied before loses).
+// It reports whether p was handed the core that way.
+func (w *World) handoff(p *proc) bool {
+	n, r := p.cores, w.running
+	if n == nil || r == nil || r == p || r.cores != n || r.core < 0 {
+		return false
+	}
+	if old := n.next[r.core]; old != nil {
+		old.nextOf = -1
+	}
+	if j := p.nextOf; j >= 0 && n.next[j] == p {
+		n.next[j] = nil
+	}
+	n.next[r.core], p.nextOf = p, r.core
+	return true
+}
+
+// releaseCore frees p's core at t, when p blocked or ended. The rank p
+// readied last takes it first (from when its message arrives, if later:
+// the in-process runtime readies it when the data is there); the ranks
+// waiting take the cores then, oldest first, as far as they can go.
+func (w *World) releaseCore(p *proc, t int64) {
+	n := p.cores
+	if n == nil || p.core < 0 {
+		return
+	}
+	k := p.core
+	n.held[k], n.free[k] = false, max(n.free[k], t)
+	p.core = -1
+	if q := n.next[k]; q != nil {
+		n.next[k], q.nextOf = nil, -1
+		// It runs in p's time slice.
+		q.sliceEnd, q.inherited = p.sliceEnd, true
+		switch {
+		case q.queued:
+			i := slices.Index(n.queue, q)
+			n.queue = slices.Delete(n.queue, i, i+1)
+			q.queued = false
+			n.take(q, k)
+			n.start(q)
+			w.ready.push(q)
+		case !q.parked && !q.done && q.core < 0:
+			// Ready in the heap, not yet run: the core is kept for it.
+			n.take(q, k)
+			q.reserved = true
+			q.uncount()
+		default:
+			q.inherited = false
+		}
+	}
+	for len(n.queue) > 0 {
+		q := n.queue[0]
+		k := n.pick(q.main.clock, t)
+		if k < 0 {
+			break
+		}
+		n.queue[0] = nil
+		n.queue = n.queue[1:]
+		q.queued = false
+		n.take(q, k)
+		n.start(q)
+		w.ready.push(q)
+	}
+}
