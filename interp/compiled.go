@@ -200,6 +200,7 @@ func (cp *Compiled) run(cfg Config) (_ *World, err error) {
 			return nil, p.err
 		}
 	}
+	w.initActive()
 	w.initNodeCores()
 	w.ready.init(w.procs)
 	if cfg.sample != nil {

@@ -22,10 +22,32 @@ func (w *World) ranksOnNode(p *proc) int {
 	return w.nodeRanks[w.nodeOf[p.rank]]
 }
 
-// threadCores is how many cores the threads of p run on: the cores of its
-// node over the ranks placed there (at least one).
+// threadCores is how many cores the threads of p run on when they start:
+// the cores of its node over the ranks there that are not blocked in
+// communication or ended (at least one). The ranks of a node that wait
+// for messages leave their cores to the threads of those that compute, as
+// parked goroutines leave their Ps; which ranks wait is read when the
+// threads start (the rank lets ranks behind it in time run first), not
+// followed while they run.
 func (w *World) threadCores(p *proc) int {
-	return max(1, w.mach.CoresPerNode/w.ranksOnNode(p))
+	if p.rank < 0 || w.active == nil {
+		return max(1, w.mach.CoresPerNode)
+	}
+	return max(1, w.mach.CoresPerNode/max(1, int(w.active[w.nodeOf[p.rank]])))
+}
+
+// initActive counts the ranks of each node that are not blocked in
+// communication or ended: all of them, at the start.
+func (w *World) initActive() {
+	w.sameNode(0, 0) // builds nodeOf
+	var last int32
+	for _, n := range w.nodeOf {
+		last = max(last, n)
+	}
+	w.active = make([]int32, last+1)
+	for _, n := range w.nodeOf {
+		w.active[n]++
+	}
 }
 
 // shareOf is how much of the sharing the profile measured p's node sees:

@@ -53,8 +53,10 @@
 // (Go's runnext); other ready ranks wait for a core, first come first
 // served, and the wait is its own share of the rank's time
 // (Result.CoreWait, "core_wait" trace events; nodecores.go). A rank's
-// threads run on its share of its node's cores and take turns, first come
-// first served, when they outnumber it; a rank's fragments are charged
+// threads run on its share of its node's cores (over the ranks there not
+// blocked or ended when they start: a rank lets the ranks behind it in
+// time run first) and take turns, first come first served, when they
+// outnumber it; a rank's fragments are charged
 // between their alone and shared times by how busy its node's cores are
 // (cores.go). Config.Nodes adds how each node's cores were used
 // (Result.Nodes, nodes.go). A blocking

@@ -94,7 +94,7 @@ func (r *Result) WriteText(w io.Writer, top int) error {
 }
 
 // coresText names the cores a rank's threads share: its node's over the
-// ranks placed there.
+// ranks there that compute.
 func (r *Result) coresText() string {
 	n := "its node's cores"
 	if r.Machine != nil {

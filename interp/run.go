@@ -89,8 +89,10 @@ type World struct {
 	// wake is the machine's wake-up curve: the delay of a blocked rank
 	// in resuming (resume); empty: none.
 	wake machine.Wakeup
-	// nodeRanks counts the ranks per node (cores.go).
+	// nodeRanks counts the ranks per node, active those not blocked in
+	// communication or ended (cores.go).
 	nodeRanks map[int32]int
+	active    []int32
 
 	procs    []*proc
 	ready    procHeap

@@ -87,6 +87,9 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 		}
 	case "Pool.WaitForAll":
 		return func(p *proc, fr *frame) ctl {
+			if p.mustYield() {
+				return cYield // the ranks behind it first: whether they wait decides its threads' cores
+			}
 			pool, _ := arg(fr, 0).R.(*poolV)
 			enter := p.cur.clock
 			if !p.runThreads(&threadSet{threads: pool.workers, pool: pool}) {
@@ -119,6 +122,9 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 		}
 	case "Comm.Parallel":
 		return func(p *proc, fr *frame) ctl {
+			if p.mustYield() {
+				return cYield // as WaitForAll
+			}
 			n := int(arg(fr, 1).I)
 			if !spend(p, int64(costs.PoolCreate(n))) {
 				return cStop

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/predict-tools/predict/machine"
@@ -138,6 +139,9 @@ func TestThreadsOnCores(t *testing.T) {
 		// take turns on it (task k starts at 19 + 3k ns): task 1 waits
 		// 10 U less 3 ns, each later task 10 U on the worker freed first.
 		{"2 ranks, 2 threads, 1 core each", 2, 2, 2, 0, 80*U + 19_000, 70*U - 3_000},
+		// The same with rank 1 ended before rank 0's threads start: they
+		// have both cores, as with one rank.
+		{"2 ranks, one idle: 2 threads, 2 cores", 2, 2, 2, 0, 40*U + 22_000, 0},
 	} {
 		m, err := machine.Preset("ideal")
 		if err != nil {
@@ -145,7 +149,11 @@ func TestThreadsOnCores(t *testing.T) {
 		}
 		m.Threads = machine.ThreadCosts{Create: 7 * ns, SetTask: 3 * ns, Start: 2 * ns}
 		m.CoresPerNode, m.RanksPerNode = c.cores, c.perNode
-		r, err := p.Run(Config{NP: c.np, Machine: m, Profile: pf, Args: []string{"-part", "pool"}, Threads: c.threads})
+		part := "pool"
+		if strings.Contains(c.name, "idle") {
+			part = "poolidle"
+		}
+		r, err := p.Run(Config{NP: c.np, Machine: m, Profile: pf, Args: []string{"-part", part}, Threads: c.threads})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

@@ -45,7 +45,7 @@ type proc struct {
 	debtFrag       *fragment
 	inherited      bool
 	counted        bool // in its node's count of ranks ready without a core
-	selfResumed    bool // resumed during its own step: it never blocked
+	selfResumed    bool // resumed during its own step: it never waited
 	// For Result.Nodes (nodes.go): the main thread's compute while it
 	// waited for its threads (within compute), its threads' compute, and
 	// its main thread's compute above the fragments' alone times.
@@ -225,12 +225,13 @@ func (w *World) schedule() error {
 			w.ready.push(p) // keeps its core
 		case cBlock:
 			w.blocked++
-			if p.cores != nil {
-				if p.selfResumed {
-					// It completed what it blocked in (the last to
-					// enter a collective): it keeps its core.
-					p.selfResumed = false
-				} else {
+			if p.selfResumed {
+				// It completed what it blocked in (the last to enter
+				// a collective): it never waited, and keeps its core.
+				p.selfResumed = false
+			} else {
+				w.active[w.nodeOf[p.rank]]--
+				if p.cores != nil {
 					p.parked = true
 					w.releaseCore(p, p.waitEnter)
 				}
@@ -245,6 +246,7 @@ func (w *World) schedule() error {
 			if p.err != nil {
 				return p.err
 			}
+			w.active[w.nodeOf[p.rank]]--
 			if p.cores != nil {
 				w.releaseCore(p, p.main.clock)
 			}
@@ -275,8 +277,10 @@ var testHook func(w *World)
 func (w *World) resume(p *proc, t, ovh int64) {
 	enter := p.waitEnter
 	p.parked = false
-	if p.cores != nil && w.running == p {
+	if w.running == p {
 		p.selfResumed = true
+	} else {
+		w.active[w.nodeOf[p.rank]]++
 	}
 	if p.cores != nil && w.handoff(p) {
 		// Readied by a rank on its core: it runs there next, no thread

@@ -9,7 +9,7 @@ import (
 	"github.com/predict-tools/predict/commlib"
 )
 
-var part = flag.String("part", "forkjoin", "forkjoin, lock, causal, barrier, pool, ranks or runnext")
+var part = flag.String("part", "forkjoin", "forkjoin, lock, causal, barrier, pool, poolidle, ranks or runnext")
 
 var sink int
 
@@ -49,8 +49,12 @@ func main() {
 			pool.SetTask(func(tid int) float64 { spin(8); mu.Lock(); spin(2); mu.Unlock(); return 0 })
 			pool.SetTask(func(tid int) float64 { spin(3); mu.Lock(); spin(10); mu.Unlock(); return 0 })
 			pool.WaitForAll()
-		case "pool":
-			// Eight tasks of 10 units on commlib.Threads(2) workers.
+		case "pool", "poolidle":
+			// Eight tasks of 10 units on commlib.Threads(2) workers
+			// (poolidle: on rank 0 only, the others end).
+			if *part == "poolidle" && c.Rank() != 0 {
+				return
+			}
 			pool := c.NewPool(commlib.Threads(2))
 			for range 8 {
 				pool.SetTask(func(tid int) float64 { spin(10); return 0 })
