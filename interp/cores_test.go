@@ -1,9 +1,13 @@
 package interp
 
 import (
+	"errors"
+	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/trace"
 )
 
@@ -126,5 +130,86 @@ func TestTimeSlice(t *testing.T) {
 	// The preempted computes are traced in two parts, summing to the whole.
 	if computed != [2]trace.Time{20 * ms, 40 * ms} {
 		t.Errorf("traced compute %v, want [20ms 40ms]", computed)
+	}
+}
+
+// TestCoresProperty runs every test program on nodes with more ranks than
+// cores, in several shapes, with a profile where there is one: no run
+// fails but by the program's own checks (np = 3 for a power-of-two
+// program), each rank's breakdown sums to its time, its core_wait events
+// to its waiting for a core, no node's cores do more than cores × time of
+// work, and two runs agree.
+func TestCoresProperty(t *testing.T) {
+	dirs, base := testPrograms(t)
+	shapes := []struct{ np, cores, perNode int }{
+		{3, 1, 0}, // one node of one core
+		{8, 3, 0}, // one node, cores not dividing the ranks
+		{8, 2, 4}, // two nodes of four ranks on two cores
+	}
+	waited := 0 // programs whose ranks waited for a core in some shape
+	for _, d := range dirs {
+		t.Run(d, func(t *testing.T) {
+			p := prepare(t, "./testprogs/"+d)
+			var prof *profile.File
+			var args []string
+			if path := filepath.Join("testdata", "render", d+".profile.json"); fileExists(path) {
+				var err error
+				if prof, err = profile.Read(path); err != nil {
+					t.Fatal(err)
+				}
+				args = prof.Args
+			}
+			for _, s := range shapes {
+				m := *base
+				m.Nodes, m.CoresPerNode, m.RanksPerNode = 0, s.cores, s.perNode
+				if s.perNode == 0 {
+					m.Nodes = 1
+				}
+				var events []trace.Event
+				cfg := Config{NP: s.np, Machine: &m, Profile: prof, Args: args, Trace: func(e trace.Event) { events = append(events, e) }}
+				r, err := p.Run(cfg)
+				var abort *AbortError
+				if errors.As(err, &abort) {
+					continue // the program refuses this np
+				}
+				if err != nil {
+					t.Fatalf("np=%d on %d cores: %v", s.np, s.cores, err)
+				}
+				cfg.Trace = nil
+				r2, err := p.Run(cfg)
+				if err != nil || r2.Time != r.Time || !reflect.DeepEqual(r.Ranks, r2.Ranks) {
+					t.Errorf("np=%d on %d cores: two runs differ (%v)", s.np, s.cores, err)
+				}
+				traced := make([]trace.Time, s.np)
+				for _, e := range events {
+					if e.Kind == trace.KindCoreWait {
+						traced[e.Rank] += e.Exit - e.Enter
+					}
+				}
+				if r.CoreWait.Max > 0 {
+					waited++
+				}
+				busy := map[int]trace.Time{}
+				for _, rk := range r.Ranks {
+					if rk.Compute+rk.Comm+rk.Wait+rk.CoreWait != rk.Total {
+						t.Errorf("np=%d on %d cores: rank %d: %v + %v + %v + %v != %v", s.np, s.cores, rk.Rank, rk.Compute, rk.Comm, rk.Wait, rk.CoreWait, rk.Total)
+					}
+					if traced[rk.Rank] != rk.CoreWait {
+						t.Errorf("np=%d on %d cores: rank %d: core_wait events sum to %v, it waited %v", s.np, s.cores, rk.Rank, traced[rk.Rank], rk.CoreWait)
+					}
+					busy[m.NodeOf(rk.Rank, s.np)] += rk.Compute + rk.Comm
+				}
+				for n, b := range busy {
+					if b > trace.Time(s.cores)*r.Time {
+						t.Errorf("np=%d on %d cores: node %d busy %v, more than its cores give in %v", s.np, s.cores, n, b, r.Time)
+					}
+				}
+			}
+		})
+	}
+	// Programs without a profile compute nothing, but their busy-waits
+	// (progutil.Work) and calls take time: most shapes make ranks wait.
+	if waited < len(dirs) {
+		t.Errorf("ranks waited for a core in %d runs of %d programs: the shapes do not exercise the cores", waited, len(dirs))
 	}
 }
