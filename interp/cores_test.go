@@ -2,12 +2,10 @@ package interp
 
 import (
 	"errors"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/predict-tools/predict/machine"
-	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/trace"
 )
 
@@ -150,15 +148,7 @@ func TestCoresProperty(t *testing.T) {
 	for _, d := range dirs {
 		t.Run(d, func(t *testing.T) {
 			p := prepare(t, "./testprogs/"+d)
-			var prof *profile.File
-			var args []string
-			if path := filepath.Join("testdata", "render", d+".profile.json"); fileExists(path) {
-				var err error
-				if prof, err = profile.Read(path); err != nil {
-					t.Fatal(err)
-				}
-				args = prof.Args
-			}
+			prof, args := renderedProfile(t, d)
 			for _, s := range shapes {
 				m := *base
 				m.Nodes, m.CoresPerNode, m.RanksPerNode = 0, s.cores, s.perNode

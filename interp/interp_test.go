@@ -94,15 +94,7 @@ func TestInvariants(t *testing.T) {
 		t.Run(d, func(t *testing.T) {
 			p := prepare(t, "./testprogs/"+d)
 			// With a profile where there is one, so that ranks compute.
-			var prof *profile.File
-			var args []string
-			if path := filepath.Join("testdata", "render", d+".profile.json"); fileExists(path) {
-				var err error
-				if prof, err = profile.Read(path); err != nil {
-					t.Fatal(err)
-				}
-				args = prof.Args
-			}
+			prof, args := renderedProfile(t, d)
 			var events []trace.Event
 			r1, err := p.Run(Config{NP: 4, Machine: m, Profile: prof, Args: args, Trace: func(e trace.Event) { events = append(events, e) }})
 			if err != nil {
@@ -344,9 +336,19 @@ func TestClockLoopWithoutProfile(t *testing.T) {
 
 // testPrograms returns the test programs' directories under testprogs and
 // the local machine preset they run on.
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
+// renderedProfile is the profile of test program d in testdata/render
+// and its arguments, or nil when it has none.
+func renderedProfile(t *testing.T, d string) (*profile.File, []string) {
+	t.Helper()
+	path := filepath.Join("testdata", "render", d+".profile.json")
+	if _, err := os.Stat(path); err != nil {
+		return nil, nil
+	}
+	prof, err := profile.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prof, prof.Args
 }
 
 func testPrograms(t *testing.T) ([]string, *machine.Machine) {
