@@ -14,12 +14,15 @@ import (
 )
 
 // nodeCores is the cores of a node with more ranks than cores, shared the
-// way Go's scheduler shares its Ps among the ranks' goroutines (the
-// in-process runtime; an MPI rank blocked in a call gives its core up
-// alike when the node is oversubscribed):
+// way Go's scheduler shares its Ps among the ranks' goroutines, as in the
+// in-process runtime (MPI libraries poll in blocking calls and keep their
+// cores: the machine file cannot say so yet):
 //   - a rank holds a core from when it is ready until it blocks in
 //     communication or ends: a goroutine runs on its P until it parks,
 //     and commlib parks a blocked rank at once when no core is idle;
+//   - or until its time slice ends while other ranks of the node are
+//     ready without a core (timeSlice): it is then ready again, behind
+//     them, with the rest of its compute;
 //   - a rank that a running rank readies (by a message, or by the last
 //     arrival at a collective) runs next on the readier's core when the
 //     readier gives it up, before the ranks queued earlier: Go's runnext;
