@@ -62,6 +62,8 @@
 // parks its goroutine, as MPI libraries poll: a parked goroutine is woken
 // late. With Config.Serial (COMMLIB_SERIAL=1) the run's ranks and threads
 // take turns, one computing at a time until it blocks in commlib or ends.
+// With Config.Stream (COMMLIB_STREAM=N) N goroutines stream through memory
+// beside the ranks (stream.go), a known load for the timing pass.
 //
 // # MPI
 //

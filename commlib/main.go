@@ -79,6 +79,13 @@ func configFromFlags() (Config, error) {
 	default:
 		return cfg, fmt.Errorf("COMMLIB_SERIAL=%q: want 1 (ranks and threads take turns) or 0", v)
 	}
+	if v := os.Getenv("COMMLIB_STREAM"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > maxStreams {
+			return cfg, fmt.Errorf("COMMLIB_STREAM=%q: want a number of goroutines streaming through memory beside the ranks, 0 to %d", v, maxStreams)
+		}
+		cfg.Stream = n
+	}
 	if v := os.Getenv("COMMLIB_THREADS"); v != "" {
 		if n, err := strconv.Atoi(v); err != nil || n < 1 {
 			return cfg, fmt.Errorf("COMMLIB_THREADS=%q: want a number of threads per rank, at least 1", v)

@@ -42,6 +42,11 @@ type Config struct {
 	// then computes alone on the machine, as on a node of its own: the
 	// timing pass measures fragments so (COMMLIB_SERIAL=1).
 	Serial bool
+	// Stream is how many goroutines stream through memory (a STREAM
+	// triad beyond the caches) while the ranks run: the timing pass
+	// measures fragments under that known load (COMMLIB_STREAM=N,
+	// stream.go). 0: none.
+	Stream int
 }
 
 // DefaultSpinWait is how long a blocked call polls before it parks, by
@@ -117,7 +122,12 @@ func RunWith(cfg Config, body func(c *Comm)) error {
 	if cfg.NP < 1 {
 		return fmt.Errorf("commlib: number of ranks %d: want at least 1", cfg.NP)
 	}
+	if cfg.Stream < 0 || cfg.Stream > maxStreams {
+		return fmt.Errorf("commlib: %d streaming co-runners: want 0..%d", cfg.Stream, maxStreams)
+	}
 	w, worldShared, hs := newWorld(cfg)
+	stopStreams := startStreams(cfg.Stream)
+	defer stopStreams()
 
 	var wg sync.WaitGroup
 	w.running.Store(int64(cfg.NP))

@@ -1,12 +1,20 @@
-// This file defines the alone runs: in each round, one more run with
-// probes in which the ranks take turns (commlib's COMMLIB_SERIAL), so that
-// each fragment is measured without the other ranks computing beside it. With np ranks on
+// This file defines the alone and loaded runs. The alone runs: in each
+// round, one more run with probes in which the ranks take turns
+// (commlib's COMMLIB_SERIAL), so that each fragment is measured without
+// the other ranks computing beside it. With np ranks on
 // this machine's cores, the other runs measure every fragment while the
 // ranks share the cores' caches and the memory bandwidth (and, beyond the
 // cores, the cores themselves): mg, pic and swarm ran 1.3–1.4 times the
 // CPU time at np = 2 on 2 cores that they ran at np = 1. The interpreter
 // charges a fragment between its alone and its shared time by how many of
 // its node's cores the ranks there keep busy (interp/cores.go).
+//
+// The loaded runs, when the ranks leave CPUs idle (np = 1 on this
+// machine): in each round, one more run with probes and goroutines
+// streaming through memory on the idle CPUs (commlib's COMMLIB_STREAM), so
+// that each fragment is measured beside a known load of the memory too.
+// The interpreter charges a fragment between its measured and loaded time
+// by how many of its node's cores the other ranks keep busy.
 
 package estimator
 
@@ -28,7 +36,24 @@ const (
 	// aloneLo and aloneHi bound a fragment's alone/shared ratio: beyond,
 	// the runs disagree for reasons other than sharing.
 	aloneLo, aloneHi = 0.25, 1.5
+	// StreamEnv starts commlib's streaming co-runners.
+	StreamEnv = "COMMLIB_STREAM"
+	// loadedLo and loadedHi bound a fragment's loaded/measured ratio.
+	loadedLo, loadedHi = 0.67, 4
+	// maxLoaders bounds the co-runners of a loaded run.
+	maxLoaders = 4
 )
+
+// extraRuns are the alone or the loaded runs of a timing pass: whether it
+// runs them, their name (of their raw files) and what they are (for the
+// log), the environment that makes them so, what they measured and why
+// they stopped.
+type extraRuns struct {
+	on              bool
+	name, what, env string
+	raws            []*probe.Raw
+	err             error
+}
 
 // applyAlone sets each fragment's AloneRel from the alone runs rs: the
 // median over them of its mean there over its mean in the shared runs
@@ -37,10 +62,28 @@ const (
 // the median keeps a disturbed one from deciding (three fresh profiles of
 // mg predicted np = 1 25 % apart with one alone run each).
 func applyAlone(p *profile.File, plan *Plan, rs []*probe.Raw) {
-	alone := map[fragKey][]profile.FragmentStats{}
+	p.AloneRel = applyRel(p, plan, rs, aloneLo, aloneHi, func(f *profile.FragmentStats, rel float64) { f.AloneRel = rel })
+}
+
+// applyLoaded sets each fragment's LoadedRel from the loaded runs rs (n
+// co-runners streaming through memory beside the ranks) as applyAlone
+// does AloneRel, and the profile's LoadedRel and LoadedBy.
+func applyLoaded(p *profile.File, plan *Plan, rs []*probe.Raw, n int) {
+	p.LoadedRel = applyRel(p, plan, rs, loadedLo, loadedHi, func(f *profile.FragmentStats, rel float64) { f.LoadedRel = rel })
+	if p.LoadedRel > 0 {
+		p.LoadedBy = n
+	}
+}
+
+// applyRel sets, through set, each fragment's ratio of its mean in the
+// runs rs over its mean in the profile's runs: the median over rs, within
+// [lo, hi], for fragments that took aloneMinPS in all in both; it returns
+// the time-weighted ratio (0: none).
+func applyRel(p *profile.File, plan *Plan, rs []*probe.Raw, lo, hi float64, set func(*profile.FragmentStats, float64)) float64 {
+	other := map[fragKey][]profile.FragmentStats{}
 	for _, q := range perRun(p, plan, rs) {
 		for _, f := range q.Fragments {
-			alone[keyOf(f)] = append(alone[keyOf(f)], f)
+			other[keyOf(f)] = append(other[keyOf(f)], f)
 		}
 	}
 	scale := p.Scale
@@ -53,28 +96,29 @@ func applyAlone(p *profile.File, plan *Plan, rs []*probe.Raw) {
 		if f.Kind == profile.FragBranch {
 			continue
 		}
-		shared := float64(f.MeanPS) / scale
-		tot := shared * float64(f.Executions)
-		if shared <= 0 || tot < aloneMinPS {
+		base := float64(f.MeanPS) / scale
+		tot := base * float64(f.Executions)
+		if base <= 0 || tot < aloneMinPS {
 			continue
 		}
 		var rels []float64
-		for _, a := range alone[keyOf(*f)] {
+		for _, a := range other[keyOf(*f)] {
 			if a.MeanPS > 0 && float64(a.MeanPS)*float64(a.Executions) >= aloneMinPS {
-				rels = append(rels, float64(a.MeanPS)/shared)
+				rels = append(rels, float64(a.MeanPS)/base)
 			}
 		}
 		if len(rels) == 0 {
 			continue
 		}
-		rel := math.Min(aloneHi, math.Max(aloneLo, median(rels)))
-		f.AloneRel = math.Round(rel*1000) / 1000
+		rel := math.Min(hi, math.Max(lo, median(rels)))
+		set(f, math.Round(rel*1000)/1000)
 		weighted += rel * tot
 		total += tot
 	}
-	if total > 0 {
-		p.AloneRel = math.Round(weighted/total*1000) / 1000
+	if total == 0 {
+		return 0
 	}
+	return math.Round(weighted/total*1000) / 1000
 }
 
 // firstLine is the first line of err's message.

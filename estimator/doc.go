@@ -44,7 +44,11 @@
 // the program once more with probes and the ranks taking turns (commlib's
 // COMMLIB_SERIAL, alone.go): each fragment's median alone time over its
 // shared one is its AloneRel, which the interpreter charges a rank alone
-// on its node.
+// on its node. When the ranks leave CPUs idle, each round runs it once
+// more beside co-runners streaming through memory on them (COMMLIB_STREAM,
+// alone.go): each fragment's median loaded time over its measured one is
+// its LoadedRel, which the interpreter charges a rank on a node busier
+// than the profiling machine.
 //
 // [Run] builds the program twice, without probes (adding only package
 // runclock, which times the run from inside) and with them, runs both at

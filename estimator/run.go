@@ -50,7 +50,7 @@ type Config struct {
 // decisions for the same sources (a change of the model or of the
 // instrumentation): cached profiles of an older pass are measured again
 // (part of the key of [profile.Key]).
-const PassVersion = 4
+const PassVersion = 5
 
 // DefaultRuns is how many times the timing pass runs each program.
 const DefaultRuns = 3
@@ -195,35 +195,44 @@ func Run(cfg Config) (*profile.File, error) {
 		combine(p, plan, raws, computes)
 		return p
 	}
-	// Each round runs the program a third time when the ranks share the
-	// machine, with probes and the ranks taking turns, to measure the
-	// fragments alone (alone.go); a failure of that run is said, not
-	// fatal, and ends the alone runs.
-	var alones []*probe.Raw
-	var aloneErr error
-	aloneRun := func(i int) {
-		if cfg.NP < 2 || aloneErr != nil {
+	// Each round runs the program once more, with probes, in each of two
+	// conditions (alone.go): when the ranks share the machine, taking
+	// turns, to measure the fragments alone; when they leave CPUs idle,
+	// beside co-runners streaming through memory on those CPUs, to
+	// measure them beside a known load. A failure of such a run is said,
+	// not fatal, and ends the runs of its kind.
+	alone := extraRuns{on: cfg.NP >= 2, name: "alone", what: "the ranks taking turns (alone)", env: SerialEnv + "=1"}
+	loaders := min(runtime.NumCPU()-cfg.NP, maxLoaders)
+	loaded := extraRuns{on: loaders >= 1, name: "loaded", what: fmt.Sprintf("%d co-runner(s) streaming through memory (loaded)", loaders), env: fmt.Sprintf("%s=%d", StreamEnv, loaders)}
+	extraRun := func(x *extraRuns, i int) {
+		if !x.on || x.err != nil {
 			return
 		}
-		rawPath := filepath.Join(work, fmt.Sprintf("alone%d.json", i))
-		aloneErr = Step(cfg.Log, fmt.Sprintf("running at np=%d with probes, the ranks taking turns (alone)", cfg.NP), func() error {
-			_, err := run(instr, cfg.NP, cfg.Args, []string{probe.OutEnv + "=" + rawPath, SerialEnv + "=1"}, cfg.Timeout)
+		rawPath := filepath.Join(work, fmt.Sprintf("%s%d.json", x.name, i))
+		x.err = Step(cfg.Log, fmt.Sprintf("running at np=%d with probes, %s", cfg.NP, x.what), func() error {
+			_, err := run(instr, cfg.NP, cfg.Args, []string{probe.OutEnv + "=" + rawPath, x.env}, cfg.Timeout)
 			return err
 		})
 		var r *probe.Raw
-		if aloneErr == nil {
-			r, aloneErr = readRaw(rawPath)
+		if x.err == nil {
+			r, x.err = readRaw(rawPath)
 		}
-		if aloneErr == nil {
-			alones = append(alones, r)
+		if x.err == nil {
+			x.raws = append(x.raws, r)
 		}
 	}
 	finish := func(p *profile.File) *profile.File {
 		switch {
-		case aloneErr != nil:
-			p.Warnings = append(p.Warnings, fmt.Sprintf("the run measuring each fragment alone failed (%v): the fragments are charged as measured with the %d ranks sharing this machine at every np", firstLine(aloneErr), cfg.NP))
-		case len(alones) > 0:
-			applyAlone(p, plan, alones)
+		case alone.err != nil:
+			p.Warnings = append(p.Warnings, fmt.Sprintf("the run measuring each fragment alone failed (%v): the fragments are charged as measured with the %d ranks sharing this machine at every np", firstLine(alone.err), cfg.NP))
+		case len(alone.raws) > 0:
+			applyAlone(p, plan, alone.raws)
+		}
+		switch {
+		case loaded.err != nil:
+			p.Warnings = append(p.Warnings, fmt.Sprintf("the run measuring each fragment beside a memory load failed (%v): the fragments are charged as measured at every np, however busy their node", firstLine(loaded.err)))
+		case len(loaded.raws) > 0:
+			applyLoaded(p, plan, loaded.raws, loaders)
 		}
 		return p
 	}
@@ -266,7 +275,8 @@ func Run(cfg Config) (*profile.File, error) {
 			probed, raw = pr, r
 		}
 		raws = append(raws, r)
-		aloneRun(i)
+		extraRun(&alone, i)
+		extraRun(&loaded, i)
 		if i+1 < cfg.Repeat {
 			continue
 		}

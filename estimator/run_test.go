@@ -3,6 +3,7 @@ package estimator
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -55,6 +56,7 @@ func TestProfileStencil(t *testing.T) {
 	if sweep.AloneRel < aloneLo || sweep.AloneRel > aloneHi || p.AloneRel < aloneLo || p.AloneRel > aloneHi {
 		t.Errorf("alone/shared ratios: the sweep's %v, the profile's %v: want both in [%v, %v]", sweep.AloneRel, p.AloneRel, aloneLo, aloneHi)
 	}
+	checkLoaded(t, p, sweep)
 	// The residual test of -converge is opaque: recorded per rank.
 	var residual *profile.DecisionStats
 	for i, d := range p.Decisions {
@@ -319,4 +321,46 @@ func profileWith(t *testing.T, cfg Config) *profile.File {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestProfileLoaded runs the timing pass on the stencil at np = 1, which
+// leaves this machine's other CPUs idle: the loaded runs (co-runners
+// streaming through memory on them) measure the sweep.
+func TestProfileLoaded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a program")
+	}
+	if runtime.NumCPU() < 2 {
+		t.Skip("one CPU: no CPU for a co-runner")
+	}
+	p, err := Run(Config{Dir: "..", Pattern: "./testprogs/stencil", NP: 1, Args: []string{"-class", "S"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range p.Fragments {
+		if f.Node == "sweep/loop@+2:2" {
+			checkLoaded(t, p, &p.Fragments[i])
+			return
+		}
+	}
+	t.Fatal("no sweep in the profile")
+}
+
+// checkLoaded checks the loaded runs of profile p, which measured the
+// sweep: as many co-runners as CPUs the ranks left idle (at most
+// maxLoaders), ratios within their bounds; none when the ranks used every
+// CPU. What they read depends on the machine, not what they are.
+func checkLoaded(t *testing.T, p *profile.File, sweep *profile.FragmentStats) {
+	t.Helper()
+	want := min(runtime.NumCPU()-p.NP, maxLoaders)
+	if want < 1 {
+		if p.LoadedBy != 0 || p.LoadedRel != 0 || sweep.LoadedRel != 0 {
+			t.Errorf("np=%d on %d CPUs: loaded runs by %d, ratios %v and %v: want none", p.NP, runtime.NumCPU(), p.LoadedBy, p.LoadedRel, sweep.LoadedRel)
+		}
+		return
+	}
+	if p.LoadedBy != want || sweep.LoadedRel < loadedLo || sweep.LoadedRel > loadedHi || p.LoadedRel < loadedLo || p.LoadedRel > loadedHi {
+		t.Errorf("np=%d on %d CPUs: loaded runs by %d (want %d), the sweep's ratio %v, the profile's %v: want both in [%v, %v]",
+			p.NP, runtime.NumCPU(), p.LoadedBy, want, sweep.LoadedRel, p.LoadedRel, loadedLo, loadedHi)
+	}
 }

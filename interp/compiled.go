@@ -28,6 +28,7 @@ type Compiled struct {
 	mach   *machine.Machine
 	prof   *profile.File
 	alone  map[string]float64 // node → the profile's AloneRel (track)
+	loaded map[string]float64 // node → the profile's LoadedRel (track)
 	profNP int
 	comp   *compiler
 
@@ -88,19 +89,22 @@ func (prog *Program) compile(prof *profile.File, mach *machine.Machine, units ma
 }
 
 // track registers a fragment, whose per-run limit reset sets, with its
-// alone/shared ratio from the profile (cores.go).
+// alone/shared and loaded/measured ratios from the profile (cores.go).
 func (cp *Compiled) track(f *fragment) *fragment {
 	cp.allFrags = append(cp.allFrags, f)
-	if cp.prof != nil && cp.prof.AloneRel > 0 && !cp.counting {
+	if cp.prof != nil && (cp.prof.AloneRel > 0 || cp.prof.LoadedRel > 0) && !cp.counting {
 		if cp.alone == nil {
-			cp.alone = map[string]float64{}
+			cp.alone, cp.loaded = map[string]float64{}, map[string]float64{}
 			for _, fs := range cp.prof.Fragments {
 				if fs.AloneRel > 0 {
 					cp.alone[fs.Node] = fs.AloneRel
 				}
+				if fs.LoadedRel > 0 {
+					cp.loaded[fs.Node] = fs.LoadedRel
+				}
 			}
 		}
-		f.alone = cp.alone[f.node]
+		f.alone, f.loaded = cp.alone[f.node], cp.loaded[f.node]
 	}
 	return f
 }
@@ -192,7 +196,7 @@ func (cp *Compiled) run(cfg Config) (_ *World, err error) {
 	for r := range cfg.NP {
 		p := &proc{w: w, rank: r, lastPeer: noPeer}
 		p.cur = &p.main
-		p.share = w.shareOf(p)
+		p.share, p.load = w.shareOf(p), w.loadOf(p)
 		p.world = &commRef{g: world, rank: r}
 		w.procs[r] = p
 		p.call(body.fn, body.env, []V{{R: p.world}}, -1, w.bodySite)

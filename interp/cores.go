@@ -80,6 +80,35 @@ func (w *World) shareOf(p *proc) float64 {
 	return min(1, busy(w.ranksOnNode(p), w.mach.CoresPerNode)/measured)
 }
 
+// loadOf is how much of the loaded runs' memory load p's node sees beyond
+// the profile's own ranks: how busy its node's cores are, (ranks − 1)/
+// (cores − 1), above how busy the profile's ranks kept its machine, over
+// how much busier the co-runners made it ((np + co-runners − 1)/(CPUs −
+// 1)), between 0 and 1. A rank is charged its measured time plus that
+// share of the fragment's slowdown beside the co-runners (LoadedRel):
+// more than the loaded runs saw is not extrapolated.
+func (w *World) loadOf(p *proc) float64 {
+	prof := w.prof
+	if prof == nil || prof.LoadedRel == 0 || prof.LoadedBy < 1 {
+		return 0
+	}
+	cpus := prof.CPUs
+	if cpus == 0 {
+		cpus = prof.NP + prof.LoadedBy
+	}
+	busy := func(ranks, cores int) float64 {
+		if cores < 2 {
+			return 0
+		}
+		return float64(min(ranks, cores)-1) / float64(cores-1)
+	}
+	own, loaded := busy(prof.NP, cpus), busy(prof.NP+prof.LoadedBy, cpus)
+	if loaded <= own {
+		return 0
+	}
+	return min(1, max(0, (busy(w.ranksOnNode(p), w.mach.CoresPerNode)-own)/(loaded-own)))
+}
+
 // unshared is a main-thread compute of t, measured with the profile's
 // sharing, on p's node: between the fragment's alone and measured times
 // by p's share.

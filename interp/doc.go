@@ -58,7 +58,9 @@
 // time run first) and take turns, first come first served, when they
 // outnumber it; a rank's fragments are charged
 // between their alone and shared times by how busy its node's cores are
-// (cores.go). Config.Nodes adds how each node's cores were used
+// (cores.go), and above their measured times by their slowdown beside the
+// timing pass's memory co-runners, by how much busier the node is than
+// the profiling machine (cores.go). Config.Nodes adds how each node's cores were used
 // (Result.Nodes, nodes.go). A blocking
 // call that waited resumes after the machine's wake-up delay (world.go,
 // machine.Wakeup).

@@ -432,13 +432,20 @@ func floorDiv(a, b int64) int64 {
 // fragment's hot-spot counters; cStop when the clock passes its limit.
 func (p *proc) charge(fr *fragment, t int64) ctl {
 	at := p.cur.clock
-	if fr.alone > 0 && p.cur == &p.main {
+	if (fr.alone > 0 || fr.loaded > 0) && p.cur == &p.main {
 		t0 := t
-		if p.share < 1 {
+		if fr.alone > 0 && p.share < 1 {
 			t = p.unshared(fr, t)
 		}
+		if fr.loaded > 0 && p.load > 0 {
+			t += int64(math.Round(float64(t0) * (fr.loaded - 1) * p.load))
+		}
 		if p.w.cfg.Nodes {
-			p.sharing += t - int64(math.Round(float64(t0)*fr.alone))
+			base := t0
+			if fr.alone > 0 {
+				base = int64(math.Round(float64(t0) * fr.alone))
+			}
+			p.sharing += t - base
 		}
 	}
 	if p.curThread > 0 && p.threads != nil && p.threads.coreFree != nil && t > 0 {

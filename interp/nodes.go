@@ -43,7 +43,7 @@ type NodeUse struct {
 // took total.
 func (w *World) nodeUse(total int64) []NodeUse {
 	w.sameNode(0, 0) // builds nodeOf
-	known := w.prof != nil && w.prof.AloneRel != 0
+	known := w.prof != nil && (w.prof.AloneRel != 0 || w.prof.LoadedRel != 0)
 	byNode := map[int32]*NodeUse{}
 	for _, p := range w.procs {
 		n := w.nodeOf[p.rank]

@@ -142,6 +142,9 @@ type fragment struct {
 	// alone is its time with no other rank computing beside it over its
 	// time as measured (the profile's AloneRel); 0: not known (cores.go).
 	alone float64
+	// loaded is its time beside the timing pass's memory co-runners over
+	// its time as measured (the profile's LoadedRel); 0: not known.
+	loaded float64
 }
 
 // loopPlan is a loop run as a whole.

@@ -163,17 +163,52 @@ func TestAloneShare(t *testing.T) {
 	for i := range pf.Fragments {
 		pf.Fragments[i].AloneRel = 0.5
 	}
-	for _, c := range []struct {
-		np, cores, perNode int
-		want               int64
-	}{
+	checkComputeMax(t, p, pf, args, []computeCase{
 		{2, 2, 2, 1_000_000}, // as profiled
 		{1, 2, 2, 1_000_000}, // twice the work (TestUnits), alone: half the time
 		{8, 2, 2, 250_000},   // a quarter of the work, nodes as busy as profiled
 		{8, 2, 1, 125_000},   // a rank a node: alone
 		{2, 4, 4, 666_666},   // 1 of 3 other cores busy: 0.5 + 0.5/3 of the time (two charges of 333 333 ps)
 		{8, 4, 4, 250_000},   // 3 of 3: more than profiled, not extrapolated
-	} {
+	})
+}
+
+// TestLoadedShare checks the charge of a fragment's slowdown beside the
+// timing pass's memory co-runners: a profile at np = 2 on 4 CPUs, whose
+// loaded runs had 2 co-runners (all 4 CPUs busy) and found every fragment
+// 1.5 times slower, charges a rank on a node whose cores are as busy as
+// the profile's ranks kept its machine (1 of 3 other cores) its measured
+// time, on a node all busy 1.5 times that, between in proportion, and
+// never less than measured.
+func TestLoadedShare(t *testing.T) {
+	p := prepare(t, "./interp/testdata/units")
+	args := []string{"-part", "pack"}
+	pf := unitsProfile(t, p, args, 1_000_000)
+	pf.CPUs, pf.LoadedRel, pf.LoadedBy = 4, 1.5, 2
+	for i := range pf.Fragments {
+		pf.Fragments[i].LoadedRel = 1.5
+	}
+	checkComputeMax(t, p, pf, args, []computeCase{
+		{2, 4, 4, 1_000_000}, // as profiled: as measured
+		{4, 4, 4, 750_000},   // half the work, every core busy: × 1.5
+		{4, 4, 2, 500_000},   // half the work, nodes as busy as profiled
+		{8, 8, 8, 375_000},   // a quarter of the work, every core busy
+		{1, 4, 4, 2_000_000}, // twice the work, less busy than profiled: as measured
+	})
+}
+
+// computeCase is a run at np on nodes of cores with perNode ranks, and the
+// compute a rank must be charged.
+type computeCase struct {
+	np, cores, perNode int
+	want               int64
+}
+
+// checkComputeMax runs p with profile pf and args for each case on the
+// hand machine and checks the busiest rank's compute.
+func checkComputeMax(t *testing.T, p *Program, pf *profile.File, args []string, cases []computeCase) {
+	t.Helper()
+	for _, c := range cases {
 		m := handMachine(t)
 		m.CoresPerNode, m.RanksPerNode = c.cores, c.perNode
 		r, err := p.Run(Config{NP: c.np, Machine: m, Profile: pf, Args: args})

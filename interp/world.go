@@ -51,8 +51,10 @@ type proc struct {
 	// its main thread's compute above the fragments' alone times.
 	joined, threadBusy, sharing int64
 	// share is how much of the sharing the profile measured its node's
-	// cores see (cores.go): 1 as much, 0 none (it computes alone).
-	share float64
+	// cores see (cores.go): 1 as much, 0 none (it computes alone); load
+	// how much of the loaded runs' memory load, beyond the profile's own
+	// ranks (cores.go).
+	share, load float64
 
 	err    error // *Error, or *AbortError when the program ends the run
 	result V

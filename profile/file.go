@@ -90,6 +90,12 @@ type File struct {
 	// AloneRel is the fragments' time-weighted alone/shared ratio (see
 	// FragmentStats.AloneRel); 0 when the timing pass ran no alone run.
 	AloneRel float64 `json:"alone_rel,omitempty"`
+	// LoadedRel is the fragments' time-weighted loaded/measured ratio
+	// (FragmentStats.LoadedRel), LoadedBy the streaming co-runners of the
+	// loaded runs (commlib's COMMLIB_STREAM, on the CPUs the ranks left
+	// idle); 0 when the timing pass ran none (its ranks used every CPU).
+	LoadedRel float64 `json:"loaded_rel,omitempty"`
+	LoadedBy  int     `json:"loaded_by,omitempty"`
 	// ProbesPS is what the probes of the instrumented run cost in all,
 	// as the calibration says (File.ProbeCostPS).
 	ProbesPS int64 `json:"probes_ps,omitempty"`
@@ -140,6 +146,11 @@ type FragmentStats struct {
 	// computing with no other rank beside it) over its mean in the shared
 	// runs; 0 where not measured (np = 1, or too little time to tell).
 	AloneRel float64 `json:"alone_rel,omitempty"`
+	// LoadedRel is its mean in the loaded runs (File.LoadedBy goroutines
+	// streaming through memory on the CPUs the ranks left idle) over its
+	// mean in the other runs; 0 where not measured (the ranks used every
+	// CPU, or too little time to tell).
+	LoadedRel float64 `json:"loaded_rel,omitempty"`
 }
 
 // LoopStats describes a loop timed as a whole.

@@ -60,6 +60,10 @@ func (p *File) WriteSummary(w io.Writer, top int) error {
 		fmt.Fprintf(&b, "alone: with the %d ranks taking turns, the fragments took %.0f%% of the time they took sharing this machine's %s (time-weighted); a rank alone on its node is charged that, one on a node as busy as this one the shared time, in proportion between\n",
 			p.NP, 100*p.AloneRel, cpusText(p.CPUs))
 	}
+	if p.LoadedRel > 0 {
+		fmt.Fprintf(&b, "loaded: beside %d co-runner(s) streaming through memory on the CPUs the ranks left idle, the fragments took %.0f%% of the time measured (time-weighted); a rank on a node whose cores are all busy is charged that, one on a node as busy as this one the measured time, in proportion between\n",
+			p.LoadedBy, 100*p.LoadedRel)
+	}
 	for _, w := range p.Warnings {
 		fmt.Fprintf(&b, "WARNING: %s\n", w)
 	}

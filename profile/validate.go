@@ -43,6 +43,11 @@ func (p *File) Validate() error {
 	if p.CPUs < 0 {
 		v.errorf("cpus", "%d: want a number of CPUs (0: not recorded)", p.CPUs)
 	}
+	if p.LoadedBy < 0 {
+		v.errorf("loaded_by", "%d: want a number of co-runners (0: no loaded run)", p.LoadedBy)
+	}
+	v.ratio("alone_rel", p.AloneRel)
+	v.ratio("loaded_rel", p.LoadedRel)
 	for i, f := range p.Fragments {
 		at := fmt.Sprintf("fragments[%d].", i)
 		v.node(at, f.Node)
@@ -54,6 +59,8 @@ func (p *File) Validate() error {
 		v.count(at+"executions", f.Executions)
 		v.times(at, map[string]int64{"mean_ps": f.MeanPS, "sd_ps": f.SDPS, "min_ps": f.MinPS, "max_ps": f.MaxPS, "error_ps": f.ErrorPS})
 		v.fraction(at+"error_rel", f.ErrorRel)
+		v.ratio(at+"alone_rel", f.AloneRel)
+		v.ratio(at+"loaded_rel", f.LoadedRel)
 	}
 	for i, l := range p.Loops {
 		at := fmt.Sprintf("loops[%d].", i)
@@ -177,6 +184,14 @@ func (v *profileCheck) times(at string, ts map[string]int64) {
 func (v *profileCheck) fraction(field string, x float64) {
 	if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
 		v.errorf(field, "%v: want a finite number of at least 0", x)
+	}
+}
+
+// ratio checks a ratio of two times of a fragment: 0 (not measured) or
+// between 0.1 and 10 (the timing pass bounds them well inside).
+func (v *profileCheck) ratio(field string, x float64) {
+	if math.IsNaN(x) || x != 0 && (x < 0.1 || x > 10) {
+		v.errorf(field, "%v: want 0 (not measured) or a ratio between 0.1 and 10", x)
 	}
 }
 

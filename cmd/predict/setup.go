@@ -157,6 +157,11 @@ func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash stri
 	if err != nil {
 		return nil, fmt.Errorf("timing pass: %v", err)
 	}
+	if p.LoadedRel > 0 {
+		// The loaded runs measure the memory load of busier nodes
+		// (estimator/alone.go).
+		fmt.Fprintf(log, "profile: measured at np=%d on %d CPUs, and beside %d co-runner(s) streaming through memory: %.0f%% of the measured time; predictions charge between the two by how busy each node's cores are\n", np, runtime.NumCPU(), p.LoadedBy, 100*p.LoadedRel)
+	}
 	switch {
 	case p.AloneRel > 0:
 		// The alone run normalises it (estimator/alone.go).
