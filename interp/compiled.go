@@ -193,6 +193,7 @@ func (cp *Compiled) run(cfg Config) (_ *World, err error) {
 	}
 	world := w.newGroup(nil, cfg.NP)
 	w.procs = make([]*proc, cfg.NP)
+	w.initNodes()
 	for r := range cfg.NP {
 		p := &proc{w: w, rank: r, lastPeer: noPeer}
 		p.cur = &p.main
@@ -204,7 +205,6 @@ func (cp *Compiled) run(cfg Config) (_ *World, err error) {
 			return nil, p.err
 		}
 	}
-	w.initActive()
 	w.initNodeCores()
 	w.ready.init(w.procs)
 	if cfg.sample != nil {

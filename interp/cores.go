@@ -8,18 +8,39 @@
 
 package interp
 
-import "math"
+import (
+	"math"
+	"slices"
+)
+
+// initNodes counts the ranks the machine places on each node, and those
+// not blocked in communication or ended: all of them, at the start.
+func (w *World) initNodes() {
+	w.sameNode(0, 0) // builds nodeOf
+	var last int32
+	for _, n := range w.nodeOf {
+		last = max(last, n)
+	}
+	w.nodeRanks = make([]int32, last+1)
+	for _, n := range w.nodeOf {
+		w.nodeRanks[n]++
+	}
+	w.active = slices.Clone(w.nodeRanks)
+}
 
 // ranksOnNode is how many ranks the machine places on p's node.
 func (w *World) ranksOnNode(p *proc) int {
-	if w.nodeRanks == nil {
-		w.sameNode(0, 0) // builds nodeOf
-		w.nodeRanks = map[int32]int{}
-		for _, n := range w.nodeOf {
-			w.nodeRanks[n]++
-		}
+	return int(w.nodeRanks[w.nodeOf[p.rank]])
+}
+
+// coresBusy is how busy a node's cores are with ranks on them: the share
+// of the other cores that a rank's node-mates keep busy, (ranks − 1)/
+// (cores − 1); single for a node of one core, which has no other.
+func coresBusy(ranks, cores int, single float64) float64 {
+	if cores < 2 {
+		return single
 	}
-	return w.nodeRanks[w.nodeOf[p.rank]]
+	return float64(min(ranks, cores)-1) / float64(cores-1)
 }
 
 // threadCores is how many cores the threads of p run on when they start:
@@ -30,24 +51,10 @@ func (w *World) ranksOnNode(p *proc) int {
 // threads start (the rank lets ranks behind it in time run first), not
 // followed while they run.
 func (w *World) threadCores(p *proc) int {
-	if p.rank < 0 || w.active == nil {
+	if p.rank < 0 {
 		return max(1, w.mach.CoresPerNode)
 	}
 	return max(1, w.mach.CoresPerNode/max(1, int(w.active[w.nodeOf[p.rank]])))
-}
-
-// initActive counts the ranks of each node that are not blocked in
-// communication or ended: all of them, at the start.
-func (w *World) initActive() {
-	w.sameNode(0, 0) // builds nodeOf
-	var last int32
-	for _, n := range w.nodeOf {
-		last = max(last, n)
-	}
-	w.active = make([]int32, last+1)
-	for _, n := range w.nodeOf {
-		w.active[n]++
-	}
 }
 
 // shareOf is how much of the sharing the profile measured p's node sees:
@@ -63,12 +70,7 @@ func (w *World) shareOf(p *proc) float64 {
 	if prof == nil || prof.AloneRel == 0 {
 		return 1
 	}
-	busy := func(ranks, cores int) float64 {
-		if cores < 2 {
-			return 1
-		}
-		return float64(min(ranks, cores)-1) / float64(cores-1)
-	}
+	busy := func(ranks, cores int) float64 { return coresBusy(ranks, cores, 1) }
 	cpus := prof.CPUs
 	if cpus == 0 {
 		cpus = prof.NP
@@ -96,12 +98,7 @@ func (w *World) loadOf(p *proc) float64 {
 	if cpus == 0 {
 		cpus = prof.NP + prof.LoadedBy
 	}
-	busy := func(ranks, cores int) float64 {
-		if cores < 2 {
-			return 0
-		}
-		return float64(min(ranks, cores)-1) / float64(cores-1)
-	}
+	busy := func(ranks, cores int) float64 { return coresBusy(ranks, cores, 0) }
 	own, loaded := busy(prof.NP, cpus), busy(prof.NP+prof.LoadedBy, cpus)
 	if loaded <= own {
 		return 0

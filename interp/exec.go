@@ -471,13 +471,18 @@ func (p *proc) charge(fr *fragment, t int64) ctl {
 		h.freq++
 	}
 	if p.w.cfg.Trace != nil && run > 0 {
-		p.emit(trace.Event{Kind: trace.KindCompute, Op: fr.node, Site: fr.pos, Enter: trace.Time(at), Exit: trace.Time(c), Peer: trace.NoPeer, Root: trace.NoPeer})
+		p.emitCompute(fr, at, c)
 	}
 	if run < t {
 		p.debt, p.debtFrag = t-run, fr
 		return cPreempt
 	}
 	return cNext
+}
+
+// emitCompute traces fragment fr computing from enter to exit.
+func (p *proc) emitCompute(fr *fragment, enter, exit int64) {
+	p.emit(trace.Event{Kind: trace.KindCompute, Op: fr.node, Site: fr.pos, Enter: trace.Time(enter), Exit: trace.Time(exit), Peer: trace.NoPeer, Root: trace.NoPeer})
 }
 
 func chargeOp(f *fragment) op {

@@ -115,12 +115,26 @@ func (n *nodeCores) pick(clock, now int64) int {
 func (n *nodeCores) take(p *proc, k int) {
 	n.held[k] = true
 	p.core = k
+	n.clearNext(p)
+}
+
+// clearNext takes p out of the core it was to run next on, if any.
+func (n *nodeCores) clearNext(p *proc) {
 	if j := p.nextOf; j >= 0 {
 		if n.next[j] == p {
 			n.next[j] = nil
 		}
 		p.nextOf = -1
 	}
+}
+
+// grant gives core k to q, waiting for a core, starts it there and makes
+// it ready.
+func (w *World) grant(q *proc, k int) {
+	q.queued = false
+	q.cores.take(q, k)
+	q.cores.start(q)
+	w.ready.push(q)
 }
 
 // start starts p on its core from when p is ready or the core frees,
@@ -143,8 +157,8 @@ func (n *nodeCores) start(p *proc) {
 	if d := p.debt; d > 0 {
 		p.main.clock = addTime(begin, d)
 		p.debt = 0
-		if fr := p.debtFrag; tracing {
-			p.emit(trace.Event{Kind: trace.KindCompute, Op: fr.node, Site: fr.pos, Enter: trace.Time(begin), Exit: trace.Time(p.main.clock), Peer: trace.NoPeer, Root: trace.NoPeer})
+		if tracing {
+			p.emitCompute(p.debtFrag, begin, p.main.clock)
 		}
 		p.debtFrag = nil
 	}
@@ -197,9 +211,7 @@ func (w *World) handoff(p *proc) bool {
 	if old := n.next[r.core]; old != nil {
 		old.nextOf = -1
 	}
-	if j := p.nextOf; j >= 0 && n.next[j] == p {
-		n.next[j] = nil
-	}
+	n.clearNext(p)
 	n.next[r.core], p.nextOf = p, r.core
 	return true
 }
@@ -224,10 +236,7 @@ func (w *World) releaseCore(p *proc, t int64) {
 		case q.queued:
 			i := slices.Index(n.queue, q)
 			n.queue = slices.Delete(n.queue, i, i+1)
-			q.queued = false
-			n.take(q, k)
-			n.start(q)
-			w.ready.push(q)
+			w.grant(q, k)
 		case !q.parked && !q.done && q.core < 0:
 			// Ready in the heap, not yet run: the core is kept for it.
 			n.take(q, k)
@@ -245,9 +254,6 @@ func (w *World) releaseCore(p *proc, t int64) {
 		}
 		n.queue[0] = nil
 		n.queue = n.queue[1:]
-		q.queued = false
-		n.take(q, k)
-		n.start(q)
-		w.ready.push(q)
+		w.grant(q, k)
 	}
 }

@@ -42,17 +42,10 @@ type NodeUse struct {
 // nodeUse sums the ranks' times per node, in node order, for a run that
 // took total.
 func (w *World) nodeUse(total int64) []NodeUse {
-	w.sameNode(0, 0) // builds nodeOf
 	known := w.prof != nil && (w.prof.AloneRel != 0 || w.prof.LoadedRel != 0)
-	byNode := map[int32]*NodeUse{}
+	byNode := make([]NodeUse, len(w.nodeRanks))
 	for _, p := range w.procs {
-		n := w.nodeOf[p.rank]
-		u := byNode[n]
-		if u == nil {
-			u = &NodeUse{Node: int(n), Cores: w.mach.CoresPerNode, SharingKnown: known}
-			byNode[n] = u
-		}
-		u.Ranks++
+		u := &byNode[w.nodeOf[p.rank]]
 		u.Busy += trace.Time(p.compute - p.joined + p.threadBusy + p.overhead)
 		u.CoreWait += trace.Time(p.runWait)
 		u.ThreadCoreWait += trace.Time(p.coreWait)
@@ -60,13 +53,16 @@ func (w *World) nodeUse(total int64) []NodeUse {
 		u.Sharing += trace.Time(p.sharing)
 	}
 	out := make([]NodeUse, 0, len(byNode))
-	for _, u := range byNode {
+	for n, u := range byNode {
+		if w.nodeRanks[n] == 0 {
+			continue // no rank placed there
+		}
+		u.Node, u.Ranks, u.Cores, u.SharingKnown = n, int(w.nodeRanks[n]), w.mach.CoresPerNode, known
 		if d := float64(u.Cores) * float64(total); d > 0 {
 			u.Use = float64(u.Busy) / d
 		}
-		out = append(out, *u)
+		out = append(out, u)
 	}
-	slices.SortFunc(out, func(a, b NodeUse) int { return cmp.Compare(a.Node, b.Node) })
 	return out
 }
 

@@ -29,22 +29,17 @@ func (r *Result) WriteText(w io.Writer, top int) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "%s at np=%d on %s: predicted time %v%s\n", r.Package, r.NP, r.Machine.Name, r.Time, r.BoundText())
 	fmt.Fprintf(bw, "\nper rank          min          mean         max\n")
-	rows := []struct {
+	type row struct {
 		name string
 		s    Stat
-	}{{"compute", r.Compute}, {"communication", r.Comm}, {"waiting", r.Wait}}
+	}
+	rows := []row{{"compute", r.Compute}, {"communication", r.Comm}, {"waiting", r.Wait}}
 	if r.CoreWait.Max > 0 {
-		rows = append(rows, struct {
-			name string
-			s    Stat
-		}{"core waiting", r.CoreWait})
+		rows = append(rows, row{"core waiting", r.CoreWait})
 	}
 	idle, hasIdle := r.Idle()
 	if hasIdle {
-		rows = append(rows, struct {
-			name string
-			s    Stat
-		}{"idle at end", idle})
+		rows = append(rows, row{"idle at end", idle})
 	}
 	for _, row := range rows {
 		fmt.Fprintf(bw, "  %-13s %-12v %-12v %v\n", row.name, row.s.Min, row.s.Mean, row.s.Max)
@@ -110,7 +105,7 @@ func (r *Result) nodeCoresText() string {
 	if r.Machine != nil {
 		n = fmt.Sprintf("the %d cores of its node", r.Machine.CoresPerNode)
 	}
-	return "a rank takes one of " + n + " when ready and keeps it until it blocks in communication or a 10 ms time slice ends; a rank it readies runs next, others wait first come first served"
+	return fmt.Sprintf("a rank takes one of %s when ready and keeps it until it blocks in communication or a %v time slice ends; a rank it readies runs next, others wait first come first served", n, trace.Time(timeSlice))
 }
 
 // Idle is the min/mean/max over ranks of the time a rank is idle after it

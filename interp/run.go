@@ -90,9 +90,8 @@ type World struct {
 	// in resuming (resume); empty: none.
 	wake machine.Wakeup
 	// nodeRanks counts the ranks per node, active those not blocked in
-	// communication or ended (cores.go).
-	nodeRanks map[int32]int
-	active    []int32
+	// communication or ended (cores.go, initNodes).
+	nodeRanks, active []int32
 
 	procs    []*proc
 	ready    procHeap

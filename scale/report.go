@@ -48,41 +48,35 @@ func (a Analysis) WriteText(w io.Writer) error {
 		return bw.Flush()
 	}
 
+	// The shares' columns; waiting for a core only when some np has it.
 	cores := a.coreWaits()
+	what, cols := "compute, communication overhead, waiting for other ranks, ", "compute\tcomm\twait\t"
 	if cores {
-		fmt.Fprintln(bw, "Breakdown: shares of np × time: compute, communication overhead, waiting for other ranks, waiting for a core (more ranks than cores on a node), idle after the rank finishes.")
-	} else {
-		fmt.Fprintln(bw, "Breakdown: shares of np × time: compute, communication overhead, waiting for other ranks, idle after the rank finishes.")
+		what, cols = what+"waiting for a core (more ranks than cores on a node), ", cols+"cores\t"
 	}
+	fmt.Fprintf(bw, "Breakdown: shares of np × time: %sidle after the rank finishes.\n", what)
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 	speedup := "speedup"
 	if a.Weak() {
 		speedup = "scaled speedup"
 	}
-	coreCol := ""
-	if cores {
-		coreCol = "cores\t"
-	}
-	fmt.Fprintf(tw, "np\ttime\t%s\tefficiency\tcompute\tcomm\twait\t%sidle\t\n", speedup, coreCol)
+	fmt.Fprintf(tw, "np\ttime\t%s\tefficiency\t%sidle\t\n", speedup, cols)
 	for _, l := range a.lines() {
+		shares := 4
+		if cores {
+			shares = 5
+		}
 		if l.row == nil {
-			dash := ""
-			if cores {
-				dash = "–\t"
-			}
-			fmt.Fprintf(tw, "%d\tfailed\t–\t–\t–\t–\t–\t%s–\t\n", l.failure.NP, dash)
+			fmt.Fprintf(tw, "%d\tfailed\t–\t–\t%s\n", l.failure.NP, strings.Repeat("–\t", shares))
 			continue
 		}
 		r := l.row
+		parts := []float64{r.ComputeShare, r.CommShare, r.WaitShare}
 		if cores {
-			s := percents(r.ComputeShare, r.CommShare, r.WaitShare, r.CoreWaitShare, r.IdleShare)
-			fmt.Fprintf(tw, "%d\t%s\t%.2f\t%.2f\t%s%%\t%s%%\t%s%%\t%s%%\t%s%%\t\n",
-				r.NP, r.timeText(), r.Speedup, r.Efficiency, s[0], s[1], s[2], s[3], s[4])
-			continue
+			parts = append(parts, r.CoreWaitShare)
 		}
-		s := percents(r.ComputeShare, r.CommShare, r.WaitShare, r.IdleShare)
-		fmt.Fprintf(tw, "%d\t%s\t%.2f\t%.2f\t%s%%\t%s%%\t%s%%\t%s%%\t\n",
-			r.NP, r.timeText(), r.Speedup, r.Efficiency, s[0], s[1], s[2], s[3])
+		fmt.Fprintf(tw, "%d\t%s\t%.2f\t%.2f\t%s%%\t\n",
+			r.NP, r.timeText(), r.Speedup, r.Efficiency, strings.Join(percents(append(parts, r.IdleShare)...), "%\t"))
 	}
 	tw.Flush()
 	for _, f := range a.Failed {
