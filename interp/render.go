@@ -105,7 +105,7 @@ func (r *Result) nodeCoresText() string {
 	if r.Machine != nil {
 		n = fmt.Sprintf("the %d cores of its node", r.Machine.CoresPerNode)
 	}
-	return fmt.Sprintf("a rank takes one of %s when ready and keeps it until it blocks in communication or a %v time slice ends; a rank it readies runs next, others wait first come first served", n, trace.Time(timeSlice))
+	return fmt.Sprintf("a rank takes one of %s when ready and keeps it until it blocks in communication or a %d ms time slice ends; a rank it readies runs next, others wait first come first served", n, timeSlice/int64(trace.Millisecond))
 }
 
 // Idle is the min/mean/max over ranks of the time a rank is idle after it
