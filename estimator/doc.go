@@ -53,8 +53,10 @@
 // [Run] builds the program twice, without probes (adding only package
 // runclock, which times the run from inside) and with them, runs both at
 // a given np with the program's arguments (alternately, Config.Repeat
-// times, 3 by default: the fastest run of each gives the spans, each
-// fragment's mean is the median over the probed runs, combine.go) and
+// times, 3 by default: the fastest run of each gives the spans, the
+// plain runs' median their compute, each fragment's mean is the median
+// over the probed runs, combine.go; every plain span is kept, for predict
+// validate's drift) and
 // turns the raw measurements into
 // a profile.File (package profile owns the format): per fragment the
 // executions, mean, standard deviation, minimum and maximum

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/predict-tools/predict/estimator/probe"
@@ -35,8 +36,9 @@ type Config struct {
 	Timeout  time.Duration // per run (default 10 minutes)
 	// Repeat is how many times each binary runs, plain and instrumented
 	// alternately (default 3): each fragment's mean is the median over
-	// the probed runs, the plain run's compute the least of the plain
-	// runs' (combine); the spreads are recorded.
+	// the probed runs, the plain run's compute the median of the plain
+	// runs' (combine); the spreads and every plain run's span are
+	// recorded.
 	Repeat int
 	// Fine keeps every fragment: no pilot run, no region timed whole
 	// because its probes cost as much as it does (region.go). The
@@ -171,6 +173,7 @@ func Run(cfg Config) (*profile.File, error) {
 		raw          *probe.Raw
 		raws         []*probe.Raw // every probed run
 		computes     []int64      // every plain run's compute, ns
+		spans        []int64      // every plain run's span, ps
 	)
 	if pilot != nil {
 		raws = append(raws, pilot) // one more measurement of the same program
@@ -179,7 +182,7 @@ func Run(cfg Config) (*profile.File, error) {
 		p := &profile.File{
 			Format: profile.Format, Version: profile.Version,
 			Package: pattern, Module: l.Module, ContentHash: hash, NP: cfg.NP, Args: cfg.Args,
-			Host:    fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU()),
+			Host:    profile.ThisHost(),
 			Created: time.Now().UTC().Format(time.RFC3339), Alpha: cfg.Alpha,
 			WallPS: probed.wall.Nanoseconds() * 1000, PlainWallPS: base.wall.Nanoseconds() * 1000,
 			PlainCPUPS: base.cpu.Nanoseconds() * 1000,
@@ -188,6 +191,7 @@ func Run(cfg Config) (*profile.File, error) {
 		if baseRun.CPUNS > 0 {
 			p.PlainRunCPUPS = baseRun.CPUNS * 1000
 		}
+		p.PlainSpansPS = slices.Clone(spans)
 		if base.others >= 0 && probed.others >= 0 {
 			p.OtherCores, p.CPUs = max(base.others, probed.others), runtime.NumCPU()
 		}
@@ -258,6 +262,7 @@ func Run(cfg Config) (*profile.File, error) {
 		if t.ComputeNS > 0 {
 			computes = append(computes, t.ComputeNS)
 		}
+		spans = append(spans, t.WallNS*1000)
 		rawPath := filepath.Join(work, fmt.Sprintf("raw%d.json", i))
 		var pr runResult
 		if err := Step(cfg.Log, fmt.Sprintf("running at np=%d with probes", cfg.NP), func() error {

@@ -9,7 +9,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 )
+
+// ThisHost is File.Host for this machine: GOOS/GOARCH and its CPUs.
+func ThisHost() string {
+	return fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+}
 
 // Profile file identification.
 const (
@@ -70,6 +76,12 @@ type File struct {
 	RunPS         int64 `json:"run_ps,omitempty"`
 	PlainRunPS    int64 `json:"plain_run_ps,omitempty"`
 	PlainRunCPUPS int64 `json:"plain_run_cpu_ps,omitempty"`
+	// PlainSpansPS are every plain run's span (as PlainRunPS, which is
+	// their minimum), in the order they ran: what predict validate sets
+	// its own runs of the same program against, to tell the machine's
+	// drift since the timing pass from the model's error. Absent in
+	// profiles written before they were kept.
+	PlainSpansPS []int64 `json:"plain_spans_ps,omitempty"`
 
 	MeasuredPS int64 `json:"measured_ps"` // sum of the compensated fragment times
 	// PlainComputePS is the plain run's time outside commlib, summed over

@@ -31,13 +31,27 @@ func (r *Report) WriteText(w io.Writer, top int) error {
 	}
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 2, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "np\tmeasured (median)\tmin\tmax\tspread\tprocess\tpredicted\terror\t\n")
+	drift := ""
+	if r.Drift != nil {
+		drift = "at profile speed\t"
+	}
+	fmt.Fprintf(tw, "np\tmeasured (median)\tmin\tmax\tspread\tprocess\tpredicted\terror\t%s\n", drift)
 	for _, p := range r.Points {
 		if p.Failed != "" && p.Measured.Median == 0 {
-			fmt.Fprintf(tw, "%d\t—\t\t\t\t\t\t\t\n", p.NP)
+			empty := ""
+			if drift != "" {
+				empty = "\t"
+			}
+			fmt.Fprintf(tw, "%d\t—\t\t\t\t\t\t\t%s\n", p.NP, empty)
 			continue
 		}
-		pred, errs := "—", "—"
+		pred, errs, adj := "—", "—", ""
+		if r.Drift != nil {
+			adj = "—\t"
+			if p.ErrorAtProfileSpeed != nil {
+				adj = fmt.Sprintf("%+.1f%%\t", 100**p.ErrorAtProfileSpeed)
+			}
+		}
 		if p.Predicted > 0 {
 			pred, errs = p.Predicted.String(), fmt.Sprintf("%+.1f%%", 100*p.Error)
 			if p.Bound > 0 {
@@ -47,8 +61,8 @@ func (r *Report) WriteText(w io.Writer, top int) error {
 				errs += "*"
 			}
 		}
-		fmt.Fprintf(tw, "%d\t%v\t%v\t%v\t±%.1f%%\t%v\t%s\t%s\t\n", p.NP, p.Measured.Median, p.Measured.Min, p.Measured.Max,
-			50*p.Measured.Relative(), p.Process.Median, pred, errs)
+		fmt.Fprintf(tw, "%d\t%v\t%v\t%v\t±%.1f%%\t%v\t%s\t%s\t%s\n", p.NP, p.Measured.Median, p.Measured.Min, p.Measured.Max,
+			50*p.Measured.Relative(), p.Process.Median, pred, errs, adj)
 	}
 	tw.Flush()
 	noisy := false
@@ -60,6 +74,12 @@ func (r *Report) WriteText(w io.Writer, top int) error {
 	}
 	if noisy {
 		fmt.Fprintf(&b, "* the real runs vary by more than this error (spread = ±half the max−min range, of the median): the error is within their noise; more --runs or a quieter machine\n")
+	}
+	switch {
+	case r.Drift != nil:
+		fmt.Fprintf(&b, "%s\n", r.Drift.text())
+	case r.DriftUnknown != "":
+		fmt.Fprintf(&b, "Machine drift: unknown: %s\n", r.DriftUnknown)
 	}
 	q := r.Profile
 	fmt.Fprintf(&b, "\nProfile (np=%d): coverage %.1f%% of the plain run", q.NP, 100*q.Coverage)

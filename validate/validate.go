@@ -47,6 +47,10 @@ type Report struct {
 	Runs          int     `json:"runs"`
 	Points        []Point `json:"points"`
 	Profile       Quality `json:"profile"`
+	// Drift is the machine's speed now against the timing pass's
+	// (drift.go); DriftUnknown says why there is none.
+	Drift        *Drift `json:"drift,omitempty"`
+	DriftUnknown string `json:"drift_unknown,omitempty"`
 }
 
 // Point is the validation at one np.
@@ -61,6 +65,9 @@ type Point struct {
 	Predicted trace.Time `json:"predicted_ps"`
 	Bound     trace.Time `json:"bound_ps,omitempty"` // ± of Predicted (interp.Result.Bound)
 	Error     float64    `json:"error"`
+	// ErrorAtProfileSpeed is Error with the real runs at the timing
+	// pass's speed (divided by the drift), where the drift is known.
+	ErrorAtProfileSpeed *float64 `json:"error_at_profile_speed,omitempty"`
 	// WithinNoise: the real runs' spread is larger than |Error|.
 	WithinNoise bool `json:"within_noise"`
 	// Regions are where the difference is, largest first (with
@@ -146,15 +153,42 @@ func Run(cfg Config) (*Report, error) {
 		NP: p.NP, Coverage: p.Coverage(), Uncovered: max(0, 1-p.Coverage()), Disturbance: p.Disturbance(),
 		ErrorBound: p.ErrorRel, Warnings: append([]string{}, p.Warnings...)}}
 	sites := Sites{Root: cfg.Program.Loaded.ModuleDir}
-	for _, np := range cfg.NPs {
-		pt := Point{NP: np, Args: append([]string{}, cfg.Args(np)...), Regions: []RegionTime{}}
-		if err := measure(cfg, bin, &pt, logf); err != nil {
-			pt.Failed = err.Error()
+	// The real runs first, all np in turn, run after run, so that every
+	// np sees the machine as the others do; with them, the runs that
+	// measure the drift at the profile's np when it is not in the list.
+	refNP, why := driftRef(p, cfg.Args)
+	sets := make([]*runSet, len(cfg.NPs))
+	var ref *runSet
+	for i, np := range cfg.NPs {
+		sets[i] = &runSet{np: np, args: append([]string{}, cfg.Args(np)...)}
+		if why == "" && np == refNP && ref == nil {
+			ref = sets[i]
+		}
+	}
+	all := sets
+	if why == "" && ref == nil {
+		ref = &runSet{np: refNP, args: append([]string{}, cfg.Args(refNP)...), extra: true}
+		all = append(slices.Clone(sets), ref)
+	}
+	measureAll(cfg, bin, all, logf)
+	if why == "" && ref.err != nil {
+		why = fmt.Sprintf("the runs at the profile's np=%d failed", refNP)
+	}
+	if why == "" {
+		rep.Drift = driftOf(p, ref.spans)
+	} else {
+		rep.DriftUnknown = why
+	}
+	for _, set := range sets {
+		pt := Point{NP: set.np, Args: set.args, Regions: []RegionTime{}}
+		if set.err != nil {
+			pt.Failed = set.err.Error()
 			rep.Points = append(rep.Points, pt)
 			continue
 		}
+		pt.Measured, pt.Process = spreadOf(set.spans), spreadOf(set.procs)
 		var modeled []trace.Event
-		pcfg := interp.Config{NP: np, Machine: cfg.Machine, Profile: p, Args: pt.Args, Threads: cfg.Threads}
+		pcfg := interp.Config{NP: set.np, Machine: cfg.Machine, Profile: p, Args: pt.Args, Threads: cfg.Threads}
 		if cfg.Attribute {
 			// Only the calls of the main threads: the regions are cut
 			// at them, and a program of tiny fragments charges millions
@@ -174,6 +208,7 @@ func Run(cfg Config) (*Report, error) {
 		pt.Predicted, pt.Bound = res.Time, res.Bound
 		pt.Error = float64(res.Time-pt.Measured.Median) / float64(pt.Measured.Median)
 		pt.WithinNoise = pt.Measured.Relative() > math.Abs(pt.Error)
+		rep.Drift.adjust(&pt)
 		if cfg.Attribute {
 			if err := attribute(cfg, bin, &pt, work, modeled, res.Time, sites, logf); err != nil {
 				pt.Failed = "traced run: " + err.Error()
@@ -184,24 +219,41 @@ func Run(cfg Config) (*Report, error) {
 	return rep, nil
 }
 
-// measure runs the program cfg.Runs times at pt.NP.
-func measure(cfg Config, bin *estimator.PlainProgram, pt *Point, logf func(string, ...any)) error {
-	var spans, procs []trace.Time
+// runSet is the real runs at one np.
+type runSet struct {
+	np           int
+	args         []string
+	spans, procs []trace.Time
+	err          error // the first failed run: no more runs
+	extra        bool  // runs for the drift only, no point of the report
+}
+
+// measureAll runs the program cfg.Runs times at each set's np, the sets in
+// turn: run 1 at every np, then run 2, and so on.
+func measureAll(cfg Config, bin *estimator.PlainProgram, sets []*runSet, logf func(string, ...any)) {
 	start := time.Now()
 	for i := range cfg.Runs {
-		logf("running at np=%d (%d of %d)…", pt.NP, i+1, cfg.Runs)
-		r, err := bin.Run(pt.NP, pt.Args, "", cfg.Timeout)
-		if err != nil {
-			return err
+		for _, set := range sets {
+			if set.err != nil {
+				continue
+			}
+			what := fmt.Sprintf("running at np=%d (%d of %d)…", set.np, i+1, cfg.Runs)
+			if set.extra {
+				what = fmt.Sprintf("running at np=%d, the profile's, for the machine's drift (%d of %d)…", set.np, i+1, cfg.Runs)
+			}
+			logf("%s", what)
+			r, err := bin.Run(set.np, set.args, "", cfg.Timeout)
+			if err != nil {
+				set.err = err
+				continue
+			}
+			set.spans = append(set.spans, trace.Time(r.Span.Nanoseconds())*trace.Nanosecond)
+			set.procs = append(set.procs, trace.Time(r.Process.Nanoseconds())*trace.Nanosecond)
 		}
-		spans = append(spans, trace.Time(r.Span.Nanoseconds())*trace.Nanosecond)
-		procs = append(procs, trace.Time(r.Process.Nanoseconds())*trace.Nanosecond)
 	}
-	pt.Measured, pt.Process = spreadOf(spans), spreadOf(procs)
 	if took := time.Since(start); took >= time.Second {
-		logf("np=%d: %d runs in %v", pt.NP, cfg.Runs, took.Round(10*time.Millisecond))
+		logf("%d runs at each of %d np in %v", cfg.Runs, len(sets), took.Round(10*time.Millisecond))
 	}
-	return nil
 }
 
 // attribute runs the program once more with its trace and cuts it and the

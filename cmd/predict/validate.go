@@ -40,7 +40,17 @@ at each call site, and the compute between two consecutive calls); the regions
 whose measured and predicted times differ most are listed. The profile's quality
 is stated (coverage: the time no fragment measured; probed against plain run;
 error bound), and an error smaller than the real runs' own spread is marked as
-within noise. Exit status 0 whatever the error, unless --max-error is exceeded.`,
+within noise. The np are run in turn, run after run, so that each sees the
+machine as the others do.
+
+The machine's drift: among them the program runs at the profile's np and
+arguments (runs of their own when LIST lacks it), and their median is set
+against the timing pass's own plain runs. A machine that now runs the program
+slower or faster than when it was profiled is said (a WARNING beyond the runs'
+noise), and the column "at profile speed" gives each error with the real runs
+divided by that drift: the model's error, apart from the machine's. Exit status 0
+whatever the error, unless --max-error is exceeded (which reads the error, not
+the error at profile speed).`,
 		Example: `  predict validate ./testprogs/stencil -np 1,2
   predict validate ./app -np 1,2,4 --runs 9 --max-error 10 -- -n 4096`,
 		Args: cobra.ArbitraryArgs,

@@ -52,6 +52,9 @@ type row struct {
 	// -profiles N > 1); Point.Predicted is then their median and
 	// Point.Error its error.
 	Predictions []int64 `json:"predictions_ps,omitempty"`
+	// Drift is the program's own validation's drift (validate.Drift):
+	// how much slower the machine ran it than during its timing pass.
+	Drift *validate.Drift `json:"drift,omitempty"`
 }
 
 // profilesSpread is (max − min)/median of r's predictions, 0 with one.
@@ -179,7 +182,7 @@ func validateOne(p program, nps []int, runs, profNP, profiles int, args []string
 	var rows []row
 	for i := range rep.Points {
 		pt := &rep.Points[i]
-		r := row{Program: p.name, Set: p.set, Point: pt, Failed: pt.Failed, Profile: factsOf(prof)}
+		r := row{Program: p.name, Set: p.set, Point: pt, Failed: pt.Failed, Profile: factsOf(prof), Drift: rep.Drift}
 		if pt.Predicted > 0 {
 			r.Predictions = []int64{int64(pt.Predicted)}
 		}
@@ -216,6 +219,10 @@ func validateOne(p program, nps []int, runs, profNP, profiles int, args []string
 			pt.Predicted = trace.Time(xs[len(xs)/2])
 			pt.Error = float64(pt.Predicted-pt.Measured.Median) / float64(pt.Measured.Median)
 			pt.WithinNoise = pt.Measured.Relative() > math.Abs(pt.Error)
+			if d := rows[i].Drift; d != nil && d.Ratio > 0 {
+				e := float64(pt.Predicted)*d.Ratio/float64(pt.Measured.Median) - 1
+				pt.ErrorAtProfileSpeed = &e
+			}
 		}
 	}
 	return rows
@@ -223,8 +230,9 @@ func validateOne(p program, nps []int, runs, profNP, profiles int, args []string
 
 func writeTable(w io.Writer, rows []row) {
 	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "\nPROGRAM\tSET\tNP\tMEASURED\tSPREAD\tPREDICTED\tBOUND\tERROR\tPROBED\tCOVERAGE\tPROFILE SPREAD\tPROFILES\t\n")
+	fmt.Fprintf(tw, "\nPROGRAM\tSET\tNP\tMEASURED\tSPREAD\tPREDICTED\tBOUND\tERROR\tDRIFT\tAT PROFILE SPEED\tPROBED\tCOVERAGE\tPROFILE SPREAD\tPROFILES\t\n")
 	errs := map[string][]float64{}
+	adjs := map[string][]float64{} // errors at the timing pass's speed
 	var ranked []row
 	var failures []string
 	for _, r := range rows {
@@ -233,7 +241,7 @@ func writeTable(w io.Writer, rows []row) {
 			if r.Point != nil {
 				np = fmt.Sprint(r.Point.NP)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\tfailed (%d)\t\t\t\t\t\t\t\t\n", r.Program, r.Set, np, len(failures)+1)
+			fmt.Fprintf(tw, "%s\t%s\t%s\tfailed (%d)\t\t\t\t\t\t\t\t\t\t\n", r.Program, r.Set, np, len(failures)+1)
 			failures = append(failures, fmt.Sprintf("(%d) %s at np=%s: %s", len(failures)+1, r.Program, np, firstLine(r.Failed)))
 			continue
 		}
@@ -250,8 +258,19 @@ func writeTable(w io.Writer, rows []row) {
 		if len(r.Predictions) > 1 {
 			profs = fmt.Sprintf("%d, %.1f%%", len(r.Predictions), 100*r.profilesSpread())
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%v\t±%.1f%%\t%v\t±%.1f%%\t%+.1f%%%s\t%s\t%s\t\n", r.Program, r.Set, p.NP, p.Measured.Median, 50*p.Measured.Relative(), p.Predicted,
-			100*float64(p.Bound)/float64(p.Predicted), 100*p.Error, noise, facts, profs)
+		drift, adj := "—", "—"
+		if r.Drift != nil {
+			drift = fmt.Sprintf("%.2f×", r.Drift.Ratio)
+			if r.Drift.Beyond {
+				drift += "!"
+			}
+		}
+		if p.ErrorAtProfileSpeed != nil {
+			adj = fmt.Sprintf("%+.1f%%", 100**p.ErrorAtProfileSpeed)
+			adjs[r.Set] = append(adjs[r.Set], math.Abs(*p.ErrorAtProfileSpeed))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%v\t±%.1f%%\t%v\t±%.1f%%\t%+.1f%%%s\t%s\t%s\t%s\t%s\t\n", r.Program, r.Set, p.NP, p.Measured.Median, 50*p.Measured.Relative(), p.Predicted,
+			100*float64(p.Bound)/float64(p.Predicted), 100*p.Error, noise, drift, adj, facts, profs)
 		errs[r.Set] = append(errs[r.Set], max(p.Error, -p.Error))
 		ranked = append(ranked, r)
 	}
@@ -261,17 +280,16 @@ func writeTable(w io.Writer, rows []row) {
 	}
 	fmt.Fprintln(w)
 	for _, set := range []string{"tuned", "corpus"} {
-		e := errs[set]
-		if len(e) == 0 {
-			continue
+		if e := errs[set]; len(e) > 0 {
+			fmt.Fprintf(w, "%-7s median |error| %s\n", set, medianWorst(e))
 		}
-		slices.Sort(e)
-		med := e[len(e)/2]
-		if len(e)%2 == 0 {
-			med = (e[len(e)/2-1] + e[len(e)/2]) / 2
-		}
-		fmt.Fprintf(w, "%-7s median |error| %.1f%%, worst %.1f%% (%d points)\n", set, 100*med, 100*e[len(e)-1], len(e))
 	}
+	for _, set := range []string{"tuned", "corpus"} {
+		if e := adjs[set]; len(e) > 0 {
+			fmt.Fprintf(w, "%-7s at the timing pass's speed (real runs divided by the machine's drift): median |error| %s\n", set, medianWorst(e))
+		}
+	}
+	fmt.Fprintln(w, "DRIFT: the program at the profile's np ran that many times its timing pass's time during its real runs (! beyond the runs' noise)")
 	slices.SortFunc(ranked, func(a, b row) int {
 		return cmp.Compare(max(b.Point.Error, -b.Point.Error), max(a.Point.Error, -a.Point.Error))
 	})
@@ -281,6 +299,17 @@ func writeTable(w io.Writer, rows []row) {
 			fmt.Fprintf(w, "  %12v measured  %12v predicted  %s\n", rt.Measured, rt.Predicted, rt.Region)
 		}
 	}
+}
+
+// medianWorst says the median and the largest of e, and how many.
+func medianWorst(e []float64) string {
+	e = slices.Clone(e)
+	slices.Sort(e)
+	med := e[len(e)/2]
+	if len(e)%2 == 0 {
+		med = (e[len(e)/2-1] + e[len(e)/2]) / 2
+	}
+	return fmt.Sprintf("%.1f%%, worst %.1f%% (%d points)", 100*med, 100*e[len(e)-1], len(e))
 }
 
 func firstLine(s string) string {
