@@ -90,9 +90,14 @@ func fill(p *profile.File, plan *Plan, raw *probe.Raw) {
 			ls.Samples = n
 			if meanIter < 10*ov.IterNS && mean > 0 {
 				// Iterations too short for the clock: judge balance by the
-				// spread of whole entries instead (σ/mean: their extremes
-				// are mostly interrupts).
-				d = float64(sd) / float64(mean)
+				// spread of whole entries instead (σ, not the extremes:
+				// they are mostly interrupts), less what their trip
+				// counts' spread explains.
+				var oc, os int64
+				if rf.TripsOther != nil {
+					oc, os = rf.TripsOther.Count, rf.TripsOther.Sum
+				}
+				d = perIterSpread(float64(mean), float64(sd), rf.Trips, oc, os)
 				ls.Samples = 0
 			}
 			ls.D = d

@@ -109,3 +109,40 @@ func TestLoopOverhead(t *testing.T) {
 		}
 	}
 }
+
+// TestPerIterSpread: the balance of a loop judged from whole entries, its
+// trip counts' spread taken out, on hand-computed entries.
+func TestPerIterSpread(t *testing.T) {
+	// stencil's sweep: 200 entries of 32 768 points and 100 of 65 536,
+	// 1 ns a point. T: 200 × 32 768 ns and 100 × 65 536 ns: mean
+	// 43 690.67, σ 15 447.87 (σ/mean 0.354 on whole entries), all of it
+	// the trip counts'.
+	trips := [][2]int64{{32768, 200}, {65536, 100}}
+	mean := (200*32768.0 + 100*65536.0) / 300
+	sd := math.Sqrt((200*32768.0*32768+100*65536.0*65536)/300 - mean*mean)
+	if d := perIterSpread(mean, sd, trips, 0, 0); d > 1e-6 {
+		t.Errorf("stencil's sweep: D %g, want 0 (every point costs the same)", d)
+	}
+	// One trip count: the entries' own spread, σ/mean.
+	if d := perIterSpread(100, 20, [][2]int64{{10, 5}}, 0, 0); math.Abs(d-0.2) > 1e-12 {
+		t.Errorf("one trip count: D %g, want 0.2", d)
+	}
+	// Entries of 10 and of 30 iterations, each at 1 and at 3 ns an
+	// iteration (c̄ 2, σ_c 1): T = 10, 30, 30, 90; mean 40, σ² 900. E[n]
+	// 20, Var(n) 100: Var(c) = (900 − 4·100)/(400 + 100) = 1, D = 1/2.
+	// On whole entries σ/mean would read 0.75.
+	if d := perIterSpread(40, 30, [][2]int64{{10, 2}, {30, 2}}, 0, 0); math.Abs(d-0.5) > 1e-12 {
+		t.Errorf("mixed: D %g, want 0.5", d)
+	}
+	// Entries beyond the distinct trip counts kept count at their mean.
+	if d := perIterSpread(mean, sd, [][2]int64{{32768, 200}}, 100, 100*65536); d > 1e-6 {
+		t.Errorf("with other entries: D %g, want 0", d)
+	}
+	// No trip counts, or no time: the entries' spread, or nothing.
+	if d := perIterSpread(100, 30, nil, 0, 0); d != 0.3 {
+		t.Errorf("no trips: D %g, want 0.3", d)
+	}
+	if d := perIterSpread(0, 30, trips, 0, 0); d != 0 {
+		t.Errorf("no time: D %g, want 0", d)
+	}
+}

@@ -91,7 +91,7 @@ func (p *File) WriteSummary(w io.Writer, top int) error {
 		for _, l := range p.Loops {
 			state := "balanced"
 			if !l.Balanced {
-				state = "unbalanced: interpreted per iteration"
+				state = "unbalanced (its iterations differ: charged at their mean)"
 			}
 			fmt.Fprintf(&b, "  %s  %v per iteration, D=%.3f (%d samples), %s, trips %s\n", l.Node, trace.Time(l.PerIterPS), l.D,
 				l.Samples, state, tripsString(l.Trips))
