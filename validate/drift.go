@@ -70,14 +70,19 @@ func normArgs(a []string) []string {
 	return a
 }
 
-// driftOf sets the runs spans (at the profile's np) against p's plain runs.
+// driftOf sets the runs' spans (at the profile's np) against p's plain runs.
 func driftOf(p *profile.File, spans []trace.Time) *Drift {
-	prof := make([]trace.Time, len(p.PlainSpansPS))
-	for i, s := range p.PlainSpansPS {
+	return driftFrom(max(p.NP, 1), p.PlainSpansPS, p.Created, spreadOf(spans), len(spans))
+}
+
+// driftFrom sets the spread of nowRuns runs against plain runs' spans
+// (ps) at np.
+func driftFrom(np int, plainPS []int64, created string, now Spread, nowRuns int) *Drift {
+	prof := make([]trace.Time, len(plainPS))
+	for i, s := range plainPS {
 		prof[i] = trace.Time(s)
 	}
-	d := &Drift{NP: max(p.NP, 1), Profiled: spreadOf(prof), ProfiledRuns: len(prof),
-		Now: spreadOf(spans), NowRuns: len(spans), ProfiledAt: p.Created}
+	d := &Drift{NP: np, Profiled: spreadOf(prof), ProfiledRuns: len(prof), Now: now, NowRuns: nowRuns, ProfiledAt: created}
 	if d.Profiled.Median > 0 {
 		d.Ratio = float64(d.Now.Median) / float64(d.Profiled.Median)
 	}
@@ -86,12 +91,25 @@ func driftOf(p *profile.File, spans []trace.Time) *Drift {
 	return d
 }
 
+// Pooled is d set against the plain runs of several timing passes
+// (plainPS, every one's spans): the drift of a prediction that is their
+// median.
+func (d *Drift) Pooled(plainPS []int64) *Drift {
+	return driftFrom(d.NP, plainPS, d.ProfiledAt, d.Now, d.NowRuns)
+}
+
+// ErrorAt is the error of predicted against the measured median at the
+// timing passes' speed: the measured time divided by the drift.
+func (d *Drift) ErrorAt(predicted, measured trace.Time) float64 {
+	return float64(predicted)*d.Ratio/float64(measured) - 1
+}
+
 // adjust sets pt's error at the timing pass's speed.
 func (d *Drift) adjust(pt *Point) {
 	if d == nil || d.Ratio <= 0 || pt.Predicted <= 0 || pt.Measured.Median <= 0 {
 		return
 	}
-	e := float64(pt.Predicted)*d.Ratio/float64(pt.Measured.Median) - 1
+	e := d.ErrorAt(pt.Predicted, pt.Measured.Median)
 	pt.ErrorAtProfileSpeed = &e
 }
 

@@ -45,6 +45,17 @@ func TestDriftOf(t *testing.T) {
 	if d := driftOf(q, []trace.Time{102 * ms}); d.Beyond {
 		t.Errorf("2 %% apart: %+v, want within the tolerance", d)
 	}
+	// Pooled over three timing passes' runs: medians 127.5 ms now and
+	// 100 ms over 90, 95, 100, 105, 110 ms (the first pass's 90, 100 and
+	// 110 among them); ErrorAt divides the measured time by 1.275.
+	d = driftOf(p, []trace.Time{150 * ms, 120 * ms, 130 * ms, 125 * ms})
+	pooled := d.Pooled([]int64{int64(100 * ms), int64(90 * ms), int64(110 * ms), int64(95 * ms), int64(105 * ms)})
+	if pooled.Ratio != 1.275 || pooled.ProfiledRuns != 5 || pooled.NowRuns != 4 || !pooled.Beyond {
+		t.Errorf("pooled: %+v, want ratio 1.275 over 5 runs then, 4 now, beyond noise", pooled)
+	}
+	if e := pooled.ErrorAt(100*ms, 150*ms); math.Abs(e-(100*1.275/150-1)) > 1e-12 {
+		t.Errorf("ErrorAt: %v", e)
+	}
 	// A nil drift adjusts nothing.
 	var none *Drift
 	pt = Point{Predicted: ms, Measured: Spread{Median: ms}}

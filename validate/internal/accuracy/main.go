@@ -189,13 +189,16 @@ func validateOne(p program, nps []int, runs, profNP, profiles int, args []string
 		rows = append(rows, r)
 	}
 	// More fresh profiles: each predicts every np again; the rows take
-	// the median (the real runs are the same).
+	// the median (the real runs are the same), and the drift is against
+	// every profile's plain runs.
+	plain := slices.Clone(prof.PlainSpansPS)
 	for k := 1; k < profiles; k++ {
 		fmt.Fprintf(os.Stderr, "  fresh profile %d of %d\n", k+1, profiles)
 		more, err := estimator.Run(estimator.Config{Pattern: p.dir, Prepared: prog.Prepared, NP: profNP, Args: args})
 		if err != nil {
 			return failed(fmt.Errorf("timing pass %d: %v", k+1, err))
 		}
+		plain = append(plain, more.PlainSpansPS...)
 		for i := range rows {
 			pt := rows[i].Point
 			if pt == nil || pt.Predicted == 0 {
@@ -209,6 +212,12 @@ func validateOne(p program, nps []int, runs, profNP, profiles int, args []string
 		}
 	}
 	if profiles > 1 {
+		if rep.Drift != nil {
+			pooled := rep.Drift.Pooled(plain)
+			for i := range rows {
+				rows[i].Drift = pooled
+			}
+		}
 		for i := range rows {
 			pt := rows[i].Point
 			if pt == nil || len(rows[i].Predictions) < 2 || pt.Measured.Median == 0 {
@@ -220,7 +229,7 @@ func validateOne(p program, nps []int, runs, profNP, profiles int, args []string
 			pt.Error = float64(pt.Predicted-pt.Measured.Median) / float64(pt.Measured.Median)
 			pt.WithinNoise = pt.Measured.Relative() > math.Abs(pt.Error)
 			if d := rows[i].Drift; d != nil && d.Ratio > 0 {
-				e := float64(pt.Predicted)*d.Ratio/float64(pt.Measured.Median) - 1
+				e := d.ErrorAt(pt.Predicted, pt.Measured.Median)
 				pt.ErrorAtProfileSpeed = &e
 			}
 		}
