@@ -103,6 +103,9 @@ type compiler struct {
 	queue     []*function
 	at        token.Pos // what is being compiled or planned, for modeling limits
 	recCalls  map[*ssa.Call]*recursion
+	// listUnsupported: failOp also lists what it compiles (unsupported.go).
+	listUnsupported bool
+	unsupported     []Unsupported
 }
 
 // fn returns the compiled form of f, compiling it on first use (lazily,
@@ -313,6 +316,9 @@ func (c *compiler) failOp(instr ssa.Instruction, format string, args ...any) op 
 		where = c.l.Pos(instr.Parent().Pos()).String()
 	}
 	msg := fmt.Sprintf(format, args...)
+	if c.listUnsupported {
+		c.unsupported = append(c.unsupported, Unsupported{Pos: where, What: msg})
+	}
 	return func(p *proc, fr *frame) ctl {
 		return p.fail(where, msg)
 	}

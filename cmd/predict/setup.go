@@ -28,6 +28,9 @@ type predictFlags struct {
 	runs    int
 	threads int
 	noCache bool
+	// allowUnsupported: measure and predict a program whose kept code
+	// holds what the interpreter does not support (said, not refused).
+	allowUnsupported bool
 	// progArgs are the program's arguments as given: "{expr}" in them
 	// depends on np (scale.Args).
 	progArgs []string
@@ -58,6 +61,7 @@ func (f *predictFlags) add(cmd *cobra.Command) {
 	fl.IntVar(&f.runs, "profile-runs", estimator.DefaultRuns, "runs of each program (plain and probed) in the automatic timing pass")
 	fl.BoolVar(&f.noCache, "no-cache", false, "run the timing pass even when a cached profile exists")
 	fl.IntVar(&f.threads, "threads", 0, "threads per rank: what commlib.Threads returns in the model (default: the program's own choice)")
+	fl.BoolVar(&f.allowUnsupported, "allow-unsupported", false, "measure and predict even when the model holds constructs the interpreter does not support (goroutines, maps, channels): a run that reaches one stops there")
 }
 
 // setup prepares the program, its profile and the machine. Notes go to
@@ -119,6 +123,20 @@ func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*in
 		f.profileUsed = f.profile
 		warnProfile(log, prof)
 		return prog, prof, m, nil
+	}
+	// What the interpreter does not support is said before the timing
+	// pass, not after it.
+	list, err := prog.Unsupported()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if len(list) > 0 {
+		if !f.allowUnsupported {
+			return nil, nil, nil, &interp.UnsupportedError{Package: prog.Model.Package, List: list}
+		}
+		for _, u := range list {
+			fmt.Fprintf(log, "WARNING: not supported by the interpreter (--allow-unsupported): %s\n", u)
+		}
 	}
 	prof, err = f.cachedProfile(pkg, prog, hash, log)
 	return prog, prof, m, err

@@ -170,6 +170,13 @@ func validateOne(p program, nps []int, runs, profNP, profiles int, args []string
 	if err != nil {
 		return failed(err)
 	}
+	// As run, scale and validate: said before the timing pass.
+	if list, err := prog.Unsupported(); err != nil || len(list) > 0 {
+		if err == nil {
+			err = fmt.Errorf("before the timing pass: not supported by the interpreter (%d): %s", len(list), list[0])
+		}
+		return failed(err)
+	}
 	prof, err := estimator.Run(estimator.Config{Pattern: p.dir, Prepared: prog.Prepared, NP: profNP, Args: args})
 	if err != nil {
 		return failed(fmt.Errorf("timing pass: %v", err))

@@ -1,0 +1,57 @@
+package interp
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/predict-tools/predict/testprogs"
+)
+
+// TestUnsupported lists, without running anything, what the interpreter
+// does not support in every test program and corpus program: pool's go
+// statement and spmv's map built while it runs, at their file:line, and
+// nothing in the others (which the interpreter runs).
+func TestUnsupported(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads every test program")
+	}
+	dirs, err := testprogs.AllDirs("../testprogs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"corpus/pool": {"testprogs/corpus/pool/main.go:179:3: go statement"},
+		"corpus/spmv": {"testprogs/corpus/spmv/main.go:134:40: make map[int]int", "MakeMap"},
+	}
+	for _, dir := range dirs {
+		name := filepath.ToSlash(dir)
+		prog, err := Prepare("..", "./testprogs/"+name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		list, err := prog.Unsupported()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		subs, ok := want[name]
+		if !ok {
+			if len(list) > 0 {
+				t.Errorf("%s: unsupported %v, want none", name, list)
+			}
+			continue
+		}
+		found := false
+		for _, u := range list {
+			s := u.String()
+			all := true
+			for _, sub := range subs {
+				all = all && strings.Contains(s, sub)
+			}
+			found = found || all
+		}
+		if !found {
+			t.Errorf("%s: unsupported %v, want one that says %q", name, list, subs)
+		}
+	}
+}
