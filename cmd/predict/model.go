@@ -12,10 +12,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/predict-tools/predict/interp"
 	"github.com/predict-tools/predict/model"
 	"github.com/predict-tools/predict/modelgen"
 	"github.com/predict-tools/predict/reduce"
 	"github.com/spf13/cobra"
+	"golang.org/x/tools/go/ssa"
 )
 
 // formats are the output formats of the model command.
@@ -101,6 +103,12 @@ loops with their trip-count formulas and whether they may be collapsed.
 			if err != nil {
 				return err
 			}
+			if funcID == "" {
+				// What run, scale and validate would refuse, said here too.
+				if err := noteUnsupported(cmd.ErrOrStderr(), loaded, prog, ssaOf); err != nil {
+					return err
+				}
+			}
 			var buf bytes.Buffer
 			if reduced {
 				rep, err := reduce.Reduce(loaded, prog, ssaOf, reduce.Options{Exact: exact})
@@ -158,6 +166,24 @@ func writeOutput(cmd *cobra.Command, file string, data []byte) error {
 	}
 	if err := os.WriteFile(file, data, 0o666); err != nil {
 		return fmt.Errorf("-o: %v", err)
+	}
+	return nil
+}
+
+// noteUnsupported tells w what the interpreter does not support in the
+// code the (default) reduction of prog keeps: run, scale and validate
+// stop there before their timing pass.
+func noteUnsupported(w io.Writer, l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Function]*ssa.Function) error {
+	rep, err := reduce.Reduce(l, prog, ssaOf, reduce.Options{})
+	if err != nil {
+		return err
+	}
+	list, err := interp.New(&reduce.Prepared{Loaded: l, Model: prog, SSA: ssaOf, Report: rep}).Unsupported()
+	if err != nil {
+		return err
+	}
+	for _, u := range list {
+		fmt.Fprintf(w, "note: not supported by the interpreter yet (run, scale and validate stop here before measuring; --allow-unsupported goes on): %s\n", u)
 	}
 	return nil
 }
