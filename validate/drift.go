@@ -38,8 +38,9 @@ type Drift struct {
 	// Ratio is Now.Median over Profiled.Median: above 1, the machine runs
 	// the program slower now.
 	Ratio float64 `json:"ratio"`
-	// Beyond: the two sets of runs do not overlap and differ by more
-	// than DriftTolerance, so the drift is the machine's, not noise.
+	// Beyond: the medians differ by more than DriftTolerance and one
+	// set's median lies outside the other's range (min to max): the
+	// drift is the machine's, not the runs' noise.
 	Beyond bool `json:"beyond_noise"`
 	// ProfiledAt is when the profile was written (its Created).
 	ProfiledAt string `json:"profiled_at,omitempty"`
@@ -86,7 +87,8 @@ func driftFrom(np int, plainPS []int64, created string, now Spread, nowRuns int)
 	if d.Profiled.Median > 0 {
 		d.Ratio = float64(d.Now.Median) / float64(d.Profiled.Median)
 	}
-	apart := d.Now.Min > d.Profiled.Max || d.Now.Max < d.Profiled.Min
+	outside := func(t trace.Time, s Spread) bool { return t < s.Min || t > s.Max }
+	apart := outside(d.Profiled.Median, d.Now) || outside(d.Now.Median, d.Profiled)
 	d.Beyond = apart && math.Abs(d.Ratio-1) > DriftTolerance
 	return d
 }

@@ -18,7 +18,7 @@ func TestDriftOf(t *testing.T) {
 	p := &profile.File{NP: 2, PlainSpansPS: []int64{int64(100 * ms), int64(90 * ms), int64(110 * ms)}, Created: "2026-11-26T16:04:05Z"}
 	d := driftOf(p, []trace.Time{150 * ms, 120 * ms, 130 * ms, 125 * ms})
 	// Medians 100 ms then and (125+130)/2 = 127.5 ms now: 1.275; the
-	// runs do not overlap (120 > 110).
+	// median now, 127.5 ms, lies above the runs then (110 ms at most).
 	if d.Ratio != 1.275 || !d.Beyond || d.NP != 2 || d.ProfiledRuns != 3 || d.NowRuns != 4 {
 		t.Fatalf("drift %+v, want ratio 1.275 beyond noise at np=2 over 3 and 4 runs", d)
 	}
@@ -32,13 +32,19 @@ func TestDriftOf(t *testing.T) {
 		t.Errorf("text %q", txt)
 	}
 
-	// Overlapping runs are noise, however far their medians.
-	d = driftOf(p, []trace.Time{85 * ms, 120 * ms, 125 * ms})
-	if d.Beyond || d.Ratio != 1.2 {
-		t.Errorf("overlapping runs: %+v, want ratio 1.2 within noise", d)
+	// Each median inside the other's range: noise.
+	d = driftOf(p, []trace.Time{95 * ms, 105 * ms, 125 * ms})
+	if d.Beyond || d.Ratio != 1.05 {
+		t.Errorf("medians inside each other's range: %+v, want ratio 1.05 within noise", d)
 	}
 	if txt := d.text(); !strings.HasPrefix(txt, "Machine drift: none beyond the runs' noise") {
 		t.Errorf("text %q", txt)
+	}
+	// Ranges that overlap but a median outside the other's range: pic's
+	// timing pass ran 182, 200 and 266 ms, its real runs 255–272 ms.
+	q0 := &profile.File{NP: 2, PlainSpansPS: []int64{int64(182 * ms), int64(200 * ms), int64(266 * ms)}}
+	if d := driftOf(q0, []trace.Time{255 * ms, 264 * ms, 272 * ms}); !d.Beyond || d.Ratio != 1.32 {
+		t.Errorf("pic's runs: %+v, want ratio 1.32 beyond noise", d)
 	}
 	// Apart by less than the tolerance: unchanged.
 	q := &profile.File{NP: 1, PlainSpansPS: []int64{int64(100 * ms)}}
