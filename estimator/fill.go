@@ -93,11 +93,7 @@ func fill(p *profile.File, plan *Plan, raw *probe.Raw) {
 				// spread of whole entries instead (σ, not the extremes:
 				// they are mostly interrupts), less what their trip
 				// counts' spread explains.
-				var oc, os int64
-				if rf.TripsOther != nil {
-					oc, os = rf.TripsOther.Count, rf.TripsOther.Sum
-				}
-				d = perIterSpread(float64(mean), float64(sd), rf.Trips, oc, os)
+				d = perIterSpread(float64(mean), float64(sd), rf.Trips, rf.TripsOther)
 				ls.Samples = 0
 			}
 			ls.D = d

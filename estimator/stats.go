@@ -6,6 +6,8 @@ package estimator
 import (
 	"math"
 	"slices"
+
+	"github.com/predict-tools/predict/estimator/probe"
 )
 
 // moments are the raw sums a probe keeps for one fragment, in nanoseconds.
@@ -114,13 +116,12 @@ func balance(samples [][]int64, overheadNS float64) (meanNS, d float64, n int) {
 // short for the clock, judged from its whole entries: σ_c/c̄, the spread of
 // the time per iteration c of an entry, from the entries' mean and
 // standard deviation (meanT, sdT) and their trip counts (trips, count
-// pairs; other: the entries whose count is not among them, their count
-// and Σ trips). An entry's time is T = n·c: with n and c independent,
+// pairs; other: the entries whose count is not among them, or nil). An entry's time is T = n·c: with n and c independent,
 // Var(T) = c̄²·Var(n) + (E[n]² + Var(n))·Var(c), so the trip counts'
 // own spread is taken out. Judged on whole entries (σ_T/T̄), stencil's
 // sweep, entered with 32 768 points by its ranks and 65 536 by the
 // sequential check, read D = 2.45 though every point costs the same.
-func perIterSpread(meanT, sdT float64, trips [][2]int64, otherCount, otherSum int64) float64 {
+func perIterSpread(meanT, sdT float64, trips [][2]int64, other *probe.RawTripsOther) float64 {
 	var entries, sum, sumSq float64
 	for _, t := range trips {
 		n, c := float64(t[0]), float64(t[1])
@@ -128,12 +129,12 @@ func perIterSpread(meanT, sdT float64, trips [][2]int64, otherCount, otherSum in
 		sum += n * c
 		sumSq += n * n * c
 	}
-	if otherCount > 0 {
+	if other != nil && other.Count > 0 {
 		// Only their sum is known: each at their mean (no spread).
-		m := float64(otherSum) / float64(otherCount)
-		entries += float64(otherCount)
-		sum += float64(otherSum)
-		sumSq += m * m * float64(otherCount)
+		m := float64(other.Sum) / float64(other.Count)
+		entries += float64(other.Count)
+		sum += float64(other.Sum)
+		sumSq += m * m * float64(other.Count)
 	}
 	if meanT <= 0 {
 		return 0

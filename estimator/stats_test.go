@@ -120,29 +120,29 @@ func TestPerIterSpread(t *testing.T) {
 	trips := [][2]int64{{32768, 200}, {65536, 100}}
 	mean := (200*32768.0 + 100*65536.0) / 300
 	sd := math.Sqrt((200*32768.0*32768+100*65536.0*65536)/300 - mean*mean)
-	if d := perIterSpread(mean, sd, trips, 0, 0); d > 1e-6 {
+	if d := perIterSpread(mean, sd, trips, nil); d > 1e-6 {
 		t.Errorf("stencil's sweep: D %g, want 0 (every point costs the same)", d)
 	}
 	// One trip count: the entries' own spread, σ/mean.
-	if d := perIterSpread(100, 20, [][2]int64{{10, 5}}, 0, 0); math.Abs(d-0.2) > 1e-12 {
+	if d := perIterSpread(100, 20, [][2]int64{{10, 5}}, nil); math.Abs(d-0.2) > 1e-12 {
 		t.Errorf("one trip count: D %g, want 0.2", d)
 	}
 	// Entries of 10 and of 30 iterations, each at 1 and at 3 ns an
 	// iteration (c̄ 2, σ_c 1): T = 10, 30, 30, 90; mean 40, σ² 900. E[n]
 	// 20, Var(n) 100: Var(c) = (900 − 4·100)/(400 + 100) = 1, D = 1/2.
 	// On whole entries σ/mean would read 0.75.
-	if d := perIterSpread(40, 30, [][2]int64{{10, 2}, {30, 2}}, 0, 0); math.Abs(d-0.5) > 1e-12 {
+	if d := perIterSpread(40, 30, [][2]int64{{10, 2}, {30, 2}}, nil); math.Abs(d-0.5) > 1e-12 {
 		t.Errorf("mixed: D %g, want 0.5", d)
 	}
 	// Entries beyond the distinct trip counts kept count at their mean.
-	if d := perIterSpread(mean, sd, [][2]int64{{32768, 200}}, 100, 100*65536); d > 1e-6 {
+	if d := perIterSpread(mean, sd, [][2]int64{{32768, 200}}, &probe.RawTripsOther{Count: 100, Sum: 100 * 65536}); d > 1e-6 {
 		t.Errorf("with other entries: D %g, want 0", d)
 	}
 	// No trip counts, or no time: the entries' spread, or nothing.
-	if d := perIterSpread(100, 30, nil, 0, 0); d != 0.3 {
+	if d := perIterSpread(100, 30, nil, nil); d != 0.3 {
 		t.Errorf("no trips: D %g, want 0.3", d)
 	}
-	if d := perIterSpread(0, 30, trips, 0, 0); d != 0 {
+	if d := perIterSpread(0, 30, trips, nil); d != 0 {
 		t.Errorf("no time: D %g, want 0", d)
 	}
 }

@@ -29,7 +29,7 @@ func (u Unsupported) String() string { return u.Pos + ": " + u.What }
 // when one of them is reached: run, scale and validate say them before
 // it. One in code no run reaches is harmless, which the caller cannot
 // know; the prediction's own run stops at the first one it reaches.
-func (prog *Program) Unsupported() (_ []Unsupported, err error) {
+func (prog *Program) Unsupported() ([]Unsupported, error) {
 	cp, err := prog.compile(nil, nil, nil, false)
 	if err != nil {
 		return nil, err

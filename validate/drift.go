@@ -53,15 +53,16 @@ const DriftTolerance = 0.03
 // driftRef says at which np and arguments the validation can measure the
 // drift of profile p, or why it cannot (a non-empty reason).
 func driftRef(p *profile.File, args func(int) []string) (np int, why string) {
+	np = max(p.NP, 1)
 	switch {
 	case len(p.PlainSpansPS) == 0:
 		return 0, "the profile keeps no plain runs' spans (written by an older predict, or elsewhere): measure it again (--no-cache) to tell the machine's drift from the model's error"
 	case p.Host != profile.ThisHost():
 		return 0, fmt.Sprintf("the profile was measured on %s, not here (%s): the real runs cannot be set against it", p.Host, profile.ThisHost())
-	case !slices.Equal(normArgs(args(max(p.NP, 1))), normArgs(p.Args)):
-		return 0, fmt.Sprintf("the profile was measured with arguments %q, these runs use %q at np=%d", p.Args, args(max(p.NP, 1)), max(p.NP, 1))
+	case !slices.Equal(normArgs(args(np)), normArgs(p.Args)):
+		return 0, fmt.Sprintf("the profile was measured with arguments %q, these runs use %q at np=%d", p.Args, args(np), np)
 	}
-	return max(p.NP, 1), ""
+	return np, ""
 }
 
 func normArgs(a []string) []string {
@@ -106,8 +107,9 @@ func (d *Drift) ErrorAt(predicted, measured trace.Time) float64 {
 	return float64(predicted)*d.Ratio/float64(measured) - 1
 }
 
-// adjust sets pt's error at the timing pass's speed.
-func (d *Drift) adjust(pt *Point) {
+// Adjust sets pt's error at the timing pass's speed (nothing for a nil
+// drift).
+func (d *Drift) Adjust(pt *Point) {
 	if d == nil || d.Ratio <= 0 || pt.Predicted <= 0 || pt.Measured.Median <= 0 {
 		return
 	}

@@ -23,7 +23,7 @@ func TestDriftOf(t *testing.T) {
 		t.Fatalf("drift %+v, want ratio 1.275 beyond noise at np=2 over 3 and 4 runs", d)
 	}
 	pt := Point{Predicted: 100 * ms, Measured: Spread{Median: 150 * ms}}
-	d.adjust(&pt)
+	d.Adjust(&pt)
 	// 100 ms predicted against 150 ms / 1.275 = 117.647 ms: −15.0 %.
 	if pt.ErrorAtProfileSpeed == nil || math.Abs(*pt.ErrorAtProfileSpeed-(100*1.275/150-1)) > 1e-12 {
 		t.Fatalf("error at profile speed %v, want %v", pt.ErrorAtProfileSpeed, 100*1.275/150-1)
@@ -65,7 +65,7 @@ func TestDriftOf(t *testing.T) {
 	// A nil drift adjusts nothing.
 	var none *Drift
 	pt = Point{Predicted: ms, Measured: Spread{Median: ms}}
-	none.adjust(&pt)
+	none.Adjust(&pt)
 	if pt.ErrorAtProfileSpeed != nil {
 		t.Errorf("nil drift set an error at profile speed")
 	}

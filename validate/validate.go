@@ -208,7 +208,7 @@ func Run(cfg Config) (*Report, error) {
 		pt.Predicted, pt.Bound = res.Time, res.Bound
 		pt.Error = float64(res.Time-pt.Measured.Median) / float64(pt.Measured.Median)
 		pt.WithinNoise = pt.Measured.Relative() > math.Abs(pt.Error)
-		rep.Drift.adjust(&pt)
+		rep.Drift.Adjust(&pt)
 		if cfg.Attribute {
 			if err := attribute(cfg, bin, &pt, work, modeled, res.Time, sites, logf); err != nil {
 				pt.Failed = "traced run: " + err.Error()

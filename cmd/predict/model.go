@@ -17,7 +17,6 @@ import (
 	"github.com/predict-tools/predict/modelgen"
 	"github.com/predict-tools/predict/reduce"
 	"github.com/spf13/cobra"
-	"golang.org/x/tools/go/ssa"
 )
 
 // formats are the output formats of the model command.
@@ -103,18 +102,27 @@ loops with their trip-count formulas and whether they may be collapsed.
 			if err != nil {
 				return err
 			}
+			var rep *reduce.Report
+			if reduced {
+				if rep, err = reduce.Reduce(loaded, prog, ssaOf, reduce.Options{Exact: exact}); err != nil {
+					return err
+				}
+			}
 			if funcID == "" {
-				// What run, scale and validate would refuse, said here too.
-				if err := noteUnsupported(cmd.ErrOrStderr(), loaded, prog, ssaOf); err != nil {
+				// What run, scale and validate would refuse, said here
+				// too, in the code the default reduction keeps.
+				kept := rep
+				if kept == nil || exact {
+					if kept, err = reduce.Reduce(loaded, prog, ssaOf, reduce.Options{}); err != nil {
+						return err
+					}
+				}
+				if err := noteUnsupported(cmd.ErrOrStderr(), &reduce.Prepared{Loaded: loaded, Model: prog, SSA: ssaOf, Report: kept}); err != nil {
 					return err
 				}
 			}
 			var buf bytes.Buffer
 			if reduced {
-				rep, err := reduce.Reduce(loaded, prog, ssaOf, reduce.Options{Exact: exact})
-				if err != nil {
-					return err
-				}
 				if format == "json" {
 					err = rep.WriteJSON(&buf)
 				} else {
@@ -171,14 +179,10 @@ func writeOutput(cmd *cobra.Command, file string, data []byte) error {
 }
 
 // noteUnsupported tells w what the interpreter does not support in the
-// code the (default) reduction of prog keeps: run, scale and validate
-// stop there before their timing pass.
-func noteUnsupported(w io.Writer, l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Function]*ssa.Function) error {
-	rep, err := reduce.Reduce(l, prog, ssaOf, reduce.Options{})
-	if err != nil {
-		return err
-	}
-	list, err := interp.New(&reduce.Prepared{Loaded: l, Model: prog, SSA: ssaOf, Report: rep}).Unsupported()
+// code p keeps: run, scale and validate stop there before their timing
+// pass.
+func noteUnsupported(w io.Writer, p *reduce.Prepared) error {
+	list, err := interp.New(p).Unsupported()
 	if err != nil {
 		return err
 	}

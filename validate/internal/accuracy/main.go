@@ -235,10 +235,7 @@ func validateOne(p program, nps []int, runs, profNP, profiles int, args []string
 			pt.Predicted = trace.Time(xs[len(xs)/2])
 			pt.Error = float64(pt.Predicted-pt.Measured.Median) / float64(pt.Measured.Median)
 			pt.WithinNoise = pt.Measured.Relative() > math.Abs(pt.Error)
-			if d := rows[i].Drift; d != nil && d.Ratio > 0 {
-				e := d.ErrorAt(pt.Predicted, pt.Measured.Median)
-				pt.ErrorAtProfileSpeed = &e
-			}
+			rows[i].Drift.Adjust(pt)
 		}
 	}
 	return rows
