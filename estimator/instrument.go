@@ -217,11 +217,13 @@ func instrument(p *reduce.Prepared, coarse map[string]bool) (*Plan, error) {
 }
 
 // usesThreads reports whether the program creates pool or Parallel
-// threads: then a fragment's wall time would include the time its thread
-// waited for a core, which the interpreter, giving each logical thread a
-// core, must not charge.
+// threads or starts goroutines: then a fragment's wall time would include
+// the time its thread waited for a core, which the interpreter, sharing
+// the cores among the logical threads itself, must not charge.
 func usesThreads(prog *model.Program) bool {
-	return hasLeaf(prog, func(l *model.Leaf) bool { return l.Op == "Comm.NewPool" || l.Op == "Comm.Parallel" })
+	return hasLeaf(prog, func(l *model.Leaf) bool {
+		return l.Op == "Comm.NewPool" || l.Op == "Comm.Parallel" || l.Kind == model.LeafSpawn
+	})
 }
 
 // hasLeaf reports whether a leaf of the program satisfies is.

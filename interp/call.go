@@ -90,6 +90,9 @@ func (c *compiler) call(cf *function, in *ssa.Call) op {
 				return p.callFrom(fr, fn, env, args, dst, site)
 			}
 		}
+		if op := modelgen.GoSyncOp(f); op != "" {
+			return c.goSyncOp(op, args, dst, site)
+		}
 		if exit := c.exitOp(cf, in, f.String(), args, site); exit != nil {
 			return exit
 		}
@@ -472,6 +475,14 @@ func (c *compiler) deferOp(cf *function, in *ssa.Defer) op {
 		cop := c.commlib(cf, &ssa.Call{Call: *cc}, opName, args, -1, site)
 		return func(p *proc, fr *frame) ctl {
 			fr.defers = append(fr.defers, deferred{fn: V{R: &closure{op: cop}}})
+			return cNext
+		}
+	}
+	if f := cc.StaticCallee(); f != nil && modelgen.GoSyncOp(f) != "" {
+		// A deferred sync call (WaitGroup.Done, Mutex.Unlock), likewise.
+		sop := c.goSyncOp(modelgen.GoSyncOp(f), args, -1, site)
+		return func(p *proc, fr *frame) ctl {
+			fr.defers = append(fr.defers, deferred{fn: V{R: &closure{op: sop}}})
 			return cNext
 		}
 	}

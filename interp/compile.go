@@ -326,6 +326,9 @@ func (c *compiler) failOp(instr ssa.Instruction, format string, args ...any) op 
 
 // instr compiles one instruction.
 func (c *compiler) instr(cf *function, cb *block, instr ssa.Instruction) op {
+	if what := channelOp(instr); what != "" {
+		return c.failOp(instr, "%s: channels are not modeled yet (synchronize a rank's goroutines with sync.WaitGroup, Mutex, RWMutex or Once)", what)
+	}
 	switch in := instr.(type) {
 	case *ssa.Jump:
 		succ := cb.succs[0]
@@ -348,6 +351,12 @@ func (c *compiler) instr(cf *function, cb *block, instr ssa.Instruction) op {
 		}
 	case *ssa.Store:
 		addr, val := c.operand(cf, in.Addr), c.operand(cf, in.Val)
+		if !aggregate(in.Val.Type()) {
+			return func(p *proc, fr *frame) ctl {
+				storeTo(addr.get(fr), val.get(fr))
+				return cNext
+			}
+		}
 		return func(p *proc, fr *frame) ctl {
 			storeTo(addr.get(fr), copyValue(val.get(fr)))
 			return cNext
@@ -359,7 +368,7 @@ func (c *compiler) instr(cf *function, cb *block, instr ssa.Instruction) op {
 	case *ssa.RunDefers:
 		return func(p *proc, fr *frame) ctl { return p.runDefers(fr) }
 	case *ssa.Go:
-		return c.failOp(in, "go statement: the interpreter models commlib's threads (Pool, Parallel) only, not goroutines")
+		return c.spawnOp(cf, in)
 	case *ssa.DebugRef:
 		return func(p *proc, fr *frame) ctl { return cNext }
 	case ssa.Value:

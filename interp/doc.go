@@ -46,7 +46,11 @@
 // acquisitions and work-sharing counters follow modeled time, not the
 // order in which tasks were set. Pool tasks run when the master waits for
 // them (WaitForAll); the master's own lock operations between SetTask and
-// WaitForAll are taken before its tasks'. On a node with more ranks than
+// WaitForAll are taken before its tasks'. Goroutines are threads of their
+// rank too (goroutines.go): a go statement starts one at its creator's
+// clock, the main thread's run when it waits on a sync.WaitGroup, and
+// sync.Mutex, RWMutex and Once follow modeled time as commlib's locks do;
+// channels are refused (before any measurement) until they are modeled. On a node with more ranks than
 // cores, a rank takes a core when it is ready and keeps it until it
 // blocks in communication, ends, or uses up a 10 ms time slice while
 // others wait; a rank readied by a running one runs next on its core

@@ -509,7 +509,15 @@ func (p *proc) runDefers(fr *frame) ctl {
 	d := fr.defers[len(fr.defers)-1]
 	fr.defers = fr.defers[:len(fr.defers)-1]
 	fr.pc-- // come back for the next one
-	return p.callValue(d.fn, d.args, -1, fr.site)
+	c := p.callValue(d.fn, d.args, -1, fr.site)
+	if c == cYield {
+		// A deferred operation that lets an earlier thread go first:
+		// it runs again when this thread resumes (step takes pc back to
+		// this RunDefers).
+		fr.defers = append(fr.defers, d)
+		fr.pc++
+	}
+	return c
 }
 
 // fail stops the process with an error at where.

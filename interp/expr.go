@@ -45,10 +45,14 @@ func (c *compiler) value(cf *function, v ssa.Value) func(fr *frame) (V, string) 
 		}
 	case *ssa.Field:
 		x, i := c.operand(cf, in.X), in.Field
+		agg := aggregate(in.Type())
 		return func(fr *frame) (V, string) {
 			s, ok := x.get(fr).R.(*structV)
 			if !ok {
 				return zeroOf(in.Type()), ""
+			}
+			if !agg {
+				return s.f[i], ""
 			}
 			return copyValue(s.f[i]), ""
 		}
@@ -72,12 +76,16 @@ func (c *compiler) value(cf *function, v ssa.Value) func(fr *frame) (V, string) 
 		}
 	case *ssa.Index:
 		x, idx := c.operand(cf, in.X), c.operand(cf, in.Index)
+		agg := aggregate(in.Type())
 		return func(fr *frame) (V, string) {
 			i := int(idx.get(fr).I)
 			switch r := x.get(fr).R.(type) {
 			case *array:
 				if i < 0 || i >= r.n {
 					return V{}, fmt.Sprintf("index out of range [%d] with length %d", i, r.n)
+				}
+				if !agg {
+					return r.load(i), ""
 				}
 				return copyValue(r.load(i)), ""
 			case string:
@@ -177,12 +185,13 @@ func (c *compiler) unop(cf *function, in *ssa.UnOp) func(fr *frame) (V, string) 
 	t := in.X.Type()
 	switch in.Op {
 	case token.MUL:
+		agg := aggregate(in.Type())
 		return func(fr *frame) (V, string) {
 			a := x.get(fr)
 			if a.R == nil {
 				return V{}, "invalid memory address or nil pointer dereference"
 			}
-			return loadFrom(a), ""
+			return loadFrom(a, agg), ""
 		}
 	case token.SUB:
 		if isFloat(t) {

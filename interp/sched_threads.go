@@ -26,6 +26,9 @@ type thread struct {
 	blocked any
 	// passed is the barrier whose release woke it: its Wait returns.
 	passed *barrierV
+	// wg is the WaitGroup its end marks Done (a goroutine of
+	// WaitGroup.Go), or nil.
+	wg *wgV
 }
 
 // task is a pool task set by the master: it starts at set + Start.
@@ -156,9 +159,15 @@ func (p *proc) runThreads(ts *threadSet) bool {
 				th.task = -1
 			} else {
 				th.done = true
+				if th.wg != nil {
+					p.cur.clock = addTime(p.cur.clock, int64(p.w.mach.Threads.CAS))
+					if p.wgAdd(th.wg, -1, "") == cStop {
+						return false
+					}
+				}
 			}
 		case cBlock:
-			p.fail("", "a pool thread blocked in communication: not modeled")
+			p.fail("", "a thread or goroutine of the rank blocked in communication: not modeled (only the rank's main goroutine may communicate)")
 			return false
 		}
 		// cYield: it waits for a lock or for a thread with a smaller
@@ -186,6 +195,10 @@ func objectName(o any) string {
 		return fmt.Sprintf("semaphore %d", o.id)
 	case *barrierV:
 		return fmt.Sprintf("barrier %d", o.id)
+	case *wgV:
+		return fmt.Sprintf("WaitGroup %d (counter %d)", o.id, o.count)
+	case *rwMutexV:
+		return fmt.Sprintf("RWMutex %d", o.id)
 	}
 	return "an object"
 }

@@ -21,23 +21,8 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 	arg := func(fr *frame, i int) V { return args[i].get(fr) }
 	costs := &c.cp.mach.Threads
 	objID := func(w *World) int64 { w.collID++; return w.collID }
-	traceThread := func(p *proc, op string, enter int64, obj int64) {
-		if p.w.cfg.Trace != nil {
-			p.emit(trace.Event{Kind: trace.KindOp, Op: op, Peer: trace.NoPeer, Root: trace.NoPeer, Object: obj, Site: site,
-				Enter: trace.Time(enter), Exit: trace.Time(p.cur.clock)})
-		}
-	}
-	// spend advances the running thread by t of overhead; false when
-	// its clock passes the limit (the run stops).
-	spend := func(p *proc, t int64) bool {
-		if !p.advance(t, site, name) {
-			return false
-		}
-		if p.cur == &p.main {
-			p.overhead += t
-		}
-		return true
-	}
+	traceThread := func(p *proc, op string, enter int64, obj int64) { p.traceThread(op, site, enter, obj) }
+	spend := func(p *proc, t int64) bool { return p.spend(t, site, name) }
 	switch name {
 	case "Comm.NewPool":
 		return func(p *proc, fr *frame) ctl {
@@ -167,58 +152,15 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 		try := name == "Mutex.TryLock"
 		return func(p *proc, fr *frame) ctl {
 			m, _ := arg(fr, 0).R.(*mutexV)
-			if m == nil {
-				return p.fail(site, "Lock of a nil mutex")
-			}
-			if p.letEarlierGo() {
-				return cYield
-			}
-			enter := p.cur.clock
 			if try {
-				if !spend(p, int64(costs.TryLock)) {
-					return cStop
-				}
-				ok := !m.held && m.released <= p.cur.clock
-				if ok {
-					m.held = true
-				}
-				return set(fr, dst, boolV(ok))
+				return p.tryLock(m, fr, dst, site, name)
 			}
-			if m.held {
-				if th := p.thisThread(); th != nil {
-					th.blocked = m // until its holder unlocks it
-					return cYield
-				}
-				return p.fail(site, "Lock of a mutex the rank's main thread holds already (it would wait forever)")
-			}
-			t := int64(costs.LockAcquired(trace.Time(p.cur.clock), trace.Time(m.released)))
-			if p.overflowed(t, site, name) {
-				return cStop
-			}
-			if p.cur == &p.main {
-				p.overhead += int64(costs.TryLock)
-				p.wait += t - p.cur.clock - int64(costs.TryLock)
-			}
-			p.cur.clock = t
-			m.held = true
-			traceThread(p, "Mutex.Lock", enter, m.id)
-			return cNext
+			return p.lock(m, site, name)
 		}
 	case "Mutex.Unlock":
 		return func(p *proc, fr *frame) ctl {
 			m, _ := arg(fr, 0).R.(*mutexV)
-			if m == nil || !m.held {
-				return p.fail(site, "Unlock of an unlocked mutex")
-			}
-			enter := p.cur.clock
-			if !spend(p, int64(costs.Release)) {
-				return cStop
-			}
-			m.held = false
-			m.released = p.cur.clock
-			p.wake(m)
-			traceThread(p, "Mutex.Unlock", enter, m.id)
-			return cNext
+			return p.unlock(m, site, name)
 		}
 	case "Mutex.Critical":
 		return func(p *proc, fr *frame) ctl {
@@ -236,16 +178,10 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 				}
 				return p.fail(site, "Critical on a mutex the rank's main thread holds already (it would wait forever)")
 			}
-			enter := p.cur.clock
-			t := int64(costs.LockAcquired(trace.Time(p.cur.clock), trace.Time(m.released)))
-			if p.overflowed(t, site, name) {
+			enter, ok := p.acquire(m.released, site, name)
+			if !ok {
 				return cStop
 			}
-			if p.cur == &p.main {
-				p.overhead += int64(costs.TryLock)
-				p.wait += t - p.cur.clock - int64(costs.TryLock)
-			}
-			p.cur.clock = t
 			traceThread(p, "Mutex.Lock", enter, m.id)
 			// Run f in place, on the current thread, holding the lock.
 			m.held = true
@@ -310,16 +246,10 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 				s.released = s.released[n:]
 				return set(fr, dst, boolV(true))
 			}
-			enter := p.cur.clock
-			t := int64(costs.LockAcquired(trace.Time(p.cur.clock), trace.Time(at)))
-			if p.overflowed(t, site, name) {
+			enter, ok := p.acquire(at, site, name)
+			if !ok {
 				return cStop
 			}
-			if p.cur == &p.main {
-				p.overhead += int64(costs.TryLock)
-				p.wait += t - p.cur.clock - int64(costs.TryLock)
-			}
-			p.cur.clock = t
 			s.released = s.released[n:]
 			traceThread(p, "Semaphore.Acquire", enter, s.id)
 			return cNext
@@ -399,6 +329,106 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 		return c.atomicOp(name, args, dst, site)
 	}
 	return nil
+}
+
+// spend advances the running thread by t of overhead; false when its
+// clock passes the limit (the run stops).
+func (p *proc) spend(t int64, site, name string) bool {
+	if !p.advance(t, site, name) {
+		return false
+	}
+	if p.cur == &p.main {
+		p.overhead += t
+	}
+	return true
+}
+
+// traceThread records a thread operation of the running thread from enter
+// to its clock now.
+func (p *proc) traceThread(op, site string, enter, obj int64) {
+	if p.w.cfg.Trace != nil {
+		p.emit(trace.Event{Kind: trace.KindOp, Op: op, Peer: trace.NoPeer, Root: trace.NoPeer, Object: obj, Site: site,
+			Enter: trace.Time(enter), Exit: trace.Time(p.cur.clock)})
+	}
+}
+
+// lock takes m for the running thread at max(its clock, m's release) +
+// TryLock; a thread finding m held waits until its holder unlocks it.
+func (p *proc) lock(m *mutexV, site, name string) ctl {
+	if m == nil {
+		return p.fail(site, "Lock of a nil mutex")
+	}
+	if p.letEarlierGo() {
+		return cYield
+	}
+	if m.held {
+		if th := p.thisThread(); th != nil {
+			th.blocked = m // until its holder unlocks it
+			return cYield
+		}
+		return p.fail(site, "Lock of a mutex the rank's main thread holds already (it would wait forever)")
+	}
+	enter, ok := p.acquire(m.released, site, name)
+	if !ok {
+		return cStop
+	}
+	m.held = true
+	p.traceThread("Mutex.Lock", site, enter, m.id)
+	return cNext
+}
+
+// acquire advances the running thread to when it gets a lock or permits
+// last released at released (machine.ThreadCosts.LockAcquired): the
+// attempt is the main thread's overhead, the rest its wait. It returns
+// the clock before, and false when the clock passes its limit.
+func (p *proc) acquire(released int64, site, name string) (int64, bool) {
+	enter := p.cur.clock
+	costs := &p.w.mach.Threads
+	t := int64(costs.LockAcquired(trace.Time(p.cur.clock), trace.Time(released)))
+	if p.overflowed(t, site, name) {
+		return enter, false
+	}
+	if p.cur == &p.main {
+		p.overhead += int64(costs.TryLock)
+		p.wait += t - p.cur.clock - int64(costs.TryLock)
+	}
+	p.cur.clock = t
+	return enter, true
+}
+
+// tryLock takes m if it is free at the running thread's clock, after one
+// attempt (TryLock), and sets the result slot dst to whether it did.
+func (p *proc) tryLock(m *mutexV, fr *frame, dst int, site, name string) ctl {
+	if m == nil {
+		return p.fail(site, "TryLock of a nil mutex")
+	}
+	if p.letEarlierGo() {
+		return cYield
+	}
+	if !p.spend(int64(p.w.mach.Threads.TryLock), site, name) {
+		return cStop
+	}
+	ok := !m.held && m.released <= p.cur.clock
+	if ok {
+		m.held = true
+	}
+	return set(fr, dst, boolV(ok))
+}
+
+// unlock releases m after Release and wakes the threads waiting for it.
+func (p *proc) unlock(m *mutexV, site, name string) ctl {
+	if m == nil || !m.held {
+		return p.fail(site, "Unlock of an unlocked mutex")
+	}
+	enter := p.cur.clock
+	if !p.spend(int64(p.w.mach.Threads.Release), site, name) {
+		return cStop
+	}
+	m.held = false
+	m.released = p.cur.clock
+	p.wake(m)
+	p.traceThread("Mutex.Unlock", site, enter, m.id)
+	return cNext
 }
 
 // runInPlace runs a func() on the current thread to its end (the body of

@@ -53,6 +53,19 @@ func spinProfile(t *testing.T, p *Program, np int, unit int64) *profile.File {
 	return pf
 }
 
+// threadMachine is the ideal machine with thread costs of a few distinct
+// nanoseconds, for hand computations.
+func threadMachine(t *testing.T) *machine.Machine {
+	t.Helper()
+	m, err := machine.Preset("ideal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := trace.Nanosecond
+	m.Threads = machine.ThreadCosts{Create: 7 * ns, SetTask: 3 * ns, Start: 2 * ns, TryLock: 1 * ns, Release: 4 * ns, CreateSemaphore: 5 * ns, CAS: 6 * ns}
+	return m
+}
+
 // TestThreadsHandComputed checks pools, joins and locks against seed-003's
 // formulas (§3.4, §4.1.2): a task starts at the master's clock plus the
 // start cost on the earliest free worker; WaitForAll resumes the master at
@@ -64,12 +77,7 @@ func TestThreadsHandComputed(t *testing.T) {
 	p := prepare(t, "./interp/testdata/threads")
 	const U = 1_000_000 // one unit of work: 1 µs
 	pf := unitProfile(t, p, U)
-	m, err := machine.Preset("ideal")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns := trace.Nanosecond
-	m.Threads = machine.ThreadCosts{Create: 7 * ns, SetTask: 3 * ns, Start: 2 * ns, TryLock: 1 * ns, Release: 4 * ns, CreateSemaphore: 5 * ns, CAS: 6 * ns}
+	m := threadMachine(t)
 	cases := []struct {
 		part    string
 		threads int

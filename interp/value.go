@@ -173,6 +173,16 @@ func copyArray(a *array) *array {
 	return c
 }
 
+// aggregate reports whether values of t are copied on load and store: t
+// is a struct or an array.
+func aggregate(t types.Type) bool {
+	switch t.Underlying().(type) {
+	case *types.Struct, *types.Array:
+		return true
+	}
+	return false
+}
+
 // copyValue copies a value of an aggregate type (a load or store of a
 // struct or array copies it).
 func copyValue(v V) V { return cloneZero(v) }
@@ -265,12 +275,21 @@ func storeTo(a V, v V) {
 	}
 }
 
-// loadFrom loads the value at the address a (aggregates are copied).
-func loadFrom(a V) V {
+// loadFrom loads the value at the address a; agg says that its type is an
+// aggregate (a struct or an array), which is copied. A pointer to a struct
+// is represented as the struct's memory, as a struct value is: a load of a
+// pointer must not copy what it points to.
+func loadFrom(a V, agg bool) V {
 	switch r := a.R.(type) {
 	case *ptr:
+		if !agg {
+			return r.load()
+		}
 		return copyValue(r.load())
 	case *box:
+		if !agg {
+			return r.v
+		}
 		return copyValue(r.v)
 	case *structV:
 		return V{R: copyStruct(r)}

@@ -23,6 +23,12 @@ type proc struct {
 	cur       *exec
 	curThread int
 	threads   *threadSet // the threads running now, nil on the main thread
+	// gos are the goroutines the main thread started and has not waited
+	// for; syncs the states of the sync objects of the rank's memory
+	// (goroutines.go).
+	gos     *threadSet
+	gosSite string // the go statement that started the first of gos
+	syncs   map[*structV]any
 
 	compute, overhead, wait int64
 	// coreWait is the time its threads waited for a core (cores.go).
@@ -245,6 +251,9 @@ func (w *World) schedule() error {
 			w.releaseCore(p, p.main.clock)
 			w.ready.push(p) // takes a core again with the rest of its compute
 		case cStop:
+			if p.err == nil && p.gos != nil {
+				p.endGoroutines()
+			}
 			if p.err != nil {
 				return p.err
 			}

@@ -81,6 +81,8 @@ func (fb *funcBuilder) callLeaf(cc *ssa.CallCommon) *model.Leaf {
 		switch {
 		case IsCommlib(callee):
 			lf.Kind, lf.Op, lf.Callee = model.LeafCFC, CommlibOp(callee), callee.String()
+		case GoSyncOp(callee) != "":
+			lf.Kind, lf.Op, lf.Callee = model.LeafCFC, GoSyncOp(callee), callee.String()
 		case fb.b.inModule(callee):
 			lf.Kind, lf.Callee = model.LeafUFC, fb.b.funcID(callee)
 			fb.b.enqueue(callee)

@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"strings"
 
+	"github.com/predict-tools/predict/modelgen"
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -42,6 +43,9 @@ func (a *analysis) findRoots() {
 				}
 			}
 			for _, instr := range b.Instrs {
+				if a.channelOp(instr) {
+					continue
+				}
 				call, ok := instr.(ssa.CallInstruction)
 				if !ok {
 					continue
@@ -69,6 +73,15 @@ func (a *analysis) findRoots() {
 							a.opaqueArg(call, i, "the elements of ", a.rootContents(args[i], fmt.Sprintf("elements of argument %d of %s", i, op)))
 						}
 					}
+				case modelgen.GoSyncOp(callee) != "":
+					// A goroutine's synchronization: the interpreter runs it
+					// on the object the receiver points to (and, for Once.Do
+					// and WaitGroup.Go, calls the function).
+					op := modelgen.GoSyncOp(callee)
+					a.keepCalls[call] = true
+					for i, arg := range cc.Args {
+						a.root(arg, fmt.Sprintf("argument %d of %s", i, op))
+					}
 				case callee != nil && callee.Pkg != nil && callee.Pkg.Pkg.Path() == "flag" && callee.Name() == "Parse":
 					// The flags take the program's arguments there: a
 					// flag read between it and commlib.Main (a check in
@@ -83,6 +96,38 @@ func (a *analysis) findRoots() {
 		}
 	}
 	a.rootSealed()
+}
+
+// channelOp keeps a channel operation (send, receive, select, close) and
+// roots its channel, and reports whether instr is one: a channel
+// synchronizes goroutines whatever the values it carries, so a model
+// without it would not wait where the program waits.
+func (a *analysis) channelOp(instr ssa.Instruction) bool {
+	switch in := instr.(type) {
+	case *ssa.Send:
+		a.keepCalls[in] = true
+		a.root(in.Chan, "channel of a send")
+	case *ssa.UnOp:
+		if in.Op != token.ARROW {
+			return false
+		}
+		a.keepCalls[in] = true
+		a.root(in.X, "channel of a receive")
+	case *ssa.Select:
+		a.keepCalls[in] = true
+		for _, st := range in.States {
+			a.root(st.Chan, "channel of a select")
+		}
+	case *ssa.Call:
+		if b, ok := in.Call.Value.(*ssa.Builtin); !ok || b.Name() != "close" {
+			return false
+		}
+		a.keepCalls[in] = true
+		a.root(in.Call.Args[0], "channel closed")
+	default:
+		return false
+	}
+	return true
 }
 
 // rootSealed roots what the interpreter needs of the sealed loops: the

@@ -1,0 +1,433 @@
+// This file defines goroutines inside a rank and the sync primitives that
+// join and guard them (issue 19): a go statement starts a logical thread
+// of its rank, and sync.WaitGroup, sync.Mutex, sync.RWMutex and sync.Once
+// follow modeled time as commlib's threads and locks do (threads.go).
+//
+// A goroutine costs its creator the machine file's thread Create and
+// starts Start later, at its creator's clock then. It runs on its rank's
+// share of the node's cores (cores.go), interleaved with the rank's other
+// threads by smallest clock, and its locks are taken in the order of the
+// clocks at which they are asked for. Goroutines started by the rank's
+// main thread run when the main thread waits for them (WaitGroup.Wait, as
+// a pool's tasks run at WaitForAll): the main thread's own lock
+// operations before that wait are taken before theirs. Goroutines the
+// main thread never waits for run when the rank ends; its end does not
+// wait for them (as a Go program's does not), and the run says so.
+//
+// Costs: Add and Done are atomics (CAS); Wait returns at the later of its
+// clock plus CAS and the latest Done; Lock and RLock are taken at
+// max(t, release) + TryLock; Unlock and RUnlock cost Release. Once.Do
+// costs CAS; the first call runs its function to its end on the calling
+// thread (as a critical section is run: it must not block), and a later
+// call returns no earlier than that end.
+
+package interp
+
+import (
+	"fmt"
+	"go/token"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// wgV is a sync.WaitGroup's state.
+type wgV struct {
+	id    int64
+	count int
+	last  int64 // the latest Done
+}
+
+// rwMutexV is a sync.RWMutex's state.
+type rwMutexV struct {
+	id       int64
+	writer   bool  // held for writing
+	readers  int   // holders for reading
+	released int64 // the latest release, by a writer or a reader
+	wrote    int64 // the latest writer's release
+}
+
+// onceV is a sync.Once's state.
+type onceV struct {
+	done bool
+	end  int64 // when the first call's function returned
+}
+
+// spawnOp compiles a go statement: the goroutine's function and
+// arguments are evaluated now, and it starts as a thread of the rank.
+func (c *compiler) spawnOp(cf *function, in *ssa.Go) op {
+	cc := &in.Call
+	site := c.l.Pos(in.Pos()).String()
+	if cc.IsInvoke() {
+		return c.failOp(in, "go statement calling an interface method: not supported by the interpreter (start a function or a closure)")
+	}
+	if _, ok := cc.Value.(*ssa.Builtin); ok {
+		return c.failOp(in, "go statement calling a builtin: not supported by the interpreter")
+	}
+	args := make([]operand, len(cc.Args))
+	for i, a := range cc.Args {
+		args[i] = c.operand(cf, a)
+	}
+	if f := cc.StaticCallee(); f != nil {
+		fv := c.funcValue(f)
+		if fv.fn == nil {
+			return c.failOp(in, "go statement starting %s, a function outside the program: not supported by the interpreter", f)
+		}
+		fn := fv.fn
+		var env []operand
+		if mc, ok := cc.Value.(*ssa.MakeClosure); ok {
+			for _, b := range mc.Bindings {
+				env = append(env, c.operand(cf, b))
+			}
+		}
+		return func(p *proc, fr *frame) ctl {
+			return p.spawn(fn, evalArgs(env, fr), evalArgs(args, fr), nil, site)
+		}
+	}
+	fnv := c.operand(cf, cc.Value)
+	return func(p *proc, fr *frame) ctl {
+		cl, _ := fnv.get(fr).R.(*closure)
+		if cl == nil || cl.fn == nil {
+			return p.fail(site, "go statement: the goroutine's function is nil or not the program's")
+		}
+		return p.spawn(cl.fn, cl.env, evalArgs(args, fr), nil, site)
+	}
+}
+
+// spawn starts a goroutine running fn(args) with free variables env; wg,
+// if not nil, is the WaitGroup its end marks Done (WaitGroup.Go).
+func (p *proc) spawn(fn *function, env, args []V, wg *wgV, site string) ctl {
+	costs := &p.w.mach.Threads
+	if !p.spend(int64(costs.Create), site, "go") {
+		return cStop
+	}
+	start := addTime(p.cur.clock, int64(costs.Start))
+	ts := p.threads
+	if ts == nil {
+		// Started by the main thread: it runs when the main thread
+		// waits for it.
+		if p.gos == nil {
+			p.gos, p.gosSite = &threadSet{}, site
+		}
+		ts = p.gos
+	}
+	th := &thread{id: len(ts.threads), task: -1, wg: wg}
+	saved := p.cur
+	th.clock = start
+	p.cur = &th.exec
+	c := p.call(fn, env, args, -1, site)
+	p.cur = saved
+	if c == cStop && p.err != nil {
+		return cStop
+	}
+	ts.threads = append(ts.threads, th)
+	if ts == p.threads {
+		p.useCores(ts)
+	}
+	return cNext
+}
+
+// waitGoroutines runs the goroutines the main thread started and has not
+// waited for yet; false if the run stops.
+func (p *proc) waitGoroutines() bool {
+	ts := p.gos
+	if ts == nil || p.threads != nil {
+		return true
+	}
+	p.gos = nil
+	return p.runThreads(ts)
+}
+
+// endGoroutines runs, when the rank ends, the goroutines its main thread
+// never waited for; the rank's end does not wait for them.
+func (p *proc) endGoroutines() bool {
+	if p.gos == nil {
+		return true
+	}
+	p.w.noteAssumption(p.gosSite, "goroutines still running when their rank ended: the rank's end does not wait for them")
+	clock := p.main.clock
+	ok := p.waitGoroutines()
+	p.main.clock = clock
+	return ok
+}
+
+// syncState returns the state of the sync object recv points to, made
+// by mk on first use, or nil when recv is nil.
+func (p *proc) syncState(recv V, mk func() any) any {
+	s, _ := target(recv).(*structV)
+	if s == nil {
+		return nil
+	}
+	if p.syncs == nil {
+		p.syncs = map[*structV]any{}
+	}
+	st := p.syncs[s]
+	if st == nil {
+		st = mk()
+		p.syncs[s] = st
+	}
+	return st
+}
+
+// goSyncOp compiles a call of a followed method of package sync (named as
+// modelgen.GoSyncOp names it).
+func (c *compiler) goSyncOp(name string, args []operand, dst int, site string) op {
+	costs := &c.cp.mach.Threads
+	objID := func(w *World) int64 { w.collID++; return w.collID }
+	wg := func(p *proc, fr *frame) *wgV {
+		st, _ := p.syncState(args[0].get(fr), func() any { return &wgV{id: objID(p.w)} }).(*wgV)
+		return st
+	}
+	mu := func(p *proc, fr *frame) *mutexV {
+		st, _ := p.syncState(args[0].get(fr), func() any { return &mutexV{id: objID(p.w)} }).(*mutexV)
+		return st
+	}
+	rw := func(p *proc, fr *frame) *rwMutexV {
+		st, _ := p.syncState(args[0].get(fr), func() any { return &rwMutexV{id: objID(p.w)} }).(*rwMutexV)
+		return st
+	}
+	nilRecv := func(p *proc) ctl {
+		return p.fail(site, name+" on a nil pointer (invalid memory address or nil pointer dereference)")
+	}
+	switch name {
+	case "sync.WaitGroup.Add", "sync.WaitGroup.Done":
+		return func(p *proc, fr *frame) ctl {
+			g := wg(p, fr)
+			if g == nil {
+				return nilRecv(p)
+			}
+			d := -1
+			if name == "sync.WaitGroup.Add" {
+				d = int(args[1].get(fr).I)
+			}
+			if !p.spend(int64(costs.CAS), site, name) {
+				return cStop
+			}
+			return p.wgAdd(g, d, site)
+		}
+	case "sync.WaitGroup.Wait":
+		return func(p *proc, fr *frame) ctl {
+			if p.mustYield() {
+				return cYield // the ranks behind it first, as at WaitForAll
+			}
+			g := wg(p, fr)
+			if g == nil {
+				return nilRecv(p)
+			}
+			return p.wgWait(g, site, name)
+		}
+	case "sync.WaitGroup.Go":
+		return func(p *proc, fr *frame) ctl {
+			g := wg(p, fr)
+			if g == nil {
+				return nilRecv(p)
+			}
+			cl, _ := args[1].get(fr).R.(*closure)
+			if cl == nil || cl.fn == nil {
+				return p.fail(site, name+": the function is nil or not the program's")
+			}
+			if !p.spend(int64(costs.CAS), site, name) {
+				return cStop
+			}
+			g.count++
+			return p.spawn(cl.fn, cl.env, nil, g, site)
+		}
+	case "sync.Mutex.Lock":
+		return func(p *proc, fr *frame) ctl { return p.lock(mu(p, fr), site, name) }
+	case "sync.Mutex.TryLock":
+		return func(p *proc, fr *frame) ctl { return p.tryLock(mu(p, fr), fr, dst, site, name) }
+	case "sync.Mutex.Unlock":
+		return func(p *proc, fr *frame) ctl { return p.unlock(mu(p, fr), site, name) }
+	case "sync.RWMutex.Lock", "sync.RWMutex.RLock", "sync.RWMutex.TryLock", "sync.RWMutex.TryRLock":
+		read := name == "sync.RWMutex.RLock" || name == "sync.RWMutex.TryRLock"
+		try := name == "sync.RWMutex.TryLock" || name == "sync.RWMutex.TryRLock"
+		return func(p *proc, fr *frame) ctl {
+			m := rw(p, fr)
+			if m == nil {
+				return nilRecv(p)
+			}
+			return p.rwLock(m, read, try, fr, dst, site, name)
+		}
+	case "sync.RWMutex.Unlock", "sync.RWMutex.RUnlock":
+		read := name == "sync.RWMutex.RUnlock"
+		return func(p *proc, fr *frame) ctl {
+			m := rw(p, fr)
+			if m == nil {
+				return nilRecv(p)
+			}
+			return p.rwUnlock(m, read, site, name)
+		}
+	case "sync.Once.Do":
+		return func(p *proc, fr *frame) ctl {
+			o, _ := p.syncState(args[0].get(fr), func() any { return &onceV{} }).(*onceV)
+			if o == nil {
+				return nilRecv(p)
+			}
+			if p.letEarlierGo() {
+				return cYield
+			}
+			if !p.spend(int64(costs.CAS), site, name) {
+				return cStop
+			}
+			if o.done {
+				p.cur.clock = max(p.cur.clock, o.end)
+				return cNext
+			}
+			// The first call runs f to its end in place, so that the
+			// later callers return no earlier than it does.
+			o.done = true
+			end, ok := p.runInPlace(args[1].get(fr))
+			if !ok {
+				return cStop
+			}
+			p.cur.clock, o.end = end, end
+			return cNext
+		}
+	}
+	return c.unsupportedOp(site, name+" is not modeled")
+}
+
+// channelOp names instr when it makes or uses a channel, which the model
+// does not follow yet; "" otherwise.
+func channelOp(instr ssa.Instruction) string {
+	switch in := instr.(type) {
+	case *ssa.MakeChan:
+		return "make(" + in.Type().String() + ")"
+	case *ssa.Send:
+		return "a send on a channel"
+	case *ssa.Select:
+		return "a select"
+	case *ssa.UnOp:
+		if in.Op == token.ARROW {
+			return "a receive from a channel"
+		}
+	case *ssa.Call:
+		if b, ok := in.Call.Value.(*ssa.Builtin); ok && b.Name() == "close" {
+			return "close of a channel"
+		}
+	}
+	return ""
+}
+
+// unsupportedOp is an op that stops the run with msg at site.
+func (c *compiler) unsupportedOp(site, msg string) op {
+	return func(p *proc, fr *frame) ctl { return p.fail(site, msg) }
+}
+
+// wgAdd adds d to g's counter; at zero it wakes the threads waiting.
+func (p *proc) wgAdd(g *wgV, d int, site string) ctl {
+	g.count += d
+	if g.count < 0 {
+		return p.fail(site, "sync: negative WaitGroup counter (more Done than Add)")
+	}
+	if d < 0 {
+		g.last = max(g.last, p.cur.clock)
+	}
+	if g.count == 0 {
+		p.wake(g)
+	}
+	return cNext
+}
+
+// wgWait returns the running thread at the later of its clock plus CAS
+// and g's latest Done, once g's counter is zero. The main thread first
+// runs the goroutines it started; a goroutine waits until the counter
+// reaches zero.
+func (p *proc) wgWait(g *wgV, site, name string) ctl {
+	enter := p.cur.clock
+	if p.cur == &p.main && p.threads == nil {
+		if !p.waitGoroutines() {
+			return cStop
+		}
+		if g.count > 0 {
+			return p.fail(site, fmt.Sprintf("sync.WaitGroup.Wait waits forever: its counter is %d once every goroutine of the rank has ended (an Add without its Done)", g.count))
+		}
+	} else if g.count > 0 {
+		if th := p.thisThread(); th != nil {
+			th.blocked = g
+			return cYield
+		}
+		return p.fail(site, fmt.Sprintf("sync.WaitGroup.Wait waits forever: its counter is %d and no goroutine runs", g.count))
+	}
+	end := max(addTime(enter, int64(p.w.mach.Threads.CAS)), g.last)
+	if p.overflowed(end, site, name) {
+		return cStop
+	}
+	if p.cur == &p.main {
+		// The main thread waits for its goroutines: their work is the
+		// rank's compute, as at a pool's WaitForAll.
+		d := end - enter
+		p.compute += d
+		p.joined += d
+	}
+	p.cur.clock = end
+	p.traceThread("WaitGroup.Wait", site, enter, g.id)
+	return cNext
+}
+
+// rwLock takes m for reading (read) or writing at max(t, release) +
+// TryLock: a reader after the latest writer's release, a writer after
+// every holder's. try answers at once, in dst, whether it took m.
+func (p *proc) rwLock(m *rwMutexV, read, try bool, fr *frame, dst int, site, name string) ctl {
+	if p.letEarlierGo() {
+		return cYield
+	}
+	costs := &p.w.mach.Threads
+	busy, since := m.writer || m.readers > 0, m.released
+	if read {
+		busy, since = m.writer, m.wrote
+	}
+	if try {
+		if !p.spend(int64(costs.TryLock), site, name) {
+			return cStop
+		}
+		ok := !busy && since <= p.cur.clock
+		if ok {
+			p.rwTake(m, read)
+		}
+		return set(fr, dst, boolV(ok))
+	}
+	if busy {
+		if th := p.thisThread(); th != nil {
+			th.blocked = m
+			return cYield
+		}
+		return p.fail(site, name+" of an RWMutex held by the rank's main thread (it would wait forever)")
+	}
+	enter, ok := p.acquire(since, site, name)
+	if !ok {
+		return cStop
+	}
+	p.rwTake(m, read)
+	p.traceThread(name[len("sync."):], site, enter, m.id)
+	return cNext
+}
+
+func (p *proc) rwTake(m *rwMutexV, read bool) {
+	if read {
+		m.readers++
+	} else {
+		m.writer = true
+	}
+}
+
+// rwUnlock releases m's read or write hold after Release and wakes the
+// threads waiting for it.
+func (p *proc) rwUnlock(m *rwMutexV, read bool, site, name string) ctl {
+	if (read && m.readers == 0) || (!read && !m.writer) {
+		return p.fail(site, name+" of an RWMutex not so locked")
+	}
+	enter := p.cur.clock
+	if !p.spend(int64(p.w.mach.Threads.Release), site, name) {
+		return cStop
+	}
+	m.released = max(m.released, p.cur.clock)
+	if read {
+		m.readers--
+	} else {
+		m.writer = false
+		m.wrote = p.cur.clock
+	}
+	p.wake(m)
+	p.traceThread(name[len("sync."):], site, enter, m.id)
+	return cNext
+}

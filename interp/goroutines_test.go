@@ -1,0 +1,121 @@
+package interp
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/trace"
+)
+
+// TestGoroutinesHandComputed checks goroutines, WaitGroup joins,
+// sync.Mutex, sync.RWMutex and sync.Once against hand computations: a
+// goroutine costs its creator Create (7 ns) and starts Start (2 ns)
+// later; Add and Done cost CAS (6 ns); Wait returns at the later of its
+// clock plus CAS and the latest Done; a lock is taken at max(t, release)
+// + TryLock (1 ns) and released after Release (4 ns); U is one unit of
+// spin.
+func TestGoroutinesHandComputed(t *testing.T) {
+	p := prepare(t, "./interp/testdata/goroutines")
+	const U = 1_000_000 // one unit of work: 1 µs
+	pf := unitProfile(t, p, U)
+	m := threadMachine(t)
+	cases := []struct {
+		part string
+		want int64
+	}{
+		// The main goroutine at 100 U: Add, go (13 ns each) per goroutine,
+		// which starts 2 ns later: at 15, 28 and 41 ns past 100 U. The
+		// 20 U one ends last, at 120 U + 28 ns, and its Done at + 34 ns.
+		{"join", 120*U + 34_000},
+		// Add(2) 6 ns; the goroutines start at 15 and 22 ns. The first
+		// locks at 5 U + 16 ns and unlocks at 15 U + 20 ns; the second,
+		// asking at 6 U + 22 ns, gets it at 15 U + 21 ns, unlocks at
+		// 16 U + 25 ns, and is Done at 16 U + 31 ns.
+		{"mutex", 16*U + 31_000},
+		// The second goroutine (asking at 3 U + 22 ns) locks first, at
+		// 3 U + 23 ns, and unlocks (deferred) at 13 U + 27 ns; the first,
+		// asking at 8 U + 15 ns, gets it at 13 U + 28 ns, unlocks at
+		// 15 U + 32 ns, Done at 15 U + 38 ns.
+		{"causal", 15*U + 38_000},
+		// Readers start at 15 and 28 ns, the writer at 41 ns. The readers
+		// hold the lock from 1 U + 16 ns to 11 U + 20 ns and from
+		// 2 U + 29 ns to 7 U + 33 ns; the writer, asking at 3 U + 41 ns,
+		// gets it at 11 U + 21 ns, unlocks at 15 U + 25 ns, Done + 6 ns.
+		{"rwmutex", 15*U + 31_000},
+		// WaitGroup.Go: CAS and go, 13 ns each: starts at 15 and 28 ns;
+		// the 9 U one is Done at 9 U + 34 ns.
+		{"wggo", 9*U + 34_000},
+		// The outer goroutine starts at 15 ns, starts its two at 30 and
+		// 43 ns and waits; the 6 U one is Done at 6 U + 49 ns; then 1 U
+		// and the outer Done: 7 U + 55 ns.
+		{"nested", 7*U + 55_000},
+		// Goroutines start at 15, 28 and 41 ns. The first runs once's
+		// function from 21 ns to 5 U + 21 ns; the others return from Do
+		// then too; each spins 1 U and is Done at 6 U + 27 ns.
+		{"once", 6*U + 27_000},
+		// The rank ends at 2 U + 7 ns (go, then 2 U): not waiting for
+		// its goroutine.
+		{"unjoined", 2*U + 7_000},
+	}
+	for _, c := range cases {
+		r, err := p.Run(Config{NP: 1, Machine: m, Profile: pf, Args: []string{"-part", c.part}})
+		if err != nil {
+			t.Fatalf("%s: %v", c.part, err)
+		}
+		if int64(r.Time) != c.want {
+			t.Errorf("%s: predicted %d ps, hand computation %d ps", c.part, r.Time, c.want)
+		}
+	}
+}
+
+// TestGoroutinesOnCores checks by hand that goroutines share their rank's
+// cores as pool threads do: eight goroutines of 10 U, started 13 ns apart
+// (Add and go) from 15 ns, on a node of two cores run in four waves of
+// two; goroutine k waits for a core from its start (13k + 15 ns) until
+// the goroutine two before it ends.
+func TestGoroutinesOnCores(t *testing.T) {
+	p := prepare(t, "./interp/testdata/goroutines")
+	const U = 1_000_000
+	pf := unitProfile(t, p, U)
+	ns := trace.Nanosecond
+	m, err := machine.Preset("ideal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Threads = machine.ThreadCosts{Create: 7 * ns, Start: 2 * ns, CAS: 6 * ns}
+	m.CoresPerNode, m.RanksPerNode = 2, 1
+	r, err := p.Run(Config{NP: 1, Machine: m, Profile: pf, Args: []string{"-part", "fanout"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The last ends at 40 U + 28 ns, its Done at + 34 ns.
+	if want := int64(40*U + 34_000); int64(r.Time) != want {
+		t.Errorf("predicted %d ps, hand computation %d ps", r.Time, want)
+	}
+	// Goroutines 2 and 3 wait 10 U − 26 ns, 4 and 5 20 U − 52 ns, 6 and
+	// 7 30 U − 78 ns.
+	if got, want := int64(r.ThreadCoreWait.Max), int64(2*(10*U-26_000)+2*(20*U-52_000)+2*(30*U-78_000)); got != want {
+		t.Errorf("goroutines waited %d ps for a core, hand computation %d ps", got, want)
+	}
+}
+
+// TestGoroutineErrors checks that misuse of a WaitGroup ends the run with
+// its cause and file:line, as Go's runtime would panic or hang.
+func TestGoroutineErrors(t *testing.T) {
+	p := prepare(t, "./interp/testdata/goroutines")
+	m, err := machine.Preset("ideal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for part, want := range map[string]string{
+		"negative": "goroutines/main.go:130:11: rank 0: sync: negative WaitGroup counter",
+		"forever":  "goroutines/main.go:136:11: rank 0: sync.WaitGroup.Wait waits forever: its counter is 1",
+		"deadlock": "deadlock among the threads of the rank: thread 1",
+	} {
+		_, err := p.Run(Config{NP: 1, Machine: m, Args: []string{"-part", part}})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want one containing %q", part, err, want)
+		}
+	}
+}

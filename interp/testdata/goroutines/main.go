@@ -1,0 +1,147 @@
+// Command goroutines is the interpreter's hand-computed goroutine test
+// (issue 19): spin(u) costs u units of a synthetic profile, so the clocks
+// of goroutines, WaitGroup joins, sync.Mutex, sync.RWMutex and sync.Once
+// can be computed by hand.
+package main
+
+import (
+	"flag"
+	"sync"
+
+	"github.com/predict-tools/predict/commlib"
+)
+
+var part = flag.String("part", "join", "join, mutex, causal, rwmutex, wggo, nested, once, unjoined, fanout, negative, forever or deadlock")
+
+var sink int
+
+// spin is the unit of work: the profile times its loop.
+func spin(units int) {
+	for i := 0; i < units; i++ {
+		sink += i
+	}
+}
+
+type counter struct {
+	mu    sync.Mutex
+	total int
+}
+
+func (c *counter) add(u int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	spin(u)
+	c.total += u
+}
+
+func main() {
+	commlib.Main(func(c *commlib.Comm) {
+		switch *part {
+		case "join":
+			// Fork/join: the main goroutine at 100 starts goroutines of
+			// 10, 20 and 15 and waits for them.
+			spin(100)
+			var wg sync.WaitGroup
+			for _, u := range []int{10, 20, 15} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					spin(u)
+				}()
+			}
+			wg.Wait()
+		case "mutex":
+			// The first goroutine locks at 5 and unlocks at 15; the
+			// second asks at 6 and waits.
+			var mu sync.Mutex
+			var wg sync.WaitGroup
+			wg.Add(2)
+			go func() { spin(5); mu.Lock(); spin(10); mu.Unlock(); wg.Done() }()
+			go func() { spin(6); mu.Lock(); spin(1); mu.Unlock(); wg.Done() }()
+			wg.Wait()
+		case "causal":
+			// The goroutine started first asks later (at 8) than the
+			// second (at 3): the second gets the lock first.
+			cnt := &counter{}
+			var wg sync.WaitGroup
+			wg.Add(2)
+			go func() { defer wg.Done(); spin(8); cnt.add(2) }()
+			go func() { defer wg.Done(); spin(3); cnt.add(10) }()
+			wg.Wait()
+		case "rwmutex":
+			// Two readers hold the lock together from 1 to 11 and 2 to
+			// 7; a writer asks at 3 and waits for both.
+			var rw sync.RWMutex
+			var wg sync.WaitGroup
+			for _, u := range []int{1, 2} {
+				wg.Add(1)
+				go func() { defer wg.Done(); spin(u); rw.RLock(); spin(10 - 5*(u-1)); rw.RUnlock() }()
+			}
+			wg.Add(1)
+			go func() { defer wg.Done(); spin(3); rw.Lock(); spin(4); rw.Unlock() }()
+			wg.Wait()
+		case "wggo":
+			// WaitGroup.Go: two goroutines of 7 and 9.
+			var wg sync.WaitGroup
+			wg.Go(func() { spin(7) })
+			wg.Go(func() { spin(9) })
+			wg.Wait()
+		case "nested":
+			// A goroutine starts two of its own and waits for them.
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var inner sync.WaitGroup
+				for _, u := range []int{4, 6} {
+					inner.Add(1)
+					go func() { defer inner.Done(); spin(u) }()
+				}
+				inner.Wait()
+				spin(1)
+			}()
+			wg.Wait()
+		case "once":
+			// Three goroutines call once.Do; its function runs once.
+			var once sync.Once
+			var wg sync.WaitGroup
+			for range 3 {
+				wg.Add(1)
+				go func() { defer wg.Done(); once.Do(func() { spin(5) }); spin(1) }()
+			}
+			wg.Wait()
+		case "unjoined":
+			// A goroutine nobody waits for: the rank ends at 2.
+			go func() { spin(50) }()
+			spin(2)
+		case "fanout":
+			// Eight goroutines of 10 units each, waited for, then all
+			// ranks meet.
+			var wg sync.WaitGroup
+			for range 8 {
+				wg.Add(1)
+				go func() { defer wg.Done(); spin(10) }()
+			}
+			wg.Wait()
+			c.Barrier()
+		case "negative":
+			// More Done than Add: Go panics.
+			var wg sync.WaitGroup
+			wg.Done()
+		case "forever":
+			// An Add without its Done: Wait would never return.
+			var wg sync.WaitGroup
+			wg.Add(2)
+			go func() { wg.Done() }()
+			wg.Wait()
+		case "deadlock":
+			// Two goroutines take a lock nobody releases.
+			var mu sync.Mutex
+			var wg sync.WaitGroup
+			wg.Add(2)
+			go func() { mu.Lock(); wg.Done() }()
+			go func() { mu.Lock(); wg.Done() }()
+			wg.Wait()
+		}
+	})
+}

@@ -1,0 +1,38 @@
+// Command pipeline passes a rank's values through a channel between two
+// goroutines and a select: channels are not modeled yet (issue 19 item 2),
+// and the tools say so before measuring anything.
+package main
+
+import (
+	"fmt"
+
+	"github.com/predict-tools/predict/commlib"
+)
+
+func main() {
+	commlib.Main(func(c *commlib.Comm) {
+		vals := make(chan int, 4)
+		done := make(chan struct{})
+		go func() {
+			for i := range 16 {
+				vals <- i * (c.Rank() + 1)
+			}
+			close(vals)
+		}()
+		sum := 0
+		go func() {
+			for v := range vals {
+				sum += v
+			}
+			close(done)
+		}()
+		select {
+		case <-done:
+		}
+		total := []int{0}
+		c.Allreduce([]int{sum}, total, commlib.Sum)
+		if c.Rank() == 0 {
+			fmt.Println("total", total[0])
+		}
+	})
+}
