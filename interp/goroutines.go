@@ -14,6 +14,10 @@
 // main thread never waits for run when the rank ends; its end does not
 // wait for them (as a Go program's does not), and the run says so.
 //
+// In the modeled trace their operations are named as modelgen names them
+// ("sync.WaitGroup.Wait"); a real run's trace has none of them (commlib
+// does not see them), and validate's regions leave them out.
+//
 // Costs: Add and Done are atomics (CAS); Wait returns at the later of its
 // clock plus CAS and the latest Done; Lock and RLock are taken at
 // max(t, release) + TryLock; Unlock and RUnlock cost Release. Once.Do
@@ -360,7 +364,7 @@ func (p *proc) wgWait(g *wgV, site, name string) ctl {
 		p.joined += d
 	}
 	p.cur.clock = end
-	p.traceThread("WaitGroup.Wait", site, enter, g.id)
+	p.traceThread(name, site, enter, g.id)
 	return cNext
 }
 
@@ -398,7 +402,7 @@ func (p *proc) rwLock(m *rwMutexV, read, try bool, fr *frame, dst int, site, nam
 		return cStop
 	}
 	p.rwTake(m, read)
-	p.traceThread(name[len("sync."):], site, enter, m.id)
+	p.traceThread(name, site, enter, m.id)
 	return cNext
 }
 
@@ -428,6 +432,6 @@ func (p *proc) rwUnlock(m *rwMutexV, read bool, site, name string) ctl {
 		m.wrote = p.cur.clock
 	}
 	p.wake(m)
-	p.traceThread(name[len("sync."):], site, enter, m.id)
+	p.traceThread(name, site, enter, m.id)
 	return cNext
 }

@@ -373,7 +373,7 @@ func (p *proc) lock(m *mutexV, site, name string) ctl {
 		return cStop
 	}
 	m.held = true
-	p.traceThread("Mutex.Lock", site, enter, m.id)
+	p.traceThread(name, site, enter, m.id)
 	return cNext
 }
 
@@ -427,7 +427,7 @@ func (p *proc) unlock(m *mutexV, site, name string) ctl {
 	m.held = false
 	m.released = p.cur.clock
 	p.wake(m)
-	p.traceThread("Mutex.Unlock", site, enter, m.id)
+	p.traceThread(name, site, enter, m.id)
 	return cNext
 }
 

@@ -134,7 +134,9 @@ type piece struct {
 func cutRanks(np int, events []trace.Event, end trace.Time, sites Sites) [][]piece {
 	calls := make([][]trace.Event, np)
 	for _, e := range events {
-		if e.Kind == trace.KindOp && e.Thread == 0 && e.Rank >= 0 && e.Rank < np {
+		// Go's sync operations are in modeled traces only: commlib does
+		// not see them, so a real trace cannot delimit regions by them.
+		if e.Kind == trace.KindOp && e.Thread == 0 && e.Rank >= 0 && e.Rank < np && !strings.HasPrefix(e.Op, "sync.") {
 			calls[e.Rank] = append(calls[e.Rank], e)
 		}
 	}
