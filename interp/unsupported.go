@@ -62,6 +62,6 @@ func (e *UnsupportedError) Error() string {
 	for _, u := range e.List {
 		fmt.Fprintf(&b, "\n  %s", u)
 	}
-	b.WriteString("\nwhat to do: keep communication and control out of goroutines, maps and channels (use commlib's Pool or Parallel for threads), or, if no run reaches these, --allow-unsupported measures and predicts anyway")
+	b.WriteString("\nwhat to do: keep communication and control out of goroutines and channels (use commlib's Pool or Parallel for threads), or, if no run reaches these, --allow-unsupported measures and predicts anyway")
 	return b.String()
 }
