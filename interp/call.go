@@ -312,6 +312,9 @@ func goArgs(v V) []any {
 
 // builtin compiles a call of a builtin function.
 func (c *compiler) builtin(in *ssa.Call, name string, args []operand, dst int, site string) op {
+	if op := c.mapBuiltin(in, name, args, dst); op != nil {
+		return op
+	}
 	switch name {
 	case "len", "cap":
 		isCap := name == "cap"

@@ -363,6 +363,8 @@ func (c *compiler) instr(cf *function, cb *block, instr ssa.Instruction) op {
 		}
 	case *ssa.Call:
 		return c.call(cf, in)
+	case *ssa.MapUpdate:
+		return c.mapUpdate(cf, in)
 	case *ssa.Defer:
 		return c.deferOp(cf, in)
 	case *ssa.RunDefers:

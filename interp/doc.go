@@ -78,6 +78,10 @@
 // inner loops shrink as np grows (FT's transposes) costs what its work
 // costs, not trips × an iteration measured at another np.
 //
+// Go's map iteration order is random, so a program whose control depends
+// on it is data-dependent (package reduce makes such decisions opaque); the
+// model iterates a map in the order its keys were first inserted (maps.go).
+//
 // A run allocates nothing per event on its hot paths once warm: blocking
 // calls' messages and requests, frames of returned calls and finished
 // collective instances are recycled, by an ownership that makes reuse

@@ -149,6 +149,8 @@ func (c *compiler) value(cf *function, v ssa.Value) func(fr *frame) (V, string) 
 			}
 			return V{R: &closure{fn: fn, env: env}}, ""
 		}
+	case *ssa.MakeMap, *ssa.Lookup, *ssa.Range, *ssa.Next:
+		return c.mapValue(cf, in) // maps.go
 	case *ssa.Extract:
 		x, i := c.operand(cf, in.Tuple), in.Index
 		return func(fr *frame) (V, string) {

@@ -321,6 +321,9 @@ func (a *analysis) backwardCall(call *ssa.Call, k int) {
 		switch b.Name() {
 		case "len", "cap":
 			a.mark(cc.Args[0])
+			if isMap(cc.Args[0].Type()) {
+				a.markPointees(cc.Args[0]) // a map's length is how many keys were written
+			}
 		default:
 			for _, arg := range cc.Args {
 				a.mark(arg)
@@ -468,7 +471,7 @@ func (a *analysis) indexWriters() {
 					cc := w.Common()
 					if bi, ok := cc.Value.(*ssa.Builtin); ok {
 						switch bi.Name() {
-						case "copy":
+						case "copy", "delete", "clear":
 							add(cc.Args[0], w)
 						case "append":
 							if v := w.Value(); v != nil {

@@ -370,6 +370,12 @@ func (a *analysis) ptsCall(call ssa.CallInstruction) bool {
 	return grew
 }
 
+// isMap reports whether t is a map type.
+func isMap(t types.Type) bool {
+	_, ok := t.Underlying().(*types.Map)
+	return ok
+}
+
 // pointerLike reports whether values of t can designate memory.
 func pointerLike(t types.Type) bool {
 	switch u := t.Underlying().(type) {

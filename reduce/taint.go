@@ -226,7 +226,18 @@ func (a *analysis) taintCall(call ssa.CallInstruction) bool {
 			}
 			return grew
 		case "len", "cap":
+			if isMap(cc.Args[0].Type()) {
+				return res != nil && a.setTaint(res, least(a.taint[cc.Args[0]], a.pointeeTaint(cc.Args[0])))
+			}
 			return res != nil && a.setTaint(res, a.taint[cc.Args[0]])
+		case "delete":
+			// Which key goes decides the map's length, as MapUpdate's key.
+			for l := range a.pts[cc.Args[0]] {
+				if a.setTaintLoc(l, a.taint[cc.Args[1]]) {
+					grew = true
+				}
+			}
+			return grew
 		}
 		return res != nil && a.setTaint(res, a.operandTaint(call))
 	}
