@@ -185,6 +185,9 @@ type cursor struct {
 // that depends on data the model does not compute, which the timing pass
 // does not record): the model passes zero for them, and the run says so
 // at the call's site.
+// opaqueArgNote ends the assumption noted for opaque arguments.
+const opaqueArgNote = ", which the model does not compute: taken as zero"
+
 func (c *compiler) opaqueArgs(in *ssa.Call, site string, run op) op {
 	args := c.rep.Plan.OpaqueArgs(in)
 	if len(args) == 0 {
@@ -194,7 +197,7 @@ func (c *compiler) opaqueArgs(in *ssa.Call, site string, run op) op {
 	for i, a := range args {
 		what[i] = a.String()
 	}
-	note := strings.Join(what, "; ") + ", which the model does not compute: taken as zero"
+	note := strings.Join(what, "; ") + opaqueArgNote
 	return func(p *proc, fr *frame) ctl {
 		p.w.noteAssumption(site, note)
 		return run(p, fr)

@@ -352,6 +352,21 @@ func (w *World) deadlock() error {
 	if n > 16 {
 		fmt.Fprintf(&b, "\n  ... and %d more ranks", n-16)
 	}
+	// Communication arguments the model took as zero may be why: say so,
+	// for the deadlock may be the model's and not the program's.
+	var zeros []string
+	for site, what := range w.assumptions {
+		if strings.HasSuffix(what, opaqueArgNote) {
+			zeros = append(zeros, site+": "+strings.TrimSuffix(what, opaqueArgNote))
+		}
+	}
+	if len(zeros) > 0 {
+		sort.Strings(zeros)
+		if len(zeros) > 4 {
+			zeros = append(zeros[:4], fmt.Sprintf("and %d more", len(zeros)-4))
+		}
+		fmt.Fprintf(&b, "\nthe model took as zero arguments of communication calls it does not compute, which may be why (the real program may not deadlock): %s", strings.Join(zeros, "; "))
+	}
 	return fmt.Errorf("deadlock in the model: %d of %d ranks blocked forever, none can proceed:%s", n, len(w.procs), b.String())
 }
 
