@@ -19,8 +19,11 @@ import (
 // PlainProgram is the program built without probes, with the run clock
 // that times it from its first rank's start to its last rank's end.
 type PlainProgram struct {
-	Bin  string // the executable
-	work string
+	Bin string // the executable
+	// Threads, when above 0, is the threads per rank of its runs
+	// (COMMLIB_THREADS), as predictions take them from --threads.
+	Threads int
+	work    string
 }
 
 // BuildPlain builds the main package of l into work (a directory that
@@ -59,6 +62,9 @@ func (pp *PlainProgram) Run(np int, args []string, traceFile string, timeout tim
 	os.Remove(out.Name())
 	defer os.Remove(out.Name())
 	env := []string{runclock.OutEnv + "=" + out.Name()}
+	if pp.Threads > 0 {
+		env = append(env, fmt.Sprintf("COMMLIB_THREADS=%d", pp.Threads))
+	}
 	if traceFile != "" {
 		env = append(env, "COMMLIB_TRACE="+traceFile)
 	}

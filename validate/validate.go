@@ -148,6 +148,7 @@ func Run(cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	bin.Threads = cfg.Threads // the real runs run the threads the predictions model
 	p := cfg.Profile
 	rep := &Report{Package: cfg.Program.Model.Package, Runs: cfg.Runs, Profile: Quality{
 		NP: p.NP, Coverage: p.Coverage(), Uncovered: max(0, 1-p.Coverage()), Disturbance: p.Disturbance(),
@@ -157,6 +158,9 @@ func Run(cfg Config) (*Report, error) {
 	// np sees the machine as the others do; with them, the runs that
 	// measure the drift at the profile's np when it is not in the list.
 	refNP, why := driftRef(p, cfg.Args)
+	if why == "" && cfg.Threads > 0 {
+		why = fmt.Sprintf("these runs use --threads %d, the timing pass the program's own choice", cfg.Threads)
+	}
 	sets := make([]*runSet, len(cfg.NPs))
 	var ref *runSet
 	for i, np := range cfg.NPs {
