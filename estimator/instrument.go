@@ -380,6 +380,16 @@ func (in *instrumenter) control(s ast.Stmt, fc *funcCtx) {
 		}
 	case *ast.SwitchStmt:
 		for _, c := range st.Body.List {
+			if st.Tag == nil {
+				// Each case is a condition: recorded when opaque, as an
+				// if's. Unrecorded, the model took pic's particle
+				// tests (switch { case p.owns(q.x): … case q.v > 0: … })
+				// as false and sent every particle away, a 3 MiB
+				// Sendrecv a step where the real run sends almost none.
+				for _, e := range c.(*ast.CaseClause).List {
+					in.branch(e, fc)
+				}
+			}
 			in.stmts(c.(*ast.CaseClause).Body, fc)
 		}
 	case *ast.TypeSwitchStmt:

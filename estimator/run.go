@@ -38,7 +38,11 @@ type Config struct {
 	// alternately (default 3): each fragment's mean is the median over
 	// the probed runs, the plain run's compute the median of the plain
 	// runs' (combine); the spreads and every plain run's span are
-	// recorded.
+	// recorded. With Repeat ≥ 2 one more probed run records the opaque
+	// decisions and times nothing; the probed runs, the pilot, and the
+	// alone and loaded runs time the fragments without recording
+	// (probe.NoBranchesEnv), so that a decision tested in hot code does
+	// not slow the fragments they time.
 	Repeat int
 	// Fine keeps every fragment: no pilot run, no region timed whole
 	// because its probes cost as much as it does (region.go). The
@@ -52,7 +56,7 @@ type Config struct {
 // decisions for the same sources (a change of the model or of the
 // instrumentation): cached profiles of an older pass are measured again
 // (part of the key of [profile.Key]).
-const PassVersion = 5
+const PassVersion = 7
 
 // DefaultRuns is how many times the timing pass runs each program.
 const DefaultRuns = 3
@@ -145,7 +149,7 @@ func Run(cfg Config) (*profile.File, error) {
 		// whole (region.go).
 		if err := Step(cfg.Log, fmt.Sprintf("running at np=%d with probes (pilot)", cfg.NP), func() error {
 			rawPath := filepath.Join(work, "pilot.json")
-			if _, err := run(instr, cfg.NP, cfg.Args, []string{probe.OutEnv + "=" + rawPath}, cfg.Timeout); err != nil {
+			if _, err := run(instr, cfg.NP, cfg.Args, []string{probe.OutEnv + "=" + rawPath, probe.NoBranchesEnv + "=1"}, cfg.Timeout); err != nil {
 				return err
 			}
 			var err error
@@ -171,6 +175,7 @@ func Run(cfg Config) (*profile.File, error) {
 		base, probed runResult
 		baseRun      runclock.Times
 		raw          *probe.Raw
+		decRaw       *probe.Raw   // the probed run that records the decisions: the first
 		raws         []*probe.Raw // every probed run
 		computes     []int64      // every plain run's compute, ns
 		spans        []int64      // every plain run's span, ps
@@ -196,6 +201,13 @@ func Run(cfg Config) (*profile.File, error) {
 			p.OtherCores, p.CPUs = max(base.others, probed.others), runtime.NumCPU()
 		}
 		fill(p, plan, raw)
+		if decRaw != raw {
+			// The decisions of the run that recorded them (the others
+			// time the fragments without recording: probe.NoBranchesEnv).
+			d := &profile.File{Alpha: p.Alpha, NP: p.NP}
+			fill(d, plan, decRaw)
+			p.Decisions = d.Decisions
+		}
 		combine(p, plan, raws, computes)
 		return p
 	}
@@ -214,7 +226,7 @@ func Run(cfg Config) (*profile.File, error) {
 		}
 		rawPath := filepath.Join(work, fmt.Sprintf("%s%d.json", x.name, i))
 		x.err = Step(cfg.Log, fmt.Sprintf("running at np=%d with probes, %s", cfg.NP, x.what), func() error {
-			_, err := run(instr, cfg.NP, cfg.Args, []string{probe.OutEnv + "=" + rawPath, x.env}, cfg.Timeout)
+			_, err := run(instr, cfg.NP, cfg.Args, []string{probe.OutEnv + "=" + rawPath, x.env, probe.NoBranchesEnv + "=1"}, cfg.Timeout)
 			return err
 		})
 		var r *probe.Raw
@@ -263,11 +275,32 @@ func Run(cfg Config) (*profile.File, error) {
 			computes = append(computes, t.ComputeNS)
 		}
 		spans = append(spans, t.WallNS*1000)
+		if i == 0 && cfg.Repeat >= 2 {
+			// A run of its own records the decisions and times nothing:
+			// recording a decision tested in hot code slows what it is in.
+			decPath := filepath.Join(work, "decisions.json")
+			if err := Step(cfg.Log, fmt.Sprintf("running at np=%d with probes, recording its decisions", cfg.NP), func() error {
+				_, err := run(instr, cfg.NP, cfg.Args, []string{probe.OutEnv + "=" + decPath}, cfg.Timeout)
+				return err
+			}); err != nil {
+				return nil, err
+			}
+			if decRaw, err = readRaw(decPath); err != nil {
+				return nil, fmt.Errorf("reading the decisions: %v", err)
+			}
+		}
 		rawPath := filepath.Join(work, fmt.Sprintf("raw%d.json", i))
+		env := []string{probe.OutEnv + "=" + rawPath}
+		what := "with probes"
+		if cfg.Repeat >= 2 {
+			env = append(env, probe.NoBranchesEnv+"=1")
+		} else {
+			what = "with probes, recording its decisions"
+		}
 		var pr runResult
-		if err := Step(cfg.Log, fmt.Sprintf("running at np=%d with probes", cfg.NP), func() error {
+		if err := Step(cfg.Log, fmt.Sprintf("running at np=%d %s", cfg.NP, what), func() error {
 			var err error
-			pr, err = run(instr, cfg.NP, cfg.Args, []string{probe.OutEnv + "=" + rawPath}, cfg.Timeout)
+			pr, err = run(instr, cfg.NP, cfg.Args, env, cfg.Timeout)
 			return err
 		}); err != nil {
 			return nil, err
@@ -275,6 +308,9 @@ func Run(cfg Config) (*profile.File, error) {
 		r, err := readRaw(rawPath)
 		if err != nil {
 			return nil, fmt.Errorf("reading the measurements: %v", err)
+		}
+		if decRaw == nil {
+			decRaw = r // the only run records and times
 		}
 		if raw == nil || r.WallNS < raw.WallNS {
 			probed, raw = pr, r

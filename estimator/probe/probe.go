@@ -5,6 +5,7 @@ package probe
 
 import (
 	"math/bits"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -417,20 +418,42 @@ func TripsThrough[T integer](lo, hi T, step uint64) int64 {
 	return int64((uint64(hi)-uint64(lo))/step + 1)
 }
 
+// NoBranchesEnv, set in a run's environment, turns the recording of
+// decisions off in that run: the timing pass records them in one probed
+// run and times the fragments in the others, where a decision tested in
+// hot code (a case tested once an element) costs a load and a branch
+// instead of a record, so its cost does not inflate the fragments' times.
+const NoBranchesEnv = "PREDICT_NO_BRANCHES"
+
+// branchesOff says that this run does not record decisions.
+var branchesOff = os.Getenv(NoBranchesEnv) != ""
+
 // Branch records an outcome of opaque decision id for the calling
-// goroutine's rank and returns cond unchanged.
+// goroutine's rank and returns cond unchanged (it inlines: without
+// recording it is a load and a branch).
 func Branch(id int32, cond bool) bool {
+	if branchesOff {
+		return cond
+	}
+	branch(id, cond)
+	return cond
+}
+
+// branch records an outcome of opaque decision id.
+func branch(id int32, cond bool) {
 	b := fragOf(id).branchOf(callerRank())
 	b.mu.Lock()
 	b.record(cond, 1)
 	b.mu.Unlock()
-	return cond
 }
 
 // BranchRun records the outcomes of the exit test of a range loop that
 // ran n iterations (opaque decision id): n times true, then false. The
 // test itself is in no statement a probe can wrap.
 func BranchRun(id int32, n int64) {
+	if branchesOff {
+		return
+	}
 	b := fragOf(id).branchOf(callerRank())
 	b.mu.Lock()
 	if n > 0 {

@@ -659,3 +659,18 @@ func TestCalibrate(t *testing.T) {
 		}
 	}
 }
+
+// TestBranchesOff checks that a run with NoBranchesEnv set records no
+// decision: Branch returns its condition and BranchRun does nothing.
+func TestBranchesOff(t *testing.T) {
+	forget(idTrunc)
+	branchesOff = true
+	defer func() { branchesOff = false }()
+	if !Branch(idTrunc, true) || Branch(idTrunc, false) {
+		t.Error("Branch did not return its condition")
+	}
+	BranchRun(idTrunc, 5)
+	if _, ok := fragOf(idTrunc).raw(idTrunc); ok {
+		t.Error("a decision was recorded with the recording off")
+	}
+}
