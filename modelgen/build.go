@@ -236,7 +236,12 @@ func (b *builder) candidates(cc *ssa.CallCommon) []*ssa.Function {
 			return nil
 		}
 		prog := b.l.Prog
-		for _, p := range b.l.Packages {
+		pkgs := b.l.Packages
+		if cl := prog.ImportedPackage(CommlibPath); cl != nil && !slices.Contains(pkgs, cl) {
+			// commlib's types too: a *Comm in an interface communicates.
+			pkgs = append(slices.Clip(pkgs), cl)
+		}
+		for _, p := range pkgs {
 			for _, m := range p.Members {
 				t, ok := m.(*ssa.Type)
 				if !ok {

@@ -99,14 +99,24 @@ func (fb *funcBuilder) callLeaf(cc *ssa.CallCommon) *model.Leaf {
 	} else {
 		lf.Callee = valueName(cc.Value)
 	}
+	commlib := ""
 	for _, t := range fb.b.candidates(cc) {
-		if fb.b.inModule(t) {
+		switch {
+		case fb.b.inModule(t):
 			lf.Kind = model.LeafUFC
 			lf.Targets = append(lf.Targets, fb.b.funcID(t))
 			fb.b.enqueue(t)
-		} else {
+		case IsCommlib(t):
+			commlib = CommlibOp(t)
+			lf.Targets = append(lf.Targets, t.String())
+		default:
 			lf.Targets = append(lf.Targets, t.String())
 		}
+	}
+	if commlib != "" {
+		// It may communicate (a *Comm in an interface): kept, as a
+		// commlib call is.
+		lf.Kind, lf.Op = model.LeafCFC, commlib
 	}
 	slices.Sort(lf.Targets)
 	return lf

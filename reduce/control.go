@@ -6,6 +6,7 @@ package reduce
 import (
 	"fmt"
 	"go/token"
+	"go/types"
 	"strings"
 
 	"github.com/predict-tools/predict/modelgen"
@@ -51,12 +52,11 @@ func (a *analysis) findRoots() {
 					continue
 				}
 				cc := call.Common()
-				callee := cc.StaticCallee()
+				callee, args := unwrapMethod(cc)
 				switch {
 				case callee != nil && isCommlib(callee):
 					op := opName(callee)
 					spec := commSpecs[op]
-					args := cc.Args
 					for _, i := range spec.control {
 						if i < len(args) {
 							a.opaqueArg(call, i, "", a.root(args[i], fmt.Sprintf("argument %d of %s", i, op)))
@@ -96,6 +96,34 @@ func (a *analysis) findRoots() {
 		}
 	}
 	a.rootSealed()
+}
+
+// unwrapMethod returns what a call calls and with which arguments, the
+// receiver first for a method: through a method value's wrapper
+// (c.Allreduce called as a function value), the method and its bound
+// receiver; through a method expression's thunk ((*Comm).Barrier), the
+// method. The wrapper's own body is not in the model, so its call is
+// analysed here, as the method's.
+func unwrapMethod(cc *ssa.CallCommon) (*ssa.Function, []ssa.Value) {
+	f := cc.StaticCallee()
+	if f == nil || f.Synthetic == "" {
+		return f, cc.Args
+	}
+	obj, ok := f.Object().(*types.Func)
+	if !ok {
+		return f, cc.Args
+	}
+	m := f.Prog.FuncValue(obj)
+	if m == nil || m == f {
+		return f, cc.Args
+	}
+	switch mc, _ := cc.Value.(*ssa.MakeClosure); {
+	case strings.HasPrefix(f.Synthetic, "bound method wrapper") && mc != nil && len(mc.Bindings) == 1:
+		return m, append([]ssa.Value{mc.Bindings[0]}, cc.Args...)
+	case strings.HasPrefix(f.Synthetic, "thunk"):
+		return m, cc.Args
+	}
+	return f, cc.Args
 }
 
 // channelOp keeps a channel operation (send, receive, select, close) and
