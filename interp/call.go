@@ -113,6 +113,9 @@ func (c *compiler) call(cf *function, in *ssa.Call) op {
 		if op := modelgen.GoSyncOp(f); op != "" {
 			return c.goSyncOp(op, args, dst, site)
 		}
+		if op := c.goAtomicOp(f, args, dst, site); op != nil {
+			return op
+		}
 		if exit := c.exitOp(cf, in, f.String(), args, site); exit != nil {
 			return exit
 		}

@@ -57,6 +57,13 @@ func TestGoroutinesHandComputed(t *testing.T) {
 		// The rank ends at 2 U + 7 ns (go, then 2 U): not waiting for
 		// its goroutine.
 		{"unjoined", 2*U + 7_000},
+		// Goroutines start at 15, 28 and 41 ns and take the tasks of an
+		// atomic counter in the order of their clocks (atomics cost
+		// nothing of their own: they are in the measured fragments):
+		// tasks 0-2 end at 10 U + 15, 28, 41 ns, tasks 3-5 at 20 U + the
+		// same; each then finds the counter past 6 and is Done 6 ns
+		// later, the last at 20 U + 47 ns.
+		{"worksharing", 20*U + 47_000},
 	}
 	for _, c := range cases {
 		r, err := p.Run(Config{NP: 1, Machine: m, Profile: pf, Args: []string{"-part", c.part}})
@@ -109,8 +116,8 @@ func TestGoroutineErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for part, want := range map[string]string{
-		"negative": "goroutines/main.go:130:11: rank 0: sync: negative WaitGroup counter",
-		"forever":  "goroutines/main.go:136:11: rank 0: sync.WaitGroup.Wait waits forever: its counter is 1",
+		"negative": "goroutines/main.go:150:11: rank 0: sync: negative WaitGroup counter",
+		"forever":  "goroutines/main.go:156:11: rank 0: sync.WaitGroup.Wait waits forever: its counter is 1",
 		"deadlock": "deadlock among the threads of the rank: thread 1",
 	} {
 		_, err := p.Run(Config{NP: 1, Machine: m, Args: []string{"-part", part}})

@@ -7,11 +7,12 @@ package main
 import (
 	"flag"
 	"sync"
+	"sync/atomic"
 
 	"github.com/predict-tools/predict/commlib"
 )
 
-var part = flag.String("part", "join", "join, mutex, causal, rwmutex, wggo, nested, once, unjoined, fanout, negative, forever or deadlock")
+var part = flag.String("part", "join", "join, mutex, causal, rwmutex, wggo, nested, once, unjoined, fanout, worksharing, negative, forever or deadlock")
 
 var sink int
 
@@ -124,6 +125,25 @@ func main() {
 			}
 			wg.Wait()
 			c.Barrier()
+		case "worksharing":
+			// Three goroutines take six tasks of 10 units from a shared
+			// atomic counter, in modeled-time order.
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			for range 3 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						i := next.Add(1) - 1
+						if i >= 6 {
+							return
+						}
+						spin(10)
+					}
+				}()
+			}
+			wg.Wait()
 		case "negative":
 			// More Done than Add: Go panics.
 			var wg sync.WaitGroup
