@@ -32,6 +32,7 @@ func (c *compiler) call(cf *function, in *ssa.Call) op {
 	if cc.IsInvoke() {
 		recv := c.operand(cf, cc.Value)
 		method := cc.Method
+		commOps, recvSlot := c.ifaceCommlib(cf, in, args, dst, site)
 		return func(p *proc, fr *frame) ctl {
 			r := recv.get(fr)
 			i, _ := r.R.(*iface)
@@ -48,10 +49,13 @@ func (c *compiler) call(cf *function, in *ssa.Call) op {
 				return p.fail(site, fmt.Sprintf("%s has no method %s", i.t, method.Name()))
 			}
 			fn := c.l.Prog.MethodValue(sel)
+			if cop := commOps[fn]; cop != nil {
+				fr.s[recvSlot] = i.v // a commlib method: its op, on the dynamic value
+				return cop(p, fr)
+			}
 			if modelgen.IsCommlib(fn) {
-				// Not silently skipped: the model has no commlib
-				// operation compiled for a call it cannot see statically.
-				return p.fail(site, fmt.Sprintf("%s called through an interface (%s) is not modeled yet: call it on the commlib value itself", modelgen.CommlibOp(fn), method.FullName()))
+				// Not silently skipped.
+				return p.fail(site, fmt.Sprintf("%s called through an interface (%s) is not modeled", modelgen.CommlibOp(fn), method.FullName()))
 			}
 			vals := append([]V{i.v}, evalArgs(args, fr)...)
 			return p.callValue(V{R: c.funcValue(fn)}, vals, dst, site)

@@ -231,39 +231,12 @@ func (b *builder) collectFuncValues() {
 func (b *builder) candidates(cc *ssa.CallCommon) []*ssa.Function {
 	var out []*ssa.Function
 	if cc.IsInvoke() {
-		iface, _ := cc.Value.Type().Underlying().(*types.Interface)
-		if iface == nil {
-			return nil
-		}
-		prog := b.l.Prog
 		pkgs := b.l.Packages
-		if cl := prog.ImportedPackage(CommlibPath); cl != nil && !slices.Contains(pkgs, cl) {
+		if cl := b.l.Prog.ImportedPackage(CommlibPath); cl != nil && !slices.Contains(pkgs, cl) {
 			// commlib's types too: a *Comm in an interface communicates.
 			pkgs = append(slices.Clip(pkgs), cl)
 		}
-		for _, p := range pkgs {
-			for _, m := range p.Members {
-				t, ok := m.(*ssa.Type)
-				if !ok {
-					continue
-				}
-				if n, ok := t.Type().(*types.Named); ok && n.TypeParams().Len() > 0 {
-					continue
-				}
-				for _, rt := range []types.Type{t.Type(), types.NewPointer(t.Type())} {
-					if !types.Implements(rt, iface) {
-						continue
-					}
-					if sel := prog.MethodSets.MethodSet(rt).Lookup(cc.Method.Pkg(), cc.Method.Name()); sel != nil {
-						if fn := prog.MethodValue(sel); fn != nil {
-							out = append(out, fn)
-						}
-					}
-					break
-				}
-			}
-		}
-		return out
+		return implementers(b.l.Prog, pkgs, cc)
 	}
 	sig, _ := cc.Value.Type().Underlying().(*types.Signature)
 	for _, fn := range b.funcValues {
@@ -301,4 +274,50 @@ func (fb *funcBuilder) funcRange() model.Range {
 		r.Extend(fb.b.pos(fb.fn.Pos()))
 	}
 	return r
+}
+
+// CommlibMethods returns the methods of commlib's types that an interface
+// call cc may reach (a *commlib.Comm held in an interface of the
+// program's), or nil.
+func CommlibMethods(prog *ssa.Program, cc *ssa.CallCommon) []*ssa.Function {
+	pkg := prog.ImportedPackage(CommlibPath)
+	if pkg == nil {
+		return nil
+	}
+	return implementers(prog, []*ssa.Package{pkg}, cc)
+}
+
+// implementers returns the methods that interface call cc may reach among
+// the types of pkgs (not generic ones): per type T, T's or *T's.
+func implementers(prog *ssa.Program, pkgs []*ssa.Package, cc *ssa.CallCommon) []*ssa.Function {
+	iface, _ := cc.Value.Type().Underlying().(*types.Interface)
+	if !cc.IsInvoke() || iface == nil {
+		return nil
+	}
+	var out []*ssa.Function
+	for _, p := range pkgs {
+		for _, m := range p.Members {
+			t, ok := m.(*ssa.Type)
+			if !ok {
+				continue
+			}
+			if n, ok := t.Type().(*types.Named); ok && n.TypeParams().Len() > 0 {
+				continue
+			}
+			for _, rt := range []types.Type{t.Type(), types.NewPointer(t.Type())} {
+				if !types.Implements(rt, iface) {
+					continue
+				}
+				if sel := prog.MethodSets.MethodSet(rt).Lookup(cc.Method.Pkg(), cc.Method.Name()); sel != nil {
+					if fn := prog.MethodValue(sel); fn != nil {
+						out = append(out, fn)
+					}
+				}
+				break
+			}
+		}
+	}
+	// Members is a map: sorted, the order is the same every run.
+	slices.SortFunc(out, func(a, b *ssa.Function) int { return strings.Compare(a.String(), b.String()) })
+	return out
 }

@@ -52,11 +52,14 @@ func (a *analysis) findRoots() {
 					continue
 				}
 				cc := call.Common()
-				callee, args := unwrapMethod(cc)
+				callee, args := a.unwrapMethod(cc)
 				switch {
 				case callee != nil && isCommlib(callee):
 					op := opName(callee)
 					spec := commSpecs[op]
+					if cc.IsInvoke() {
+						a.root(cc.Value, "receiver of "+op+", called through an interface")
+					}
 					for _, i := range spec.control {
 						if i < len(args) {
 							a.opaqueArg(call, i, "", a.root(args[i], fmt.Sprintf("argument %d of %s", i, op)))
@@ -102,9 +105,16 @@ func (a *analysis) findRoots() {
 // receiver first for a method: through a method value's wrapper
 // (c.Allreduce called as a function value), the method and its bound
 // receiver; through a method expression's thunk ((*Comm).Barrier), the
-// method. The wrapper's own body is not in the model, so its call is
-// analysed here, as the method's.
-func unwrapMethod(cc *ssa.CallCommon) (*ssa.Function, []ssa.Value) {
+// method; through an interface that a commlib type implements, that
+// commlib method and the interface value. The wrapper's own body is not
+// in the model, so its call is analysed here, as the method's.
+func (a *analysis) unwrapMethod(cc *ssa.CallCommon) (*ssa.Function, []ssa.Value) {
+	if cc.IsInvoke() {
+		if ms := modelgen.CommlibMethods(a.loaded.Prog, cc); len(ms) > 0 {
+			return ms[0], append([]ssa.Value{cc.Value}, cc.Args...)
+		}
+		return nil, cc.Args
+	}
 	f := cc.StaticCallee()
 	if f == nil || f.Synthetic == "" {
 		return f, cc.Args
