@@ -357,6 +357,11 @@ func (c *compiler) builtin(in *ssa.Call, name string, args []operand, dst int, s
 				n = len(r)
 			case *array:
 				n = r.n
+			case *chanV:
+				n = len(r.buf)
+				if isCap {
+					n = r.cap
+				}
 			}
 			return set(fr, dst, intV(int64(n)))
 		}

@@ -326,8 +326,8 @@ func (c *compiler) failOp(instr ssa.Instruction, format string, args ...any) op 
 
 // instr compiles one instruction.
 func (c *compiler) instr(cf *function, cb *block, instr ssa.Instruction) op {
-	if what := channelOp(instr); what != "" {
-		return c.failOp(instr, "%s: channels are not modeled yet (synchronize a rank's goroutines with sync.WaitGroup, Mutex, RWMutex or Once)", what)
+	if op := c.channelOp(cf, instr); op != nil {
+		return op
 	}
 	switch in := instr.(type) {
 	case *ssa.Jump:

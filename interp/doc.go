@@ -50,9 +50,10 @@
 // rank too (goroutines.go): a go statement starts one at its creator's
 // clock, the main thread's run when it waits on a sync.WaitGroup, and
 // sync.Mutex, RWMutex and Once follow modeled time as commlib's locks do,
-// and sync/atomic's integer operations the model keeps run in modeled-time
-// order (goatomic.go);
-// channels are refused (before any measurement) until they are modeled. On a node with more ranks than
+// sync/atomic's integer operations the model keeps run in modeled-time
+// order (goatomic.go), and channels are queues of values stamped with
+// their send times, the main thread running the rank's goroutines until
+// what it waits for on a channel is there (channels.go). On a node with more ranks than
 // cores, a rank takes a core when it is ready and keeps it until it
 // blocks in communication, ends, or uses up a 10 ms time slice while
 // others wait; a rank readied by a running one runs next on its core

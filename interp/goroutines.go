@@ -29,7 +29,6 @@ package interp
 
 import (
 	"fmt"
-	"go/token"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -130,27 +129,24 @@ func (p *proc) spawn(fn *function, env, args []V, wg *wgV, site string) ctl {
 	return cNext
 }
 
-// waitGoroutines runs the goroutines the main thread started and has not
-// waited for yet; false if the run stops.
-func (p *proc) waitGoroutines() bool {
+// endGoroutines runs, when the rank ends, the goroutines its main thread
+// did not wait for; the rank's end does not wait for them, and those that
+// stay blocked (on a channel no one sends to) stay so, as in Go.
+func (p *proc) endGoroutines() bool {
 	ts := p.gos
-	if ts == nil || p.threads != nil {
+	if ts == nil {
 		return true
 	}
 	p.gos = nil
-	return p.runThreads(ts)
-}
-
-// endGoroutines runs, when the rank ends, the goroutines its main thread
-// never waited for; the rank's end does not wait for them.
-func (p *proc) endGoroutines() bool {
-	if p.gos == nil {
-		return true
-	}
-	p.w.noteAssumption(p.gosSite, "goroutines still running when their rank ended: the rank's end does not wait for them")
 	clock := p.main.clock
-	ok := p.waitGoroutines()
+	_, ok := p.runThreadsUntil(ts, nil)
 	p.main.clock = clock
+	for _, th := range ts.threads {
+		if !th.done {
+			p.w.noteAssumption(p.gosSite, "goroutines still running or blocked when their rank ended: the rank's end does not wait for them")
+			break
+		}
+	}
 	return ok
 }
 
@@ -290,28 +286,6 @@ func (c *compiler) goSyncOp(name string, args []operand, dst int, site string) o
 	return c.unsupportedOp(site, name+" is not modeled")
 }
 
-// channelOp names instr when it makes or uses a channel, which the model
-// does not follow yet; "" otherwise.
-func channelOp(instr ssa.Instruction) string {
-	switch in := instr.(type) {
-	case *ssa.MakeChan:
-		return "make(" + in.Type().String() + ")"
-	case *ssa.Send:
-		return "a send on a channel"
-	case *ssa.Select:
-		return "a select"
-	case *ssa.UnOp:
-		if in.Op == token.ARROW {
-			return "a receive from a channel"
-		}
-	case *ssa.Call:
-		if b, ok := in.Call.Value.(*ssa.Builtin); ok && b.Name() == "close" {
-			return "close of a channel"
-		}
-	}
-	return ""
-}
-
 // unsupportedOp is an op that stops the run with msg at site.
 func (c *compiler) unsupportedOp(site, msg string) op {
 	return func(p *proc, fr *frame) ctl { return p.fail(site, msg) }
@@ -339,11 +313,23 @@ func (p *proc) wgAdd(g *wgV, d int, site string) ctl {
 func (p *proc) wgWait(g *wgV, site, name string) ctl {
 	enter := p.cur.clock
 	if p.cur == &p.main && p.threads == nil {
-		if !p.waitGoroutines() {
-			return cStop
+		// The rank's goroutines run until the counter is zero; those
+		// that are not done then go on later (a goroutine blocked for
+		// good on a channel does not hold up a Wait that does not count
+		// it, as in Go).
+		if p.gos != nil {
+			if _, ok := p.runThreadsUntil(p.gos, func() bool { return g.count == 0 }); !ok {
+				return cStop
+			}
 		}
 		if g.count > 0 {
-			return p.fail(site, fmt.Sprintf("sync.WaitGroup.Wait waits forever: its counter is %d once every goroutine of the rank has ended (an Add without its Done)", g.count))
+			msg := fmt.Sprintf("sync.WaitGroup.Wait waits forever: its counter is %d once every goroutine of the rank that can run has run (an Add without its Done, or a deadlock)", g.count)
+			if p.gos != nil {
+				if stuck := p.gos.stuck(); stuck != "" {
+					msg += ": " + stuck
+				}
+			}
+			return p.fail(site, msg)
 		}
 	} else if g.count > 0 {
 		if th := p.thisThread(); th != nil {

@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -64,6 +66,26 @@ func TestGoroutinesHandComputed(t *testing.T) {
 		// same; each then finds the counter past 6 and is Done 6 ns
 		// later, the last at 20 U + 47 ns.
 		{"worksharing", 20*U + 47_000},
+		// Channels: a send or receive costs CAS (6 ns); a receive takes a
+		// value at max(its clock, when it was sent) + CAS. The goroutine
+		// starts at 9 ns and sends at 10 U + 15, 20 U + 27 and
+		// 30 U + 39 ns (each waits for the take before); the main
+		// goroutine takes them at 10 U + 21, 20 U + 33, 30 U + 45 ns and
+		// computes 5 U after the last.
+		{"pipeline", 35*U + 45_000},
+		// Sent at 1 U + 15 and 2 U + 21 ns into the buffer; the third
+		// send waits for room until the first take (10 U + 13 ns), the
+		// fourth until the second (11 U + 19 ns); takes at 10 U + 13,
+		// 11 U + 19, 12 U + 25, 13 U + 31 ns, each followed by 1 U.
+		{"buffered", 14*U + 31_000},
+		// Taken at 2 U + 21, 4 U + 33 and 6 U + 45 ns, 2 U computed
+		// after each; the close (6 U + 51 ns) ends the range at
+		// 8 U + 45 ns.
+		{"rangeclose", 8*U + 45_000},
+		// The second goroutine's value (sent at 3 U + 22 ns) is taken
+		// first, at 3 U + 28 ns, then 2 U; the first's (5 U + 15 ns) at
+		// 5 U + 34 ns, then 1 U.
+		{"select", 6*U + 34_000},
 	}
 	for _, c := range cases {
 		r, err := p.Run(Config{NP: 1, Machine: m, Profile: pf, Args: []string{"-part", c.part}})
@@ -115,10 +137,23 @@ func TestGoroutineErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	src, err := os.ReadFile("testdata/goroutines/main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// lineOf is the line of the first occurrence of s after the case of
+	// part in the program.
+	lineOf := func(part, s string) int {
+		text := string(src)
+		i := strings.Index(text, `case "`+part+`":`)
+		j := i + strings.Index(text[i:], s)
+		return strings.Count(text[:j], "\n") + 1
+	}
 	for part, want := range map[string]string{
-		"negative": "goroutines/main.go:150:11: rank 0: sync: negative WaitGroup counter",
-		"forever":  "goroutines/main.go:156:11: rank 0: sync.WaitGroup.Wait waits forever: its counter is 1",
-		"deadlock": "deadlock among the threads of the rank: thread 1",
+		"negative":     fmt.Sprintf("goroutines/main.go:%d:11: rank 0: sync: negative WaitGroup counter", lineOf("negative", "wg.Done()")),
+		"forever":      fmt.Sprintf("goroutines/main.go:%d:11: rank 0: sync.WaitGroup.Wait waits forever: its counter is 1", lineOf("forever", "wg.Wait()")),
+		"chandeadlock": fmt.Sprintf("goroutines/main.go:%d:4: rank 0: receive from channel 1: no goroutine of the rank can end the wait (deadlock: all goroutines are asleep)", lineOf("chandeadlock", "<-ch")),
+		"deadlock":     "sync.WaitGroup.Wait waits forever: its counter is 1 once every goroutine of the rank that can run has run (an Add without its Done, or a deadlock): thread 1 (clock",
 	} {
 		_, err := p.Run(Config{NP: 1, Machine: m, Args: []string{"-part", part}})
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -29,6 +29,12 @@ type thread struct {
 	// wg is the WaitGroup its end marks Done (a goroutine of
 	// WaitGroup.Go), or nil.
 	wg *wgV
+	// pend is its send waiting for a receiver; recvOn the channel it
+	// waits to receive from; sel the channels of the select it waits in
+	// (channels.go).
+	pend   *pendingSend
+	recvOn *chanV
+	sel    *selectWait
 }
 
 // task is a pool task set by the master: it starts at set + Start.
@@ -125,12 +131,41 @@ func (ts *threadSet) first(start int64) (*thread, int64) {
 // runThreads runs the threads of ts until every one is done (and, for a
 // pool, every queued task has run).
 func (p *proc) runThreads(ts *threadSet) bool {
+	if _, ok := p.runThreadsUntil(ts, nil); !ok {
+		return false
+	}
+	if stuck := ts.stuck(); stuck != "" {
+		p.fail("", "deadlock among the threads of the rank: "+stuck)
+		return false
+	}
+	return true
+}
+
+// stuck lists the threads of ts that wait for an object, or is empty.
+func (ts *threadSet) stuck() string {
+	var stuck []string
+	for _, th := range ts.threads {
+		if th.blocked != nil {
+			stuck = append(stuck, fmt.Sprintf("thread %d (clock %s) waits for %s", th.id, trace.Time(th.clock), objectName(th.blocked)))
+		}
+	}
+	return strings.Join(stuck, "; ")
+}
+
+// runThreadsUntil runs the threads of ts, one step of the earliest at a
+// time, until until (when not nil) holds, which it reports, or none can
+// run; the threads keep their state (blocked ones stay blocked). The
+// second result is false when the run stops (an error).
+func (p *proc) runThreadsUntil(ts *threadSet, until func() bool) (bool, bool) {
 	saved, savedTid, savedSet := p.cur, p.curThread, p.threads
 	defer func() { p.cur, p.curThread, p.threads = saved, savedTid, savedSet }()
 	p.threads = ts
 	p.useCores(ts)
 	start := int64(p.w.mach.Threads.Start)
 	for {
+		if until != nil && until() {
+			return true, true
+		}
 		th, at := ts.first(start)
 		if th == nil {
 			break
@@ -142,14 +177,14 @@ func (p *proc) runThreads(ts *threadSet) bool {
 			pool.next++
 			th.task = k
 			if !p.startThread(th, pool.queue[k].fn, []V{intV(int64(th.id))}, at) {
-				return false
+				return false, false
 			}
 		}
 		p.cur, p.curThread = &th.exec, th.id+1
 		switch p.step() {
 		case cStop:
 			if p.err != nil {
-				return false
+				return false, false
 			}
 			// The thread's function returned.
 			th.free = th.clock
@@ -162,28 +197,18 @@ func (p *proc) runThreads(ts *threadSet) bool {
 				if th.wg != nil {
 					p.cur.clock = addTime(p.cur.clock, int64(p.w.mach.Threads.CAS))
 					if p.wgAdd(th.wg, -1, "") == cStop {
-						return false
+						return false, false
 					}
 				}
 			}
 		case cBlock:
 			p.fail("", "a thread or goroutine of the rank blocked in communication: not modeled (only the rank's main goroutine may communicate)")
-			return false
+			return false, false
 		}
 		// cYield: it waits for a lock or for a thread with a smaller
 		// clock; the loop picks the next one.
 	}
-	var stuck []string
-	for _, th := range ts.threads {
-		if th.blocked != nil {
-			stuck = append(stuck, fmt.Sprintf("thread %d (clock %s) waits for %s", th.id, trace.Time(th.clock), objectName(th.blocked)))
-		}
-	}
-	if len(stuck) > 0 {
-		p.fail("", "deadlock among the threads of the rank: "+strings.Join(stuck, "; "))
-		return false
-	}
-	return true
+	return until != nil && until(), true
 }
 
 // objectName names a lock, semaphore or barrier for errors.
@@ -195,6 +220,10 @@ func objectName(o any) string {
 		return fmt.Sprintf("semaphore %d", o.id)
 	case *barrierV:
 		return fmt.Sprintf("barrier %d", o.id)
+	case *chanV:
+		return fmt.Sprintf("channel %d", o.id)
+	case *selectWait:
+		return "a select"
 	case *wgV:
 		return fmt.Sprintf("WaitGroup %d (counter %d)", o.id, o.count)
 	case *rwMutexV:
@@ -238,12 +267,22 @@ func (p *proc) letEarlierGo() bool {
 
 // wake makes the threads waiting for o runnable again.
 func (p *proc) wake(o any) {
-	if p.threads == nil {
+	ts := p.threads
+	if ts == nil {
+		ts = p.gos // the main thread woke goroutines waiting for it
+	}
+	if ts == nil {
 		return
 	}
-	for _, th := range p.threads.threads {
+	for _, th := range ts.threads {
 		if th.blocked == o {
 			th.blocked = nil
+		} else if w, ok := th.blocked.(*selectWait); ok {
+			for _, ch := range w.chans {
+				if ch != nil && ch == o {
+					th.blocked = nil
+				}
+			}
 		}
 	}
 }

@@ -62,6 +62,6 @@ func (e *UnsupportedError) Error() string {
 	for _, u := range e.List {
 		fmt.Fprintf(&b, "\n  %s", u)
 	}
-	b.WriteString("\nwhat to do: keep communication and control out of channels (synchronize goroutines with sync.WaitGroup, Mutex, RWMutex or Once, or use commlib's Pool or Parallel), or, if no run reaches these, --allow-unsupported measures and predicts anyway")
+	b.WriteString("\nwhat to do: write these another way (the README's \"Go inside a rank\" lists what the model follows), or, if no run reaches these, --allow-unsupported measures and predicts anyway")
 	return b.String()
 }

@@ -11,7 +11,7 @@ import (
 // TestUnsupported lists, without running anything, what the interpreter
 // does not support in every test program and corpus program: nothing (the
 // interpreter runs them all; pool's goroutines and spmv's maps included).
-// interp/testdata/pipeline's channels are refused (cmd/predict's
+// interp/testdata/unsupported's constructs are refused (cmd/predict's
 // unsupported.txtar).
 func TestUnsupported(t *testing.T) {
 	if testing.Short() {

@@ -71,9 +71,20 @@ func (fb *funcBuilder) chain(head *model.Node, rest []*model.Node) (*model.Node,
 	}
 	for {
 		if cur.Kind == model.KindIf && cur.Cond.Kind == model.KindNot {
-			// "if !c { rest }" is "if c {} else { rest }": an empty case.
+			// "if !c { rest }" is "if c {} else { rest }": an empty case,
+			// unless rest never completes (a blocking select's last test
+			// panics when no case matched): then what follows in the
+			// sequence is c's case.
+			body := seqNode(nil)
+			if neverCompletes(cur.Children[0]) && len(siblings) > 0 {
+				body = seqNode(siblings)
+				if top {
+					used += len(siblings)
+				}
+				siblings = nil
+			}
 			cur = &model.Node{Kind: model.KindIfElse, Cond: cur.Cond.Children[0], Pos: cur.Pos,
-				Children: []*model.Node{seqNode(nil), cur.Children[0]}}
+				Children: []*model.Node{body, cur.Children[0]}}
 		}
 		sw.Children = append(sw.Children, &model.Node{Kind: model.KindCase, Cond: cur.Cond,
 			Children: []*model.Node{cur.Children[0]}})
@@ -113,6 +124,23 @@ func (fb *funcBuilder) chain(head *model.Node, rest []*model.Node) (*model.Node,
 	}
 	sw.Switch.Form, sw.Switch.Tag = fb.switchForm(sw)
 	return sw, used
+}
+
+// neverCompletes reports whether n ends in a panic, a return, a break or
+// a continue: what follows it in its sequence never runs after it.
+func neverCompletes(n *model.Node) bool {
+	for n != nil && n.Kind == model.KindSeq && len(n.Children) > 0 {
+		n = n.Children[len(n.Children)-1]
+	}
+	switch {
+	case n == nil:
+		return false
+	case n.Kind == model.KindBreak || n.Kind == model.KindContinue:
+		return true
+	case n.Kind == model.KindLeaf && n.Leaf != nil:
+		return n.Leaf.Kind == model.LeafPanic || n.Leaf.Kind == model.LeafRet
+	}
+	return false
 }
 
 // caseTestAt returns the index of the case test that nodes start with,

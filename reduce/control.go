@@ -313,8 +313,8 @@ func (a *analysis) backward(v ssa.Value) {
 		a.mark(v.Tuple)
 	case *ssa.UnOp:
 		a.mark(v.X)
-		if v.Op == token.MUL {
-			a.markPointees(v.X)
+		if v.Op == token.MUL || v.Op == token.ARROW {
+			a.markPointees(v.X) // a receive reads what the sends wrote
 		}
 	case *ssa.Phi:
 		for _, e := range v.Edges {
@@ -450,6 +450,10 @@ func (a *analysis) backwardLoc(l loc) {
 			a.mark(w.Map)
 			a.mark(w.Key)
 			a.mark(w.Value)
+		case *ssa.Send:
+			a.keepCalls[w] = true
+			a.mark(w.Chan)
+			a.mark(w.X)
 		case ssa.CallInstruction:
 			a.keepCalls[w] = true
 			cc := w.Common()
@@ -505,6 +509,8 @@ func (a *analysis) indexWriters() {
 					add(w.Addr, w)
 				case *ssa.MapUpdate:
 					add(w.Map, w)
+				case *ssa.Send:
+					add(w.Chan, w)
 				case ssa.CallInstruction:
 					cc := w.Common()
 					if bi, ok := cc.Value.(*ssa.Builtin); ok {

@@ -310,9 +310,13 @@ func (p *Plan) verdict(l *Loop) (Verdict, string) {
 				continue
 			}
 			if call, ok := instr.(*ssa.Call); !ok || !p.QuietCall(call) { // a quiet call has no effect the model keeps
-				switch instr.(type) {
-				case *ssa.Store, *ssa.Call, *ssa.Defer, *ssa.Go, *ssa.Return, *ssa.Panic, *ssa.Send, *ssa.MapUpdate:
+				switch in := instr.(type) {
+				case *ssa.Store, *ssa.Call, *ssa.Defer, *ssa.Go, *ssa.Return, *ssa.Panic, *ssa.Send, *ssa.MapUpdate, *ssa.Select:
 					return Iterate, "it has effects the model keeps"
+				case *ssa.UnOp:
+					if in.Op == token.ARROW {
+						return Iterate, "it receives from a channel"
+					}
 				}
 			}
 			v, ok := instr.(ssa.Value)

@@ -5,6 +5,7 @@ package reduce
 
 import (
 	"go/token"
+	"go/types"
 	"strings"
 
 	"github.com/predict-tools/predict/modelgen"
@@ -127,7 +128,8 @@ func (a *analysis) taintInstr(fn *ssa.Function, instr ssa.Instruction) bool {
 		case token.MUL:
 			return a.setTaint(v, least(a.taint[v.X], a.pointeeTaint(v.X)))
 		case token.ARROW:
-			return a.setTaint(v, "a value received from a channel at "+a.where(v.Pos()))
+			// What the sends on the channel sent (taintInstr's Send).
+			return a.setTaint(v, least(a.taint[v.X], a.pointeeTaint(v.X)))
 		}
 		return a.setTaint(v, a.taint[v.X])
 	case *ssa.Store:
@@ -138,6 +140,14 @@ func (a *analysis) taintInstr(fn *ssa.Function, instr ssa.Instruction) bool {
 		grew := false
 		for l := range a.pts[v.Addr] {
 			if a.setTaintLoc(l, t) {
+				grew = true
+			}
+		}
+		return grew
+	case *ssa.Send:
+		grew := false
+		for l := range a.pts[v.Chan] {
+			if a.setTaintLoc(l, a.taint[v.X]) {
 				grew = true
 			}
 		}
@@ -159,7 +169,13 @@ func (a *analysis) taintInstr(fn *ssa.Function, instr ssa.Instruction) bool {
 		}
 		return a.setTaint(v, a.operandTaint(v))
 	case *ssa.Select:
-		return a.setTaint(v, "the outcome of a select at "+a.where(v.Pos()))
+		// Which case it takes: the model chooses by modeled time, from
+		// its channels' states (the values received: Extract below).
+		var t string
+		for _, st := range v.States {
+			t = least(t, a.taint[st.Chan])
+		}
+		return a.setTaint(v, t)
 	case *ssa.Return:
 		grew := a.setTaint(a.resultsOf(fn), a.operandTaint(v))
 		if a.resTaint[fn] == nil {
@@ -183,6 +199,24 @@ func (a *analysis) taintInstr(fn *ssa.Function, instr ssa.Instruction) bool {
 				}
 			}
 			return grew
+		}
+		if sel, ok := v.Tuple.(*ssa.Select); ok && v.Index >= 2 {
+			// A received value: what the sends on its channel sent.
+			k := v.Index - 2
+			for _, st := range sel.States {
+				if st.Dir == types.SendOnly {
+					continue
+				}
+				if k == 0 {
+					return a.setTaint(v, least(a.taint[sel], a.pointeeTaint(st.Chan)))
+				}
+				k--
+			}
+		}
+		if rcv, ok := v.Tuple.(*ssa.UnOp); ok && rcv.Op == token.ARROW && v.Index == 1 {
+			// Whether a receive found its channel closed: the model
+			// follows the channel's close.
+			return a.setTaint(v, a.taint[rcv.X])
 		}
 		return a.setTaint(v, a.operandTaint(v))
 	case *ssa.MakeClosure:

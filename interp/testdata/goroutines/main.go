@@ -12,7 +12,7 @@ import (
 	"github.com/predict-tools/predict/commlib"
 )
 
-var part = flag.String("part", "join", "join, mutex, causal, rwmutex, wggo, nested, once, unjoined, fanout, worksharing, negative, forever or deadlock")
+var part = flag.String("part", "join", "join, mutex, causal, rwmutex, wggo, nested, once, unjoined, fanout, worksharing, pipeline, buffered, rangeclose, select, chandeadlock, negative, forever or deadlock")
 
 var sink int
 
@@ -144,6 +144,71 @@ func main() {
 				}()
 			}
 			wg.Wait()
+		case "pipeline":
+			// A goroutine sends three values, 10 units apart, on an
+			// unbuffered channel; the main goroutine takes each and
+			// computes 5 units.
+			ch := make(chan int)
+			go func() {
+				for i := range 3 {
+					spin(10)
+					ch <- i
+				}
+			}()
+			for range 3 {
+				<-ch
+				spin(5)
+			}
+		case "buffered":
+			// Four values, a unit apart, through a buffer of two, which
+			// the main goroutine starts taking at 10 units.
+			ch := make(chan int, 2)
+			go func() {
+				for i := range 4 {
+					spin(1)
+					ch <- i
+				}
+			}()
+			spin(10)
+			for range 4 {
+				<-ch
+				spin(1)
+			}
+		case "rangeclose":
+			// Values 1, 2, 3, two units apart, then close; the main
+			// goroutine ranges over the channel and computes 2 units each
+			// (not v units: a value received from a channel is data the
+			// model does not compute).
+			ch := make(chan int)
+			go func() {
+				for i := 1; i <= 3; i++ {
+					spin(2)
+					ch <- i
+				}
+				close(ch)
+			}()
+			for range ch {
+				spin(2)
+			}
+		case "select":
+			// The goroutine started second sends first (3 units against
+			// 5): the select takes its value first.
+			a, b := make(chan int), make(chan int)
+			go func() { spin(5); a <- 1 }()
+			go func() { spin(3); b <- 2 }()
+			for range 2 {
+				select {
+				case <-a:
+					spin(1)
+				case <-b:
+					spin(2)
+				}
+			}
+		case "chandeadlock":
+			// A receive no goroutine sends to: all goroutines asleep.
+			ch := make(chan int)
+			go func() { spin(1) }()
+			<-ch
 		case "negative":
 			// More Done than Add: Go panics.
 			var wg sync.WaitGroup
