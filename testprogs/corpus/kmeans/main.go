@@ -1,8 +1,9 @@
 // Command kmeans clusters points in the plane with Lloyd's algorithm, in
 // idiomatic Go inside each rank: plain goroutines joined by a
-// sync.WaitGroup, partial sums merged under a sync.Mutex, the centroids
-// read under a sync.RWMutex, a table built once with sync.Once, and a
-// recursive pairwise sum.
+// sync.WaitGroup, partial sums merged under a sync.Mutex, counts collected
+// from a channel with a select (an error channel beside it), the
+// centroids read under a sync.RWMutex, a table built once with sync.Once,
+// a map of cluster sizes, and a recursive pairwise sum.
 //
 // Threading and communication pattern: the points are block-distributed
 // over the ranks. Every iteration each rank starts -threads goroutines
@@ -86,8 +87,9 @@ func nearest(cx, cy *[k]int64, x, y int64) int {
 	return best
 }
 
-// assign labels the points lo..hi-1 and adds them to the rank's sums.
-func (r *rank) assign(lo, hi int) {
+// assign labels the points lo..hi-1, adds them to the rank's sums and
+// returns how many changed cluster.
+func (r *rank) assign(lo, hi int) (int64, error) {
 	r.once.Do(func() {
 		// Per-cluster weights, built by the first goroutine that needs them.
 		r.weights = make([]int64, k)
@@ -99,12 +101,19 @@ func (r *rank) assign(lo, hi int) {
 	cx, cy := r.cx, r.cy
 	r.centMu.RUnlock()
 	var sx, sy, n [k]int64
+	moved := int64(0)
 	for i := lo; i < hi; i++ {
 		c := nearest(&cx, &cy, r.xs[i], r.ys[i])
+		if r.labels[i] != c {
+			moved++
+		}
 		r.labels[i] = c
 		sx[c] += r.xs[i]
 		sy[c] += r.ys[i]
 		n[c]++
+	}
+	if lo < hi && r.weights[r.labels[lo]] < 1 {
+		return 0, fmt.Errorf("point %d: cluster %d has no weight", lo, r.labels[lo])
 	}
 	r.sumMu.Lock()
 	defer r.sumMu.Unlock()
@@ -113,24 +122,55 @@ func (r *rank) assign(lo, hi int) {
 		r.sy[c] += sy[c]
 		r.count[c] += n[c]
 	}
+	return moved, nil
 }
 
-// iterate assigns every point with nt goroutines and moves the centroids.
-func (r *rank) iterate(c *commlib.Comm, nt int) {
+// iterate assigns every point with nt goroutines, which send how many
+// points changed cluster on a channel (closed once the WaitGroup says all
+// are done) or an error on another, and moves the centroids. It returns
+// how many points of every rank changed cluster.
+func (r *rank) iterate(c *commlib.Comm, nt int) int64 {
 	r.sx, r.sy, r.count = [k]int64{}, [k]int64{}, [k]int64{}
 	var wg sync.WaitGroup
+	moved := make(chan int64, nt)
+	errs := make(chan error, 1)
 	for t := range nt {
 		lo, n := progutil.Block(len(r.xs), t, nt)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r.assign(lo, lo+n)
+			m, err := r.assign(lo, lo+n)
+			if err != nil {
+				select {
+				case errs <- err:
+				default: // one error is enough
+				}
+				return
+			}
+			moved <- m
 		}()
 	}
-	wg.Wait()
-	local := make([]int64, 0, 3*k)
+	go func() {
+		wg.Wait()
+		close(moved)
+	}()
+	changed := int64(0)
+collect:
+	for {
+		select {
+		case m, ok := <-moved:
+			if !ok {
+				break collect
+			}
+			changed += m
+		case err := <-errs:
+			c.Abort(err)
+		}
+	}
+	local := make([]int64, 0, 3*k+1)
 	local = append(append(append(local, r.sx[:]...), r.sy[:]...), r.count[:]...)
-	global := make([]int64, 3*k)
+	local = append(local, changed)
+	global := make([]int64, 3*k+1)
 	c.Allreduce(local, global, commlib.Sum)
 	r.centMu.Lock()
 	for cl := range k {
@@ -139,6 +179,7 @@ func (r *rank) iterate(c *commlib.Comm, nt int) {
 		}
 	}
 	r.centMu.Unlock()
+	return global[3*k]
 }
 
 // pairwiseSum adds v by halves down to leafSum values.
@@ -178,8 +219,9 @@ func main() {
 		}
 
 		start := commlib.Wtime()
+		changed := int64(0)
 		for range iters {
-			r.iterate(c, nt)
+			changed += r.iterate(c, nt)
 		}
 		d := make([]int64, count)
 		for i := range count {
@@ -196,12 +238,12 @@ func main() {
 		}
 		progutil.Printf(c, "kmeans class %s: n=%d, k=%d, np=%d, %d goroutines per rank, %d iterations, time %.3f s\n",
 			*class, n, k, np, nt, iters, elapsed)
-		progutil.Printf(c, "rank 0 holds points of %d clusters; total squared distance/1024 %d\n", len(sizes), total[0])
+		progutil.Printf(c, "rank 0 holds points of %d clusters; %d label changes; total squared distance/1024 %d\n", len(sizes), changed, total[0])
 		progutil.Verify(c, total[0] > 0, "total squared distance %d, want > 0", total[0])
 		h := fnv.New64a()
 		for cl := range k {
 			fmt.Fprintf(h, "%d,%d;", r.cx[cl], r.cy[cl])
 		}
-		progutil.Checksum(c, fmt.Sprintf("total=%d centroids=%016x", total[0], h.Sum64()))
+		progutil.Checksum(c, fmt.Sprintf("total=%d changed=%d centroids=%016x", total[0], changed, h.Sum64()))
 	})
 }
