@@ -106,22 +106,44 @@ func (w *World) loadOf(p *proc) float64 {
 	return min(1, max(0, (busy(w.ranksOnNode(p), w.mach.CoresPerNode)-own)/(loaded-own)))
 }
 
-// unshared is a main-thread compute of t, measured with the profile's
-// sharing, on p's node: between the fragment's alone and measured times
-// by p's share.
-func (p *proc) unshared(fr *fragment, t int64) int64 {
-	return t - int64(math.Round(float64(t)*(1-fr.alone)*(1-p.share)))
+// unshared is a compute of t, measured with the profile's sharing, on a
+// node of that share of it: between the fragment's alone and measured
+// times by share.
+func unshared(fr *fragment, t int64, share float64) int64 {
+	return t - int64(math.Round(float64(t)*(1-fr.alone)*(1-share)))
 }
 
 // useCores gives ts the cores of p when its threads outnumber them; with
 // as many cores as threads, each thread has one and never waits.
 func (p *proc) useCores(ts *threadSet) {
+	ts.share = p.w.threadShareOf(p, len(ts.threads))
 	if ts.coreFree != nil {
 		return
 	}
 	if n := p.w.threadCores(p); n < len(ts.threads) {
 		ts.coreFree = make([]int64, n)
 	}
+}
+
+// threadShareOf is shareOf for n threads of p: the node's cores are as
+// busy as its ranks that compute, n threads each, keep them. One goroutine
+// of a rank alone on its node computes alone; four on two cores share them
+// as the profile's ranks did.
+func (w *World) threadShareOf(p *proc, n int) float64 {
+	prof := w.prof
+	if prof == nil || prof.AloneRel == 0 || p.rank < 0 {
+		return 1
+	}
+	cpus := prof.CPUs
+	if cpus == 0 {
+		cpus = prof.NP
+	}
+	measured := coresBusy(prof.NP, cpus, 1)
+	if measured <= 0 {
+		return 1
+	}
+	ranks := max(1, int(w.active[w.nodeOf[p.rank]]))
+	return min(1, coresBusy(ranks*max(1, n), w.mach.CoresPerNode, 1)/measured)
 }
 
 // onCore returns when the running thread, ready at clock, starts a

@@ -435,7 +435,7 @@ func (p *proc) charge(fr *fragment, t int64) ctl {
 	if (fr.alone > 0 || fr.loaded > 0) && p.cur == &p.main {
 		t0 := t
 		if fr.alone > 0 && p.share < 1 {
-			t = p.unshared(fr, t)
+			t = unshared(fr, t, p.share)
 		}
 		if fr.loaded > 0 && p.load > 0 {
 			t += int64(math.Round(float64(t0) * (fr.loaded - 1) * p.load))
@@ -447,6 +447,11 @@ func (p *proc) charge(fr *fragment, t int64) ctl {
 			}
 			p.sharing += t - base
 		}
+	}
+	if fr.alone > 0 && p.cur != &p.main && p.threads != nil && p.threads.share < 1 {
+		// A thread's fragment, likewise by the share its node's cores
+		// see with the rank's threads running.
+		t = unshared(fr, t, p.threads.share)
 	}
 	if p.curThread > 0 && p.threads != nil && p.threads.coreFree != nil && t > 0 {
 		at = p.onCore(at, t)

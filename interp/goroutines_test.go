@@ -129,6 +129,44 @@ func TestGoroutinesOnCores(t *testing.T) {
 	}
 }
 
+// TestGoroutinesAlone checks by hand that a goroutine's fragment is
+// charged between its alone and shared times by how busy its node's cores
+// are, as a rank's main thread is: the profile measured spin alone at half
+// its time beside another rank (np = 2 on 2 CPUs). One goroutine of a
+// rank alone on a node of 2 cores computes alone; two share the cores as
+// the profile's ranks did.
+func TestGoroutinesAlone(t *testing.T) {
+	p := prepare(t, "./interp/testdata/goroutines")
+	const U = 1_000_000
+	pf := spinProfile(t, p, 2, U)
+	pf.AloneRel, pf.CPUs = 0.5, 2
+	for i := range pf.Fragments {
+		pf.Fragments[i].AloneRel = 0.5
+	}
+	m := threadMachine(t)
+	m.CoresPerNode, m.RanksPerNode = 2, 1
+	for _, c := range []struct {
+		part string
+		want int64
+	}{
+		// CAS and go (13 ns), the goroutine starts at 15 ns, computes
+		// 10 U alone (5 U), its Done at + 6 ns.
+		{"single", 5*U + 21_000},
+		// Two goroutines (start at 15 and 28 ns) on the 2 cores, as
+		// busy as the profile's: 7 U and 9 U as measured; the second's
+		// Done at 9 U + 34 ns.
+		{"wggo", 9*U + 34_000},
+	} {
+		r, err := p.Run(Config{NP: 1, Machine: m, Profile: pf, Args: []string{"-part", c.part}})
+		if err != nil {
+			t.Fatalf("%s: %v", c.part, err)
+		}
+		if int64(r.Time) != c.want {
+			t.Errorf("%s: predicted %d ps, hand computation %d ps", c.part, r.Time, c.want)
+		}
+	}
+}
+
 // TestGoroutineErrors checks that misuse of a WaitGroup ends the run with
 // its cause and file:line, as Go's runtime would panic or hang.
 func TestGoroutineErrors(t *testing.T) {

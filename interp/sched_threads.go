@@ -83,6 +83,9 @@ type threadSet struct {
 	// coreFree are the times the rank's cores free, when its threads
 	// outnumber them (cores.go); nil: a core each.
 	coreFree []int64
+	// share is how much of the profile's sharing its threads' node sees
+	// (cores.go, threadShareOf), set when they start running.
+	share float64
 }
 
 // startThread makes th run fn(args) from time start.

@@ -12,7 +12,7 @@ import (
 	"github.com/predict-tools/predict/commlib"
 )
 
-var part = flag.String("part", "join", "join, mutex, causal, rwmutex, wggo, nested, once, unjoined, fanout, worksharing, pipeline, buffered, rangeclose, select, chandeadlock, negative, forever or deadlock")
+var part = flag.String("part", "join", "join, mutex, causal, rwmutex, wggo, nested, once, unjoined, fanout, worksharing, pipeline, buffered, rangeclose, select, single, chandeadlock, negative, forever or deadlock")
 
 var sink int
 
@@ -204,6 +204,11 @@ func main() {
 					spin(2)
 				}
 			}
+		case "single":
+			// One goroutine of 10 units, waited for.
+			var wg sync.WaitGroup
+			wg.Go(func() { spin(10) })
+			wg.Wait()
 		case "chandeadlock":
 			// A receive no goroutine sends to: all goroutines asleep.
 			ch := make(chan int)
