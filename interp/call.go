@@ -496,8 +496,17 @@ func (c *compiler) deferOp(cf *function, in *ssa.Defer) op {
 		args[i] = c.operand(cf, a)
 	}
 	site := c.l.Pos(in.Pos()).String()
-	if cc.IsInvoke() || cc.Value == nil {
-		return c.failOp(in, "defer of an interface method call is not supported by the interpreter")
+	if cc.IsInvoke() {
+		// The method is the dynamic value's: found now, run at the return.
+		recv, method := c.operand(cf, cc.Value), cc.Method
+		return func(p *proc, fr *frame) ctl {
+			fn, self, msg := c.dynMethod(recv.get(fr), method)
+			if msg != "" {
+				return p.fail(site, "defer: "+msg)
+			}
+			fr.defers = append(fr.defers, deferred{fn: V{R: &closure{fn: fn}}, args: append([]V{self}, evalArgs(args, fr)...)})
+			return cNext
+		}
 	}
 	if b, ok := cc.Value.(*ssa.Builtin); ok {
 		_ = b

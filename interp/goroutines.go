@@ -29,6 +29,7 @@ package interp
 
 import (
 	"fmt"
+	"go/types"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -60,15 +61,22 @@ type onceV struct {
 func (c *compiler) spawnOp(cf *function, in *ssa.Go) op {
 	cc := &in.Call
 	site := c.l.Pos(in.Pos()).String()
-	if cc.IsInvoke() {
-		return c.failOp(in, "go statement calling an interface method: not supported by the interpreter (start a function or a closure)")
-	}
 	if _, ok := cc.Value.(*ssa.Builtin); ok {
 		return c.failOp(in, "go statement calling a builtin: not supported by the interpreter")
 	}
 	args := make([]operand, len(cc.Args))
 	for i, a := range cc.Args {
 		args[i] = c.operand(cf, a)
+	}
+	if cc.IsInvoke() {
+		recv, method := c.operand(cf, cc.Value), cc.Method
+		return func(p *proc, fr *frame) ctl {
+			fn, self, msg := c.dynMethod(recv.get(fr), method)
+			if msg != "" {
+				return p.fail(site, "go statement: "+msg)
+			}
+			return p.spawn(fn, nil, append([]V{self}, evalArgs(args, fr)...), nil, site)
+		}
 	}
 	if f := cc.StaticCallee(); f != nil {
 		fv := c.funcValue(f)
@@ -94,6 +102,25 @@ func (c *compiler) spawnOp(cf *function, in *ssa.Go) op {
 		}
 		return p.spawn(cl.fn, cl.env, evalArgs(args, fr), nil, site)
 	}
+}
+
+// dynMethod is the program's method that calling method on interface
+// value r runs, and its receiver; msg says why there is none.
+func (c *compiler) dynMethod(r V, method *types.Func) (fn *function, self V, msg string) {
+	i, _ := r.R.(*iface)
+	if i == nil {
+		return nil, V{}, "invalid memory address or nil pointer dereference (method " + method.Name() + " of a nil interface)"
+	}
+	sel := c.l.Prog.MethodSets.MethodSet(i.t).Lookup(method.Pkg(), method.Name())
+	if sel == nil {
+		return nil, V{}, fmt.Sprintf("%s has no method %s", i.t, method.Name())
+	}
+	m := c.l.Prog.MethodValue(sel)
+	cl := c.funcValue(m)
+	if cl.fn == nil {
+		return nil, V{}, m.String() + " is outside the program: not supported by the interpreter"
+	}
+	return cl.fn, i.v, ""
 }
 
 // spawn starts a goroutine running fn(args) with free variables env; wg,

@@ -86,6 +86,10 @@ func TestGoroutinesHandComputed(t *testing.T) {
 		// first, at 3 U + 28 ns, then 2 U; the first's (5 U + 15 ns) at
 		// 5 U + 34 ns, then 1 U.
 		{"select", 6*U + 34_000},
+		// Through interfaces: Add and go (13 ns), the goroutine starts at
+		// 15 ns, spins 4 U, is Done at 4 U + 21 ns; then 1 U and the
+		// deferred Close's 2 U.
+		{"iface", 7*U + 21_000},
 	}
 	for _, c := range cases {
 		r, err := p.Run(Config{NP: 1, Machine: m, Profile: pf, Args: []string{"-part", c.part}})

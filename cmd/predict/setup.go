@@ -61,7 +61,7 @@ func (f *predictFlags) add(cmd *cobra.Command) {
 	fl.IntVar(&f.runs, "profile-runs", estimator.DefaultRuns, "runs of each program (plain and probed) in the automatic timing pass")
 	fl.BoolVar(&f.noCache, "no-cache", false, "run the timing pass even when a cached profile exists")
 	fl.IntVar(&f.threads, "threads", 0, "threads per rank: what commlib.Threads returns in the model (default: the program's own choice)")
-	fl.BoolVar(&f.allowUnsupported, "allow-unsupported", false, "measure and predict even when the model holds constructs the interpreter does not support (a go or defer through an interface method, ...): a run that reaches one stops there")
+	fl.BoolVar(&f.allowUnsupported, "allow-unsupported", false, "measure and predict even when the model holds constructs the interpreter does not support (a go statement running a function outside the program, ...): a run that reaches one stops there")
 }
 
 // setup prepares the program, its profile and the machine. Notes go to

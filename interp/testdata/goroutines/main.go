@@ -12,7 +12,7 @@ import (
 	"github.com/predict-tools/predict/commlib"
 )
 
-var part = flag.String("part", "join", "join, mutex, causal, rwmutex, wggo, nested, once, unjoined, fanout, worksharing, pipeline, buffered, rangeclose, select, single, chandeadlock, negative, forever or deadlock")
+var part = flag.String("part", "join", "join, mutex, causal, rwmutex, wggo, nested, once, unjoined, fanout, worksharing, pipeline, buffered, rangeclose, select, single, iface, chandeadlock, negative, forever or deadlock")
 
 var sink int
 
@@ -21,6 +21,23 @@ func spin(units int) {
 	for i := 0; i < units; i++ {
 		sink += i
 	}
+}
+
+// runner is what the iface part starts goroutines and defers calls on.
+type runner interface {
+	Run(wg *sync.WaitGroup)
+	Close()
+}
+
+type spinner struct{ u int }
+
+func (s spinner) Run(wg *sync.WaitGroup) { defer wg.Done(); spin(s.u) }
+func (s spinner) Close()                 { spin(s.u) }
+
+// deferred spins a unit, then r.Close runs at its return.
+func deferred(r runner) {
+	defer r.Close()
+	spin(1)
 }
 
 type counter struct {
@@ -209,6 +226,15 @@ func main() {
 			var wg sync.WaitGroup
 			wg.Go(func() { spin(10) })
 			wg.Wait()
+		case "iface":
+			// A goroutine started through an interface method, and a
+			// call deferred through one.
+			var wg sync.WaitGroup
+			var r runner = spinner{4}
+			wg.Add(1)
+			go r.Run(&wg)
+			wg.Wait()
+			deferred(spinner{2})
 		case "chandeadlock":
 			// A receive no goroutine sends to: all goroutines asleep.
 			ch := make(chan int)
