@@ -204,9 +204,7 @@ func Run(cfg Config) (*profile.File, error) {
 		if decRaw != raw {
 			// The decisions of the run that recorded them (the others
 			// time the fragments without recording: probe.NoBranchesEnv).
-			d := &profile.File{Alpha: p.Alpha, NP: p.NP}
-			fill(d, plan, decRaw)
-			p.Decisions = d.Decisions
+			p.Decisions = perRun(p, plan, []*probe.Raw{decRaw})[0].Decisions
 		}
 		combine(p, plan, raws, computes)
 		return p

@@ -35,20 +35,14 @@ func (c *compiler) call(cf *function, in *ssa.Call) op {
 		commOps, recvSlot := c.ifaceCommlib(cf, in, args, dst, site)
 		return func(p *proc, fr *frame) ctl {
 			r := recv.get(fr)
-			i, _ := r.R.(*iface)
-			if i == nil {
-				if e, ok := r.R.(error); ok && method.Name() == "Error" {
-					fr.s[dst] = V{R: e.Error()}
-					return cNext
-				}
-				return p.fail(site, "invalid memory address or nil pointer dereference (method "+method.Name()+" of a nil interface)")
+			if e, ok := r.R.(error); ok && method.Name() == "Error" {
+				fr.s[dst] = V{R: e.Error()}
+				return cNext
 			}
-			ms := c.l.Prog.MethodSets.MethodSet(i.t)
-			sel := ms.Lookup(method.Pkg(), method.Name())
-			if sel == nil {
-				return p.fail(site, fmt.Sprintf("%s has no method %s", i.t, method.Name()))
+			fn, i, msg := c.methodOf(r, method)
+			if msg != "" {
+				return p.fail(site, msg)
 			}
-			fn := c.l.Prog.MethodValue(sel)
 			if cop := commOps[fn]; cop != nil {
 				fr.s[recvSlot] = i.v // a commlib method: its op, on the dynamic value
 				return cop(p, fr)
@@ -82,12 +76,7 @@ func (c *compiler) call(cf *function, in *ssa.Call) op {
 			// called directly: its wrapper calls the method, commlib's
 			// or the program's, with the bound receiver.
 			fn := c.fn(f)
-			var env []operand
-			if mc, ok := cc.Value.(*ssa.MakeClosure); ok {
-				for _, b := range mc.Bindings {
-					env = append(env, c.operand(cf, b))
-				}
-			}
+			env := c.closureEnv(cf, cc)
 			return func(p *proc, fr *frame) ctl {
 				return p.callFrom(fr, fn, env, args, dst, site)
 			}
@@ -98,12 +87,7 @@ func (c *compiler) call(cf *function, in *ssa.Call) op {
 		fv := c.funcValue(f)
 		if fv.fn != nil {
 			fn := fv.fn
-			var env []operand
-			if mc, ok := cc.Value.(*ssa.MakeClosure); ok {
-				for _, b := range mc.Bindings {
-					env = append(env, c.operand(cf, b))
-				}
-			}
+			env := c.closureEnv(cf, cc)
 			if rec := c.recursive(in); rec != nil {
 				return func(p *proc, fr *frame) ctl {
 					rec.calls++
@@ -130,6 +114,35 @@ func (c *compiler) call(cf *function, in *ssa.Call) op {
 	return func(p *proc, fr *frame) ctl {
 		return p.callValue(fnv.get(fr), evalArgs(args, fr), dst, site)
 	}
+}
+
+// methodOf is the method that calling method on interface value r runs,
+// with r's dynamic value; msg says why there is none (a nil interface, a
+// missing method).
+func (c *compiler) methodOf(r V, method *types.Func) (*ssa.Function, *iface, string) {
+	i, _ := r.R.(*iface)
+	if i == nil {
+		return nil, nil, "invalid memory address or nil pointer dereference (method " + method.Name() + " of a nil interface)"
+	}
+	sel := c.l.Prog.MethodSets.MethodSet(i.t).Lookup(method.Pkg(), method.Name())
+	if sel == nil {
+		return nil, nil, fmt.Sprintf("%s has no method %s", i.t, method.Name())
+	}
+	return c.l.Prog.MethodValue(sel), i, ""
+}
+
+// closureEnv is the free variables a static call through a closure binds
+// (none for a plain function).
+func (c *compiler) closureEnv(cf *function, cc *ssa.CallCommon) []operand {
+	mc, ok := cc.Value.(*ssa.MakeClosure)
+	if !ok {
+		return nil
+	}
+	env := make([]operand, len(mc.Bindings))
+	for i, b := range mc.Bindings {
+		env[i] = c.operand(cf, b)
+	}
+	return env
 }
 
 // funcValue is the closure value of a function of the program or outside.

@@ -60,10 +60,17 @@ type pendingSend struct {
 
 // selectWait is what a thread blocked in a select waits for: any of its
 // channels.
-type selectWait struct{ chans []*chanV }
+type selectWait struct {
+	chans []*chanV
+	recv  []*chanV // those of its receive cases: their receivers it counts
+}
 
 // ready reports whether a receive from ch would not wait.
 func (ch *chanV) ready() bool { return len(ch.buf) > 0 || len(ch.sends) > 0 || ch.closed }
+
+// sendReady reports whether a select's send case on ch is ready: the
+// buffer has room or a receiver waits (or ch is closed: the send panics).
+func (ch *chanV) sendReady() bool { return ch.closed || len(ch.buf) < ch.cap || ch.receivers > 0 }
 
 // since is when what a receive from ready ch would take became available.
 func (ch *chanV) since() int64 {
@@ -89,8 +96,7 @@ func (c *compiler) channelOp(cf *function, instr ssa.Instruction) op {
 			if n < 0 {
 				return p.fail(site, "makechan: size out of range")
 			}
-			p.w.collID++
-			return set(fr, dst, V{R: &chanV{id: p.w.collID, cap: int(n), zero: zero}})
+			return set(fr, dst, V{R: &chanV{id: p.w.newID(), cap: int(n), zero: zero}})
 		}
 	case *ssa.Send:
 		ch, v := c.operand(cf, in.Chan), c.operand(cf, in.X)
@@ -227,29 +233,6 @@ func (p *proc) chanTake(ch *chanV) (V, bool) {
 	return cloneZero(ch.zero), false
 }
 
-// advanceTo moves the running thread's clock to t (not back); on the main
-// thread the wait is its threads' work, as at a WaitGroup.
-func (p *proc) advanceTo(t int64) {
-	if t <= p.cur.clock {
-		return
-	}
-	if p.cur == &p.main {
-		p.mainResumes(t)
-		return
-	}
-	p.cur.clock = t
-}
-
-// mainResumes moves the main thread to t: the wait for its goroutines is
-// the rank's compute (their work), as at a WaitGroup's Wait.
-func (p *proc) mainResumes(t int64) {
-	if d := t - p.main.clock; d > 0 {
-		p.compute += d
-		p.joined += d
-		p.main.clock = t
-	}
-}
-
 // mainWaits runs the rank's goroutines until cond holds; a wait nothing
 // can end is a deadlock. False when the run stops.
 func (p *proc) mainWaits(cond func() bool, site, what string) bool {
@@ -371,10 +354,8 @@ func (c *compiler) selectOp(cf *function, in *ssa.Select, site string) op {
 		}
 		th := p.thisThread()
 		if th != nil && th.sel != nil {
-			for _, ch := range th.sel.chans {
-				if ch != nil {
-					ch.receivers--
-				}
+			for _, ch := range th.sel.recv {
+				ch.receivers--
 			}
 			th.sel = nil
 		}
@@ -390,7 +371,7 @@ func (c *compiler) selectOp(cf *function, in *ssa.Select, site string) op {
 					continue // a nil channel's case is never ready
 				}
 				if s.send {
-					if (ch.closed || len(ch.buf) < ch.cap || ch.receivers > 0) && (pick < 0 || p.cur.clock < pickAt) {
+					if ch.sendReady() && (pick < 0 || p.cur.clock < pickAt) {
 						pick, pickAt = i, p.cur.clock
 					}
 					continue
@@ -427,20 +408,13 @@ func (c *compiler) selectOp(cf *function, in *ssa.Select, site string) op {
 				for i, s := range states {
 					if chans[i] != nil && !s.send {
 						chans[i].receivers++
+						w.recv = append(w.recv, chans[i])
 					}
 				}
 				th.sel, th.blocked = w, w
 				return cYield
 			}
-			anyReady := func() bool {
-				for i, s := range states {
-					ch := chans[i]
-					if ch != nil && (ch.ready() && !s.send || s.send && (ch.closed || len(ch.buf) < ch.cap || ch.receivers > 0)) {
-						return true
-					}
-				}
-				return false
-			}
+			anyReady := func() bool { i, _ := choose(); return i >= 0 }
 			if !p.mainWaits(anyReady, site, "select") {
 				return cStop
 			}

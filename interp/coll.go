@@ -79,9 +79,8 @@ func (c *compiler) collectiveOp(name string, args []operand, dst int, site strin
 		cm.collSeq++
 		in := g.colls[seq]
 		if in == nil {
-			p.w.collID++
 			in = g.newCollInstance(len(args))
-			in.id, in.name = p.w.collID, short
+			in.id, in.name = p.w.newID(), short
 			if spec.root >= 0 {
 				in.root = int(args[spec.root].get(fr).I)
 			}

@@ -84,12 +84,7 @@ func (c *compiler) spawnOp(cf *function, in *ssa.Go) op {
 			return c.failOp(in, "go statement starting %s, a function outside the program: not supported by the interpreter", f)
 		}
 		fn := fv.fn
-		var env []operand
-		if mc, ok := cc.Value.(*ssa.MakeClosure); ok {
-			for _, b := range mc.Bindings {
-				env = append(env, c.operand(cf, b))
-			}
-		}
+		env := c.closureEnv(cf, cc)
 		return func(p *proc, fr *frame) ctl {
 			return p.spawn(fn, evalArgs(env, fr), evalArgs(args, fr), nil, site)
 		}
@@ -107,15 +102,10 @@ func (c *compiler) spawnOp(cf *function, in *ssa.Go) op {
 // dynMethod is the program's method that calling method on interface
 // value r runs, and its receiver; msg says why there is none.
 func (c *compiler) dynMethod(r V, method *types.Func) (fn *function, self V, msg string) {
-	i, _ := r.R.(*iface)
-	if i == nil {
-		return nil, V{}, "invalid memory address or nil pointer dereference (method " + method.Name() + " of a nil interface)"
+	m, i, msg := c.methodOf(r, method)
+	if msg != "" {
+		return nil, V{}, msg
 	}
-	sel := c.l.Prog.MethodSets.MethodSet(i.t).Lookup(method.Pkg(), method.Name())
-	if sel == nil {
-		return nil, V{}, fmt.Sprintf("%s has no method %s", i.t, method.Name())
-	}
-	m := c.l.Prog.MethodValue(sel)
 	cl := c.funcValue(m)
 	if cl.fn == nil {
 		return nil, V{}, m.String() + " is outside the program: not supported by the interpreter"
@@ -159,22 +149,20 @@ func (p *proc) spawn(fn *function, env, args []V, wg *wgV, site string) ctl {
 // endGoroutines runs, when the rank ends, the goroutines its main thread
 // did not wait for; the rank's end does not wait for them, and those that
 // stay blocked (on a channel no one sends to) stay so, as in Go.
-func (p *proc) endGoroutines() bool {
+// An error they meet is p's (p.err).
+func (p *proc) endGoroutines() {
 	ts := p.gos
 	if ts == nil {
-		return true
+		return
 	}
 	p.gos = nil
-	clock := p.main.clock
-	_, ok := p.runThreadsUntil(ts, nil)
-	p.main.clock = clock
+	p.runThreadsUntil(ts, nil) // their clocks are theirs: the main thread's stays
 	for _, th := range ts.threads {
 		if !th.done {
 			p.w.noteAssumption(p.gosSite, "goroutines still running or blocked when their rank ended: the rank's end does not wait for them")
 			break
 		}
 	}
-	return ok
 }
 
 // syncState returns the state of the sync object recv points to, made
@@ -199,17 +187,16 @@ func (p *proc) syncState(recv V, mk func() any) any {
 // modelgen.GoSyncOp names it).
 func (c *compiler) goSyncOp(name string, args []operand, dst int, site string) op {
 	costs := &c.cp.mach.Threads
-	objID := func(w *World) int64 { w.collID++; return w.collID }
 	wg := func(p *proc, fr *frame) *wgV {
-		st, _ := p.syncState(args[0].get(fr), func() any { return &wgV{id: objID(p.w)} }).(*wgV)
+		st, _ := p.syncState(args[0].get(fr), func() any { return &wgV{id: p.w.newID()} }).(*wgV)
 		return st
 	}
 	mu := func(p *proc, fr *frame) *mutexV {
-		st, _ := p.syncState(args[0].get(fr), func() any { return &mutexV{id: objID(p.w)} }).(*mutexV)
+		st, _ := p.syncState(args[0].get(fr), func() any { return &mutexV{id: p.w.newID()} }).(*mutexV)
 		return st
 	}
 	rw := func(p *proc, fr *frame) *rwMutexV {
-		st, _ := p.syncState(args[0].get(fr), func() any { return &rwMutexV{id: objID(p.w)} }).(*rwMutexV)
+		st, _ := p.syncState(args[0].get(fr), func() any { return &rwMutexV{id: p.w.newID()} }).(*rwMutexV)
 		return st
 	}
 	nilRecv := func(p *proc) ctl {
@@ -310,12 +297,8 @@ func (c *compiler) goSyncOp(name string, args []operand, dst int, site string) o
 			return cNext
 		}
 	}
-	return c.unsupportedOp(site, name+" is not modeled")
-}
-
-// unsupportedOp is an op that stops the run with msg at site.
-func (c *compiler) unsupportedOp(site, msg string) op {
-	return func(p *proc, fr *frame) ctl { return p.fail(site, msg) }
+	// modelgen.GoSyncOp names no other.
+	return func(p *proc, fr *frame) ctl { return p.fail(site, name+" is not modeled") }
 }
 
 // wgAdd adds d to g's counter; at zero it wakes the threads waiting.
@@ -369,14 +352,7 @@ func (p *proc) wgWait(g *wgV, site, name string) ctl {
 	if p.overflowed(end, site, name) {
 		return cStop
 	}
-	if p.cur == &p.main {
-		// The main thread waits for its goroutines: their work is the
-		// rank's compute, as at a pool's WaitForAll.
-		d := end - enter
-		p.compute += d
-		p.joined += d
-	}
-	p.cur.clock = end
+	p.advanceTo(end)
 	p.traceThread(name, site, enter, g.id)
 	return cNext
 }

@@ -214,6 +214,30 @@ func (p *proc) runThreadsUntil(ts *threadSet, until func() bool) (bool, bool) {
 	return until != nil && until(), true
 }
 
+// advanceTo moves the running thread's clock to t (not back); on the main
+// thread the wait is for its threads (a pool's WaitForAll, Parallel, a
+// WaitGroup, a channel): their work is the rank's compute.
+func (p *proc) advanceTo(t int64) {
+	if t <= p.cur.clock {
+		return
+	}
+	if p.cur == &p.main {
+		p.mainResumes(t)
+		return
+	}
+	p.cur.clock = t
+}
+
+// mainResumes moves the main thread to t: the wait for its goroutines is
+// the rank's compute (their work), as at a WaitGroup's Wait.
+func (p *proc) mainResumes(t int64) {
+	if d := t - p.main.clock; d > 0 {
+		p.compute += d
+		p.joined += d
+		p.main.clock = t
+	}
+}
+
 // objectName names a lock, semaphore or barrier for errors.
 func objectName(o any) string {
 	switch o := o.(type) {

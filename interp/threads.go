@@ -20,7 +20,6 @@ import (
 func (c *compiler) threadOp(name string, args []operand, dst int, site string) op {
 	arg := func(fr *frame, i int) V { return args[i].get(fr) }
 	costs := &c.cp.mach.Threads
-	objID := func(w *World) int64 { w.collID++; return w.collID }
 	traceThread := func(p *proc, op string, enter int64, obj int64) { p.traceThread(op, site, enter, obj) }
 	spend := func(p *proc, t int64) bool { return p.spend(t, site, name) }
 	switch name {
@@ -83,16 +82,7 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 			if p.overflowed(pool.end, site, name) {
 				return cStop
 			}
-			if pool.end > p.cur.clock {
-				// The master waits for its threads: their work is the
-				// rank's compute.
-				d := pool.end - p.cur.clock
-				p.cur.clock = pool.end
-				if p.cur == &p.main {
-					p.compute += d
-					p.joined += d
-				}
-			}
+			p.advanceTo(pool.end) // the master waits for its threads
 			acc := V{}
 			for i, r := range pool.results {
 				if i == 0 {
@@ -133,12 +123,7 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 			if p.overflowed(end, site, name) {
 				return cStop
 			}
-			d := end - p.cur.clock
-			p.cur.clock = end
-			if p.cur == &p.main {
-				p.compute += d
-				p.joined += d
-			}
+			p.advanceTo(end)
 			return cNext
 		}
 	case "Comm.NewMutex":
@@ -146,7 +131,7 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 			if !spend(p, int64(costs.CreateSemaphore)) {
 				return cStop
 			}
-			return set(fr, dst, V{R: &mutexV{id: objID(p.w)}})
+			return set(fr, dst, V{R: &mutexV{id: p.w.newID()}})
 		}
 	case "Mutex.Lock", "Mutex.TryLock":
 		try := name == "Mutex.TryLock"
@@ -206,7 +191,7 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 				return cStop
 			}
 			n := int(arg(fr, 1).I)
-			s := &semV{id: objID(p.w), permits: n, released: make([]int64, n)}
+			s := &semV{id: p.w.newID(), permits: n, released: make([]int64, n)}
 			return set(fr, dst, V{R: s})
 		}
 	case "Semaphore.Acquire", "Semaphore.TryAcquire":
@@ -273,7 +258,7 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 			if !spend(p, int64(costs.CreateSemaphore)) {
 				return cStop
 			}
-			return set(fr, dst, V{R: &barrierV{id: objID(p.w), n: int(arg(fr, 1).I)}})
+			return set(fr, dst, V{R: &barrierV{id: p.w.newID(), n: int(arg(fr, 1).I)}})
 		}
 	case "Barrier.Wait":
 		// A thread waits until the barrier's n-th thread arrives; all

@@ -280,6 +280,13 @@ func (w *World) schedule() error {
 	return nil
 }
 
+// newID numbers a collective instance or a thread object (lock,
+// semaphore, barrier, WaitGroup, channel) of the run, for traces and errors.
+func (w *World) newID() int64 {
+	w.collID++
+	return w.collID
+}
+
 // testHook, set by tests, sees the world after each process ends.
 var testHook func(w *World)
 
