@@ -428,13 +428,18 @@ func (in *instrumenter) segment(run []ast.Stmt, fc *funcCtx) {
 func (in *instrumenter) branch(cond ast.Expr, fc *funcCtx) {
 	rng := in.rangeOf(cond.Pos(), cond.End())
 	for _, t := range fc.tests {
-		p := t.Pos.Start
-		if !p.IsValid() || p.Before(rng.Start) || !p.Before(rng.End) {
-			continue
-		}
 		root := fc.condOf[t]
 		if root == nil {
 			root = t
+		}
+		// A test of a value with no position of its own (a loop-carried
+		// flag, `!done`: a phi) is placed by its condition's root.
+		p := t.Pos.Start
+		if !p.IsValid() {
+			p = root.Pos.Start
+		}
+		if !p.IsValid() || p.Before(rng.Start) || !p.Before(rng.End) {
+			continue
 		}
 		id := in.fragment(profile.FragBranch, fc, root.ID, nil, rng)
 		in.insert(fc.file, cond.Pos(), fmt.Sprintf("__probe.Branch(%d, ", id))

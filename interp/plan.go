@@ -179,7 +179,15 @@ func (cp *Compiled) plan() error {
 		if root == nil {
 			root = n
 		}
-		d := &decision{index: len(cp.decisions), node: root.ID, pos: n.Pos.Start.String(), def: (n.Check == "true") != negated[n], check: n.Check != ""}
+		at := n.Pos.Start.String()
+		switch {
+		case n.Pos.Start.IsValid():
+		case root.Pos.Start.IsValid():
+			at = root.Pos.Start.String() // a loop-carried flag's test: its condition's place
+		default:
+			at = blockPos(b, prog.Loaded.PosString) // a range loop's test
+		}
+		d := &decision{index: len(cp.decisions), node: root.ID, pos: at, def: (n.Check == "true") != negated[n], check: n.Check != ""}
 		if ds := decStats[root.ID]; ds == nil && !d.check {
 			// Not in the profile (a function the timing pass runs
 			// without probes, inside a loop it times whole): a loop's

@@ -251,8 +251,8 @@ func (a *analysis) condPos(blk *ssa.BasicBlock, cond ssa.Value) (p token.Pos) {
 		}
 	}
 	for i := len(blk.Instrs) - 1; i >= 0; i-- {
-		if blk.Instrs[i].Pos().IsValid() {
-			return blk.Instrs[i].Pos()
+		if _, isPhi := blk.Instrs[i].(*ssa.Phi); !isPhi && blk.Instrs[i].Pos().IsValid() {
+			return blk.Instrs[i].Pos() // (a φ's position is its variable's declaration)
 		}
 	}
 	return p

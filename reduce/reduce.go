@@ -109,6 +109,7 @@ func Reduce(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Function]*
 	a.pointsTo()
 	if !opts.Exact {
 		a.taintPass()
+		a.implicitExits(prog)
 	}
 	a.control(prog)
 	rep := a.apply(prog)

@@ -64,9 +64,36 @@ func spread(r *rand.Rand, n int) float64 {
 	return d / float64(n)
 }
 
+// drain empties a work queue that grows when a random draw says so. No
+// data flows from the draws into the queue, but which way they went
+// decides its length (an implicit flow): the loop's test is opaque, its
+// trips are replayed, and nothing of its body is kept for it.
+func drain(r *rand.Rand) {
+	queue := []int{0}
+	for len(queue) > 0 { // want collapse:"replayed" opaque:"how the opaque decision at"
+		u := queue[0]
+		queue = queue[1:]
+		if r.Float64() < 0.45 { // want opaque:"random numbers"
+			queue = append(queue, u+1, u+2)
+		}
+	}
+}
+
+// settle repeats until a draw sets a flag: the flag's test is opaque.
+func settle(r *rand.Rand) {
+	done := false
+	for !done { // want collapse:"replayed" opaque:"how the opaque decision at"
+		if r.Float64() < 0.1 { // want opaque:"random numbers"
+			done = true
+		}
+	}
+}
+
 func main() {
 	commlib.Main(func(c *commlib.Comm) {
 		r := rand.New(rand.NewSource(seed(*seeds) + int64(c.Rank())))
+		drain(r)
+		settle(r)
 		if hits(r, 64) == 0 { // want computed
 			fmt.Fprintln(os.Stderr, "no hit in 64 darts: a bad generator?")
 		}
