@@ -1,0 +1,64 @@
+package estimator
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/predict-tools/predict/interp"
+	"github.com/predict-tools/predict/machine"
+)
+
+// TestLoopExits profiles two corpus programs whose loops end on tests the
+// model cannot compute, class S at np 2, and predicts them at np 1 and 2:
+// both ran away in the model before.
+//   - montecarlo stops on a flag set from the sums it reduces
+//     (`for batches < *maxBatches && !converged`, main.go:118): the test of
+//     the flag, a φ with no position of its own, must be recorded.
+//   - bfs's sequential reference drains a queue appended to when a vertex
+//     is new (graph.go:93): no data flows from the levels into the queue's
+//     length, only which way their tests went, so its trips are replayed.
+func TestLoopExits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs programs")
+	}
+	m, err := machine.Preset("local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ prog, decision, loop string }{
+		{prog: "montecarlo", decision: "montecarlo/main.go:118:"},
+		{prog: "bfs", loop: "sequentialBFS/loop"},
+	} {
+		t.Run(tc.prog, func(t *testing.T) {
+			args := []string{"-class", "S"}
+			prog, err := interp.Prepare("..", "./testprogs/corpus/"+tc.prog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := profileWith(t, Config{Dir: "..", Pattern: "./testprogs/corpus/" + tc.prog, Prepared: prog.Prepared, NP: 2, Args: args})
+			recorded := false
+			for _, d := range p.Decisions {
+				if tc.decision != "" && strings.Contains(d.Pos, tc.decision) && len(d.Ranks) == 2 {
+					recorded = true
+				}
+			}
+			for _, l := range p.Loops {
+				if tc.loop != "" && strings.HasPrefix(l.Node, tc.loop) && len(l.Ranks) > 0 {
+					recorded = true
+				}
+			}
+			if !recorded {
+				t.Fatalf("no outcomes of the decision at %q or per-rank trips of the loop %q recorded", tc.decision, tc.loop)
+			}
+			for _, np := range []int{1, 2} {
+				res, err := prog.Run(interp.Config{NP: np, Machine: m, Profile: p, Args: args})
+				if err != nil {
+					t.Fatalf("np=%d: %v", np, err)
+				}
+				if res.Time <= 0 {
+					t.Errorf("np=%d: predicted %d ps", np, res.Time)
+				}
+			}
+		})
+	}
+}
