@@ -3,6 +3,7 @@
 package estimator
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -64,6 +65,17 @@ func fill(p *profile.File, plan *Plan, raw *probe.Raw) {
 			}
 			p.Decisions = append(p.Decisions, d)
 			continue
+		case profile.FragArg:
+			a := profile.ArgStats{Node: fr.Node, Site: fr.Pos.Start.String(), Arg: fr.Arg, Part: fr.Part}
+			for _, ra := range rf.Args {
+				r := profile.RankArgs{Rank: ra.Rank, Truncated: ra.Truncated}
+				for _, run := range ra.Runs {
+					r.Runs = append(r.Runs, profile.ArgRun{N: run.Len, Vals: run.Vals})
+				}
+				a.Ranks = append(a.Ranks, r)
+			}
+			p.CommArgs = append(p.CommArgs, a)
+			continue
 		case profile.FragLoop:
 			if rf.Count == 0 {
 				continue
@@ -118,6 +130,9 @@ func fill(p *profile.File, plan *Plan, raw *probe.Raw) {
 	slices.SortFunc(p.Fragments, func(a, b profile.FragmentStats) int { return strings.Compare(a.Node, b.Node) })
 	slices.SortFunc(p.Loops, func(a, b profile.LoopStats) int { return strings.Compare(a.Node, b.Node) })
 	slices.SortFunc(p.Decisions, func(a, b profile.DecisionStats) int { return strings.Compare(a.Node, b.Node) })
+	slices.SortFunc(p.CommArgs, func(a, b profile.ArgStats) int {
+		return cmp.Or(strings.Compare(a.Site, b.Site), cmp.Compare(a.Arg, b.Arg))
+	})
 }
 
 // loopOverhead returns the probe cost included in an entry of a loop
@@ -233,6 +248,9 @@ func probeCost(plan *Plan, raw *probe.Raw) float64 {
 			cost += float64(rf.Count)*(ov.RegionInNS+ov.RegionOutNS) + float64(rf.Iterations)*ov.CounterNS
 		case "branch":
 			cost += float64(rf.Count) * ov.BranchNS
+		case "arg":
+			// Recorded in the decisions' run only, whose times are not
+			// kept.
 		default:
 			cost += float64(rf.Count) * ov.PairNS
 			for _, s := range rf.IterSamples {

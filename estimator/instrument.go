@@ -46,6 +46,11 @@ type Fragment struct {
 	// the probes account for it as it runs instead.
 	Parent int32 `json:"parent"`
 	Apart  bool  `json:"apart,omitempty"`
+	// Arg and Part: for an opaque argument of a commlib call (kind
+	// "arg"), its position among the call's arguments and what of it is
+	// recorded (reduce.ArgPart).
+	Arg  int    `json:"arg,omitempty"`
+	Part string `json:"part,omitempty"`
 }
 
 // Plan is an instrumented copy of a program.
@@ -170,6 +175,7 @@ func instrument(p *reduce.Prepared, coarse map[string]bool) (*Plan, error) {
 		fc := in.newFuncCtx(f, fn, file)
 		fnRegion := in.enterFuncRegion(f, fn, body, fc, prog)
 		in.stmts(body.List, fc)
+		in.commArgs(body, fc)
 		if len(fc.vars) > 0 {
 			decl := fmt.Sprintf(" var %s int64; _ = %s;", strings.Join(fc.vars, ", "), strings.Join(fc.vars, "+"))
 			in.insert(file, body.Lbrace+1, decl)
@@ -442,9 +448,48 @@ func (in *instrumenter) branch(cond ast.Expr, fc *funcCtx) {
 			continue
 		}
 		id := in.fragment(profile.FragBranch, fc, root.ID, nil, rng)
-		in.insert(fc.file, cond.Pos(), fmt.Sprintf("__probe.Branch(%d, ", id))
+		// The profile holds the root's outcomes. The model may negate
+		// the source's condition (`if x { continue }; rest` is "if
+		// !x { rest }"), and a `!` of the source is a not of the model:
+		// where the two counts differ by an odd number, the outcome
+		// recorded is the negation of what the program tests.
+		probe := "Branch"
+		if (leadingNots(root)+astNots(cond))%2 == 1 {
+			probe = "BranchNot"
+		}
+		in.insert(fc.file, cond.Pos(), fmt.Sprintf("__probe.%s(%d, ", probe, id))
 		in.insert(fc.file, cond.End(), ")")
 		return
+	}
+}
+
+// leadingNots counts the nots at the top of a condition tree.
+func leadingNots(n *model.Node) int {
+	k := 0
+	for n != nil && n.Kind == model.KindNot && len(n.Children) == 1 {
+		k++
+		n = n.Children[0]
+	}
+	return k
+}
+
+// astNots counts the `!` at the top of an expression, through
+// parentheses.
+func astNots(e ast.Expr) int {
+	k := 0
+	for {
+		switch x := e.(type) {
+		case *ast.ParenExpr:
+			e = x.X
+			continue
+		case *ast.UnaryExpr:
+			if x.Op == token.NOT {
+				k++
+				e = x.X
+				continue
+			}
+		}
+		return k
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/predict-tools/predict/interp"
-	"github.com/predict-tools/predict/machine"
 )
 
 // TestLoopExits profiles two corpus programs whose loops end on tests the
@@ -18,24 +17,13 @@ import (
 //     is new (graph.go:93): no data flows from the levels into the queue's
 //     length, only which way their tests went, so its trips are replayed.
 func TestLoopExits(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs programs")
-	}
-	m, err := machine.Preset("local")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct{ prog, decision, loop string }{
 		{prog: "montecarlo", decision: "montecarlo/main.go:118:"},
 		{prog: "bfs", loop: "sequentialBFS/loop"},
 	} {
 		t.Run(tc.prog, func(t *testing.T) {
 			args := []string{"-class", "S"}
-			prog, err := interp.Prepare("..", "./testprogs/corpus/"+tc.prog)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := profileWith(t, Config{Dir: "..", Pattern: "./testprogs/corpus/" + tc.prog, Prepared: prog.Prepared, NP: 2, Args: args})
+			prog, p, m := profileCorpus(t, tc.prog, args)
 			recorded := false
 			for _, d := range p.Decisions {
 				if tc.decision != "" && strings.Contains(d.Pos, tc.decision) && len(d.Ranks) == 2 {

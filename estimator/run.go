@@ -56,7 +56,7 @@ type Config struct {
 // decisions for the same sources (a change of the model or of the
 // instrumentation): cached profiles of an older pass are measured again
 // (part of the key of [profile.Key]).
-const PassVersion = 8
+const PassVersion = 10
 
 // DefaultRuns is how many times the timing pass runs each program.
 const DefaultRuns = 3
@@ -204,7 +204,8 @@ func Run(cfg Config) (*profile.File, error) {
 		if decRaw != raw {
 			// The decisions of the run that recorded them (the others
 			// time the fragments without recording: probe.NoBranchesEnv).
-			p.Decisions = perRun(p, plan, []*probe.Raw{decRaw})[0].Decisions
+			dec := perRun(p, plan, []*probe.Raw{decRaw})[0]
+			p.Decisions, p.CommArgs = dec.Decisions, dec.CommArgs
 		}
 		combine(p, plan, raws, computes)
 		return p

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/predict-tools/predict/interp"
-	"github.com/predict-tools/predict/machine"
 	"github.com/predict-tools/predict/trace"
 )
 
@@ -17,15 +16,8 @@ import (
 // send, not every particle (unrecorded, the cases read false: a 3 MiB
 // Sendrecv a step at class W).
 func TestSwitchCases(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs a program")
-	}
 	args := []string{"-class", "S"}
-	prog, err := interp.Prepare("..", "./testprogs/corpus/pic")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := profileWith(t, Config{Dir: "..", Pattern: "./testprogs/corpus/pic", Prepared: prog.Prepared, NP: 2, Args: args})
+	prog, p, m := profileCorpus(t, "pic", args)
 	outcomes := map[string][2]int64{} // line → true, false over the ranks
 	for _, d := range p.Decisions {
 		for _, line := range []string{"plasma.go:157:", "plasma.go:159:"} {
@@ -40,10 +32,6 @@ func TestSwitchCases(t *testing.T) {
 	owns, right := outcomes["plasma.go:157:"], outcomes["plasma.go:159:"]
 	if owns[0] == 0 || owns[1] == 0 || right[0]+right[1] != owns[1] {
 		t.Fatalf("case outcomes: owns %v (true, false), moving right %v: want both outcomes of owns recorded, and the second case tested for every particle the first did not keep", owns, right)
-	}
-	m, err := machine.Preset("local")
-	if err != nil {
-		t.Fatal(err)
 	}
 	var largest int64
 	if _, err := prog.Run(interp.Config{NP: 1, Machine: m, Profile: p, Args: args, Trace: func(e trace.Event) {

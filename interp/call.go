@@ -82,7 +82,7 @@ func (c *compiler) call(cf *function, in *ssa.Call) op {
 			}
 		}
 		if modelgen.IsCommlib(f) {
-			return c.opaqueArgs(in, site, c.commlib(cf, in, modelgen.CommlibOp(f), args, dst, site))
+			return c.opaqueArgs(cf, in, site, args, func(args []operand) op { return c.commlib(cf, in, modelgen.CommlibOp(f), args, dst, site) })
 		}
 		fv := c.funcValue(f)
 		if fv.fn != nil {

@@ -38,13 +38,18 @@ type Compiled struct {
 	counting  bool
 	unitFrags []unitFrag
 
-	frags      []*fragment // indexed by fragment index
-	allFrags   []*fragment // every fragment charged, derived ones too
-	decisions  []*decision
-	loops      []*loopPlan
-	iterated   []*loopPlan // loops timed whole that run iteration by iteration
-	recursions []*recursion
-	planErr    error // the first profile the plan cannot follow (plan.go)
+	frags     []*fragment // indexed by fragment index
+	allFrags  []*fragment // every fragment charged, derived ones too
+	decisions []*decision
+	// commArgs are the profile's opaque communication arguments, by
+	// call site and argument (argKey); nArgCursors counts the replays
+	// compiled (replayargs.go).
+	commArgs    map[string]*profile.ArgStats
+	nArgCursors int
+	loops       []*loopPlan
+	iterated    []*loopPlan // loops timed whole that run iteration by iteration
+	recursions  []*recursion
+	planErr     error // the first profile the plan cannot follow (plan.go)
 }
 
 // Compile plans and compiles the program for prof (nil: compute costs
@@ -72,6 +77,11 @@ func (prog *Program) compile(prof *profile.File, mach *machine.Machine, units ma
 	cp := &Compiled{prog: prog, mach: mach, prof: prof, unitTime: units, counting: counting}
 	if prof != nil {
 		cp.profNP = max(prof.NP, 1)
+		cp.commArgs = map[string]*profile.ArgStats{}
+		for i := range prof.CommArgs {
+			a := &prof.CommArgs[i]
+			cp.commArgs[argKey(a.Site, a.Arg)] = a
+		}
 	}
 	defer modelgen.CatchLimit(&err, func() string {
 		if c := cp.comp; c != nil && c.at.IsValid() {

@@ -8,6 +8,7 @@ package interp
 import (
 	"fmt"
 	"go/token"
+	"slices"
 	"strings"
 
 	"github.com/predict-tools/predict/modelgen"
@@ -180,26 +181,67 @@ type cursor struct {
 	used int64
 }
 
-// opaqueArgs wraps run, the op of a commlib call, when the reduction found
-// arguments of the call opaque (a peer, a tag, a count, a buffer's length
-// that depends on data the model does not compute, which the timing pass
-// does not record): the model passes zero for them, and the run says so
-// at the call's site.
+// opaqueArgs builds the op of a commlib call (build, given the call's
+// operands) when the reduction found arguments of the call opaque (a
+// peer, a tag, a count, a buffer's length that depends on data the model
+// does not compute): those the timing pass recorded are replayed per rank
+// (replayargs.go), the others the model passes as zero; the run says
+// which at the call's site.
 // opaqueArgNote ends the assumption noted for opaque arguments.
 const opaqueArgNote = ", which the model does not compute: taken as zero"
 
-func (c *compiler) opaqueArgs(in *ssa.Call, site string, run op) op {
-	args := c.rep.Plan.OpaqueArgs(in)
-	if len(args) == 0 {
-		return run
+func (c *compiler) opaqueArgs(cf *function, in ssa.CallInstruction, site string, args []operand, build func([]operand) op) op {
+	if len(c.rep.Plan.OpaqueArgs(in)) == 0 {
+		return build(args)
 	}
-	what := make([]string, len(args))
-	for i, a := range args {
-		what[i] = a.String()
+	args = slices.Clone(args)
+	reps, rest := c.replayedArgs(cf, in, site, args)
+	run := build(args)
+	// The notes: at the profile's np the recorded values are replayed;
+	// at another, every opaque argument is taken as zero.
+	var replayed, all []string
+	for _, r := range reps {
+		replayed = append(replayed, r.what)
+		all = append(all, r.what)
 	}
-	note := strings.Join(what, "; ") + opaqueArgNote
+	all = append(all, rest...)
+	note := func(replayed []string, from string, zero []string, why string) string {
+		var parts []string
+		if len(replayed) > 0 {
+			parts = append(parts, strings.Join(replayed, "; ")+": replayed per rank as the timing pass recorded them ("+from+")")
+		}
+		if len(zero) > 0 {
+			parts = append(parts, strings.Join(zero, "; ")+opaqueArgNote+why)
+		}
+		return strings.Join(parts, "; ")
+	}
 	return func(p *proc, fr *frame) ctl {
-		p.w.noteAssumption(site, note)
-		return run(p, fr)
+		missing := false
+		for _, r := range reps {
+			v, ok := r.value(p, fr)
+			if !ok {
+				v, missing = r.orig.get(fr), true
+			}
+			fr.s[r.slot] = v
+		}
+		if _, noted := p.w.assumptions[site]; !noted {
+			switch {
+			case len(p.w.procs) != p.w.profNP && len(reps) > 0:
+				p.w.noteAssumption(site, note(nil, "", all, fmt.Sprintf(" (the timing pass recorded them at np=%d, for that decomposition only)", p.w.profNP)))
+			case missing:
+				p.w.noteAssumption(site, note(nil, "", all, ""))
+			default:
+				p.w.noteAssumption(site, note(replayed, p.w.profSource(), rest, ""))
+			}
+		}
+		c := run(p, fr)
+		if c == cYield {
+			// The op runs again when the earlier processes have run:
+			// the values it took are taken again then.
+			for _, r := range reps {
+				r.unread(p)
+			}
+		}
+		return c
 	}
 }

@@ -68,6 +68,7 @@ type proc struct {
 
 	cursors     []cursor
 	loopCursors map[*loopPlan]*cursor
+	argCursors  []argCursor // replayed communication arguments (replayargs.go)
 
 	seq     int64
 	nicFree int64
@@ -363,8 +364,8 @@ func (w *World) deadlock() error {
 	// for the deadlock may be the model's and not the program's.
 	var zeros []string
 	for site, what := range w.assumptions {
-		if strings.HasSuffix(what, opaqueArgNote) {
-			zeros = append(zeros, site+": "+strings.TrimSuffix(what, opaqueArgNote))
+		if i := strings.Index(what, opaqueArgNote); i >= 0 {
+			zeros = append(zeros, site+": "+what[:i]+what[i+len(opaqueArgNote):])
 		}
 	}
 	if len(zeros) > 0 {

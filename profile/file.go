@@ -43,6 +43,9 @@ const (
 	// conditions, small calls), per entry of a function (Node is its
 	// root) or per iteration of a loop (Node is the loop).
 	FragRegion FragmentKind = "region"
+	// FragArg is an opaque argument of a commlib call: its values per
+	// rank (File.Args).
+	FragArg FragmentKind = "arg"
 )
 
 // File is the result of a timing pass. Times are picoseconds.
@@ -127,6 +130,10 @@ type File struct {
 	Fragments []FragmentStats `json:"fragments"`
 	Loops     []LoopStats     `json:"loops,omitempty"`
 	Decisions []DecisionStats `json:"decisions,omitempty"`
+	// Args are the opaque arguments of commlib calls (a peer, a count, a
+	// buffer's length that the model does not compute), recorded per rank
+	// in the order of the calls: the interpreter replays them.
+	CommArgs []ArgStats `json:"comm_args,omitempty"`
 }
 
 // Overhead is the cost of the probes, measured when the program started.
@@ -211,6 +218,31 @@ type RankOutcomes struct {
 	FirstTrue bool    `json:"first_true"`
 	Runs      []int64 `json:"runs,omitempty"` // lengths of alternating runs, starting with FirstTrue's value
 	Truncated bool    `json:"truncated,omitempty"`
+}
+
+// ArgStats are the values of one opaque argument of a commlib call per
+// rank.
+type ArgStats struct {
+	Node  string     `json:"node,omitempty"` // the call's leaf in the model
+	Site  string     `json:"site"`           // the call's position, file:line:col
+	Arg   int        `json:"arg"`            // its position among the call's arguments (0: a method's receiver)
+	Part  string     `json:"part"`           // "value", "length" or "elements" (reduce.ArgPart)
+	Ranks []RankArgs `json:"ranks"`
+}
+
+// RankArgs are one rank's values of an argument, in the order of its
+// calls, as runs of calls that passed the same: an integer's value, or a
+// slice's length and (part "elements") its elements.
+type RankArgs struct {
+	Rank      int      `json:"rank"`
+	Runs      []ArgRun `json:"runs"`
+	Truncated bool     `json:"truncated,omitempty"` // the record stops before the rank's last call
+}
+
+// ArgRun is a run of N calls that passed the same values.
+type ArgRun struct {
+	N    int64   `json:"n"`
+	Vals []int64 `json:"vals"`
 }
 
 // Write writes the profile as indented JSON.

@@ -94,6 +94,30 @@ func (p *File) Validate() error {
 			}
 		}
 	}
+	for i, a := range p.CommArgs {
+		at := fmt.Sprintf("comm_args[%d].", i)
+		if a.Site == "" {
+			v.errorf(at+"site", "empty: want the call's file:line:col")
+		}
+		if a.Arg < 0 {
+			v.errorf(at+"arg", "%d: want an argument's position", a.Arg)
+		}
+		switch a.Part {
+		case "value", "length", "elements":
+		default:
+			v.errorf(at+"part", "%q: want value, length or elements", a.Part)
+		}
+		for j, r := range a.Ranks {
+			rat := fmt.Sprintf("%sranks[%d].", at, j)
+			v.rank(rat+"rank", r.Rank, p.NP)
+			for k, run := range r.Runs {
+				v.count(fmt.Sprintf("%sruns[%d].n", rat, k), run.N)
+				if len(run.Vals) == 0 {
+					v.errorf(fmt.Sprintf("%sruns[%d].vals", rat, k), "empty: want a value, or a length and elements")
+				}
+			}
+		}
+	}
 	return v.err()
 }
 
@@ -122,6 +146,9 @@ func (p *File) CheckNodes(prog *model.Program) error {
 	}
 	for i, l := range p.Loops {
 		check(fmt.Sprintf("loops[%d].node", i), l.Node)
+	}
+	for i, a := range p.CommArgs {
+		check(fmt.Sprintf("comm_args[%d].node", i), a.Node)
 	}
 	for i, d := range p.Decisions {
 		check(fmt.Sprintf("decisions[%d].node", i), d.Node)

@@ -19,10 +19,21 @@ import (
 // keep it, and the timing pass does not record it: the interpreter passes
 // zero in its place, and says so.
 type OpaqueArg struct {
-	Index  int    // its position among the call's arguments (0: the receiver of a method)
-	What   string // what of it shapes the communication: "Comm.Send's dest", "the length of Comm.Bcast's buf"
-	Reason string // what it depends on, as the reduction report says
+	Index  int     // its position among the call's arguments (0: the receiver of a method)
+	Of     ArgPart // what of it shapes the communication: its value, its length or its elements
+	What   string  // what of it shapes the communication: "Comm.Send's dest", "the length of Comm.Bcast's buf"
+	Reason string  // what it depends on, as the reduction report says
 }
+
+// ArgPart is what of an argument shapes the communication.
+type ArgPart string
+
+// The parts of an argument.
+const (
+	ArgValue    ArgPart = "value"    // an integer (a peer, a tag, a count), or a slice as a whole
+	ArgLength   ArgPart = "length"   // a buffer's length: the message size
+	ArgElements ArgPart = "elements" // a slice's elements (counts, displacements)
+)
 
 // String says what the argument depends on: "the length of Comm.Bcast's
 // buf depends on random numbers (...)".
@@ -62,7 +73,14 @@ func (a *analysis) opaqueArg(call ssa.CallInstruction, i int, what, why string) 
 	if a.opaqueArgs == nil {
 		a.opaqueArgs = map[ssa.CallInstruction][]OpaqueArg{}
 	}
-	a.opaqueArgs[call] = append(a.opaqueArgs[call], OpaqueArg{Index: i, What: what + name, Reason: why})
+	of := ArgValue
+	switch what {
+	case "the length of ":
+		of = ArgLength
+	case "the elements of ":
+		of = ArgElements
+	}
+	a.opaqueArgs[call] = append(a.opaqueArgs[call], OpaqueArg{Index: i, Of: of, What: what + name, Reason: why})
 }
 
 // argExpr renders an argument of a commlib call for the report: a buffer

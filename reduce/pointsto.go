@@ -303,6 +303,30 @@ func (a *analysis) ptsInstr(fn *ssa.Function, instr ssa.Instruction) bool {
 	return false
 }
 
+// appendContents adds to the elements of obj, an append's result, the
+// contents of the elements of src, the slice appended.
+func (a *analysis) appendContents(obj *object, src ssa.Value) bool {
+	grew := false
+	for s := range a.pts[src] {
+		for _, r := range a.related(s) {
+			if !prefixPath(s.sel, r.sel) || len(a.contents[r]) == 0 {
+				continue
+			}
+			d := loc{obj, "[]" + r.sel[len(s.sel):]}
+			if sels := a.locsOf[obj]; !slices.Contains(sels, d.sel) {
+				i, _ := slices.BinarySearch(sels, d.sel)
+				a.locsOf[obj] = slices.Insert(sels, i, d.sel)
+			}
+			c := a.contents[d]
+			if addAll(&c, a.contents[r]) {
+				a.contents[d] = c
+				grew = true
+			}
+		}
+	}
+	return grew
+}
+
 // resultsOf returns a stand-in value collecting what fn may return.
 func (a *analysis) resultsOf(fn *ssa.Function) ssa.Value {
 	r := a.results[fn]
@@ -325,7 +349,14 @@ func (a *analysis) ptsCall(call ssa.CallInstruction) bool {
 				if a.flow(v, cc.Args[0]) {
 					grew = true
 				}
-				if a.addLoc(v, loc{a.objectOf(v, "append at "+a.where(v.Pos())), "[]"}) {
+				obj := a.objectOf(v, "append at "+a.where(v.Pos()))
+				if a.addLoc(v, loc{obj, "[]"}) {
+					grew = true
+				}
+				// What the appended elements hold (pointers in them: a
+				// struct's slices) is what the result's elements hold,
+				// path by path below the elements.
+				if len(cc.Args) > 1 && a.appendContents(obj, cc.Args[1]) {
 					grew = true
 				}
 			}

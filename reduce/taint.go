@@ -264,6 +264,20 @@ func (a *analysis) taintCall(call ssa.CallInstruction) bool {
 				return res != nil && a.setTaint(res, least(a.taint[cc.Args[0]], a.pointeeTaint(cc.Args[0])))
 			}
 			return res != nil && a.setTaint(res, a.taint[cc.Args[0]])
+		case "append":
+			// The result's elements hold what was appended (the elements
+			// of a struct built with a random-length buffer, appended to
+			// a list of neighbours).
+			grew := res != nil && a.setTaint(res, a.operandTaint(call))
+			if res != nil && len(cc.Args) > 1 {
+				t := a.pointeeTaint(cc.Args[1])
+				for l := range a.pts[res] {
+					if a.setTaintLoc(l, t) {
+						grew = true
+					}
+				}
+			}
+			return grew
 		case "delete":
 			// Which key goes decides the map's length, as MapUpdate's key.
 			for l := range a.pts[cc.Args[0]] {

@@ -14,7 +14,7 @@ import (
 )
 
 // RawVersion is the version of the raw data format.
-const RawVersion = 6
+const RawVersion = 7
 
 // OutEnv is the environment variable naming the file the data is written
 // to.
@@ -73,7 +73,7 @@ type RawOverhead struct {
 // the number of outcomes).
 type RawFragment struct {
 	ID      int32   `json:"id"`
-	Kind    string  `json:"kind"` // "seg", "loop", "branch" or "region"
+	Kind    string  `json:"kind"` // "seg", "loop", "branch", "arg" or "region"
 	Count   int64   `json:"count"`
 	SumNS   int64   `json:"sum_ns"`
 	SumSqNS float64 `json:"sum_sq_ns"` // Σ d², summed exactly, rounded once
@@ -97,6 +97,9 @@ type RawFragment struct {
 	// trip counts.
 	SampledTrips [][2]int64  `json:"sampled_trips,omitempty"`
 	Branches     []RawBranch `json:"branches,omitempty"` // by rank
+	// Args are, for an opaque argument of a commlib call (Kind "arg"),
+	// each rank's sequence of its values (Count: the calls recorded).
+	Args []RawArg `json:"args,omitempty"`
 	// RankTrips are, for loops with an opaque bound, each rank's sequence
 	// of trip counts.
 	RankTrips []RawRankTrips `json:"rank_trips,omitempty"`
@@ -271,6 +274,14 @@ func (f *frag) raw(id int32) (RawFragment, bool) {
 		rf.Branches = append(rf.Branches, RawBranch{Rank: i - 1, True: b.trueN, False: b.falseN,
 			Runs: slices.Clone(b.runs), Truncated: b.truncated})
 		b.mu.Unlock()
+	}
+	if args := f.rawArgs(); len(args) > 0 {
+		rf.Kind, rf.Args = "arg", args
+		for _, a := range args {
+			for _, r := range a.Runs {
+				rf.Count += r.Len
+			}
+		}
 	}
 	for i, t := range f.ranked {
 		if t != nil {

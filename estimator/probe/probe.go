@@ -73,6 +73,7 @@ type frag struct {
 	seen     [IterSamples]int64           // per-iteration times offered to each reservoir
 	rng      uint64                       // the reservoirs' random choices
 	branches atomic.Pointer[[]*branchRec] // by rank+1, copied on growth under mu; a record never moves
+	argRecs  atomic.Pointer[[]*argRec]    // by rank+1, likewise: an opaque communication argument's values (args.go)
 	ranked   []*tripsRec                  // by rank+1: trip counts of a loop with an opaque bound
 	// sampledTrips are the trip counts of the entries that ran the
 	// sampled copy (trip count → entries, a few per loop: SampleEntry).
@@ -436,6 +437,18 @@ func Branch(id int32, cond bool) bool {
 		return cond
 	}
 	branch(id, cond)
+	return cond
+}
+
+// BranchNot records the negation of cond as an outcome of opaque decision
+// id, and returns cond unchanged: the decision is the negation of the
+// condition the program tests (the model's `if !x { rest }` for the
+// source's `if x { continue }; rest`).
+func BranchNot(id int32, cond bool) bool {
+	if branchesOff {
+		return cond
+	}
+	branch(id, !cond)
 	return cond
 }
 

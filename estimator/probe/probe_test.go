@@ -32,10 +32,12 @@ const (
 	idTrunc
 	idFlush
 	idBranchOwnLabels
+	idArgs
+	idArgsTrunc
 	idGrow = 200
 )
 
-func init() { Declare(idBranchOwnLabels + 1) }
+func init() { Declare(idArgsTrunc + 1) }
 
 // forget forgets what fragments ids recorded, so that tests can be repeated.
 func forget(ids ...int32) {
@@ -52,6 +54,7 @@ func forget(ids ...int32) {
 		f.mu.Lock()
 		f.samples, f.seen = [IterSamples][]int64{}, [IterSamples]int64{}
 		f.branches.Store(nil)
+		f.argRecs.Store(nil)
 		f.region.Store(false)
 		f.iters.Store(0)
 		f.incl.Store(0)

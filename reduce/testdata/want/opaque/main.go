@@ -89,11 +89,32 @@ func settle(r *rand.Rand) {
 	}
 }
 
+// neighbour is a peer and a buffer of a random length.
+type neighbour struct {
+	rank int
+	buf  []float64
+}
+
+// exchange sends to the neighbours of a list built by append: what its
+// elements hold is what was appended, a buffer of a random length (and,
+// the struct being tainted as a whole, its peer too: the timing pass
+// records both).
+func exchange(c *commlib.Comm, r *rand.Rand) {
+	var nbs []neighbour
+	for p := range c.Size() { // want iterate:"effects the model keeps"
+		nbs = append(nbs, neighbour{rank: p, buf: make([]float64, 1+r.Intn(8))}) // want shape:"append"
+	}
+	for _, nb := range nbs { // want iterate:"it calls Comm.Send"
+		c.Send(nb.buf, nb.rank, 0) // want opaque:"random numbers" opaque:"random numbers"
+	}
+}
+
 func main() {
 	commlib.Main(func(c *commlib.Comm) {
 		r := rand.New(rand.NewSource(seed(*seeds) + int64(c.Rank())))
 		drain(r)
 		settle(r)
+		exchange(c, r)
 		if hits(r, 64) == 0 { // want computed
 			fmt.Fprintln(os.Stderr, "no hit in 64 darts: a bad generator?")
 		}

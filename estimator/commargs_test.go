@@ -1,0 +1,51 @@
+package estimator
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/predict-tools/predict/interp"
+)
+
+// TestCommArgs profiles the corpus's spmv (class S, np 2), whose halo
+// exchange sends to the ranks that own the random columns of its rows:
+// the peers and lengths of its Isends and Irecvs are recorded per rank,
+// and so is `if len(idx) == 0 { continue }`, whose model negates the
+// source's test. The prediction at np = 2 replays them, and its
+// messages go to the other rank; before, the model deadlocked.
+func TestCommArgs(t *testing.T) {
+	args := []string{"-class", "S"}
+	prog, p, m := profileCorpus(t, "spmv", args)
+	peers := 0
+	for _, a := range p.CommArgs {
+		if strings.Contains(a.Site, "spmv/main.go:") && a.Part == "value" {
+			for _, r := range a.Ranks {
+				for _, run := range r.Runs {
+					if run.Vals[0] != int64(1-r.Rank) {
+						t.Errorf("%s argument %d: rank %d passed %d: want the other rank", a.Site, a.Arg, r.Rank, run.Vals[0])
+					}
+					peers++
+				}
+			}
+		}
+	}
+	if peers == 0 {
+		t.Fatalf("no peer recorded: %+v", p.CommArgs)
+	}
+	res, err := prog.Run(interp.Config{NP: 2, Machine: m, Profile: p, Args: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayed := 0
+	for _, a := range res.Assumptions {
+		if strings.Contains(a, "replayed per rank") {
+			replayed++
+		}
+		if strings.Contains(a, "taken as zero") || strings.Contains(a, "past the values recorded") {
+			t.Errorf("np=2: %s", a)
+		}
+	}
+	if replayed == 0 {
+		t.Errorf("np=2: no replayed argument among %q", res.Assumptions)
+	}
+}

@@ -1,0 +1,29 @@
+package estimator
+
+import (
+	"testing"
+
+	"github.com/predict-tools/predict/interp"
+	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/profile"
+)
+
+// profileCorpus prepares the corpus program name, profiles it at np 2
+// with args, and returns both with the local preset, for the tests that
+// check what a timing pass records by what the model then predicts.
+func profileCorpus(t *testing.T, name string, args []string) (*interp.Program, *profile.File, *machine.Machine) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs a program")
+	}
+	prog, err := interp.Prepare("..", "./testprogs/corpus/"+name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := profileWith(t, Config{Dir: "..", Pattern: "./testprogs/corpus/" + name, Prepared: prog.Prepared, NP: 2, Args: args})
+	m, err := machine.Preset("local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prog, p, m
+}
