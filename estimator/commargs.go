@@ -70,8 +70,8 @@ func (in *instrumenter) commArgs(body *ast.BlockStmt, fc *funcCtx) {
 		}
 		parts := map[int]reduce.ArgPart{}
 		for _, a := range oc.args {
-			if a.Index-offset < 0 {
-				continue // the receiver: no value to replay
+			if a.Index-offset < 0 || a.Received {
+				continue // the method's receiver, or a buffer received into: nothing to replay
 			}
 			if widerPart(a.Of, parts[a.Index]) {
 				parts[a.Index] = a.Of

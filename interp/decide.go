@@ -195,7 +195,7 @@ func (c *compiler) opaqueArgs(cf *function, in ssa.CallInstruction, site string,
 		return build(args)
 	}
 	args = slices.Clone(args)
-	reps, rest := c.replayedArgs(cf, in, site, args)
+	reps, rest, received := c.replayedArgs(cf, in, site, args)
 	run := build(args)
 	// The notes: at the profile's np the recorded values are replayed;
 	// at another, every opaque argument is taken as zero.
@@ -207,6 +207,9 @@ func (c *compiler) opaqueArgs(cf *function, in ssa.CallInstruction, site string,
 	all = append(all, rest...)
 	note := func(replayed []string, from string, zero []string, why string) string {
 		var parts []string
+		if len(received) > 0 {
+			parts = append(parts, strings.Join(received, "; ")+": a buffer received into that the model does not compute takes the message that arrives")
+		}
 		if len(replayed) > 0 {
 			parts = append(parts, strings.Join(replayed, "; ")+": replayed per rank as the timing pass recorded them ("+from+")")
 		}

@@ -67,12 +67,20 @@ func (r *argReplay) unread(p *proc) {
 
 // replayedArgs returns the replays of the opaque arguments of call in (the
 // call's operands args, whose slots it redirects) that the profile
-// recorded, and the arguments it did not record.
-func (c *compiler) replayedArgs(cf *function, in ssa.CallInstruction, site string, args []operand) (reps []*argReplay, rest []string) {
+// recorded, the arguments it did not record, and the buffers received
+// into (never recorded).
+func (c *compiler) replayedArgs(cf *function, in ssa.CallInstruction, site string, args []operand) (reps []*argReplay, rest, received []string) {
 	parts := map[int]reduce.ArgPart{}
 	whats := map[int][]string{}
 	var order []int
 	for _, a := range c.rep.Plan.OpaqueArgs(in) {
+		if a.Received {
+			// A buffer received into that the model does not compute:
+			// it takes what arrives (the sender's length is the
+			// message's).
+			received = append(received, a.String())
+			continue
+		}
 		if _, seen := parts[a.Index]; !seen {
 			order = append(order, a.Index)
 		}
@@ -122,7 +130,7 @@ func (c *compiler) replayedArgs(cf *function, in ssa.CallInstruction, site strin
 		args[i] = operand{slot: r.slot}
 		reps = append(reps, r)
 	}
-	return reps, rest
+	return reps, rest, received
 }
 
 // partRank orders what a record holds of an argument: the elements (with

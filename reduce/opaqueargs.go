@@ -7,6 +7,7 @@ package reduce
 import (
 	"fmt"
 	"go/types"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,10 +20,15 @@ import (
 // keep it, and the timing pass does not record it: the interpreter passes
 // zero in its place, and says so.
 type OpaqueArg struct {
-	Index  int     // its position among the call's arguments (0: the receiver of a method)
-	Of     ArgPart // what of it shapes the communication: its value, its length or its elements
-	What   string  // what of it shapes the communication: "Comm.Send's dest", "the length of Comm.Bcast's buf"
-	Reason string  // what it depends on, as the reduction report says
+	Index int     // its position among the call's arguments (0: the receiver of a method)
+	Of    ArgPart // what of it shapes the communication: its value, its length or its elements
+	// Received: a buffer the call receives into only (not a Bcast's,
+	// which the root sends). Its length decides
+	// nothing the sender's does not (the message is the sender's); a
+	// receive buffer the model does not compute takes what arrives.
+	Received bool
+	What     string // what of it shapes the communication: "Comm.Send's dest", "the length of Comm.Bcast's buf"
+	Reason   string // what it depends on, as the reduction report says
 }
 
 // ArgPart is what of an argument shapes the communication.
@@ -80,7 +86,8 @@ func (a *analysis) opaqueArg(call ssa.CallInstruction, i int, what, why string) 
 	case "the elements of ":
 		of = ArgElements
 	}
-	a.opaqueArgs[call] = append(a.opaqueArgs[call], OpaqueArg{Index: i, Of: of, What: what + name, Reason: why})
+	a.opaqueArgs[call] = append(a.opaqueArgs[call], OpaqueArg{Index: i, Of: of, What: what + name, Reason: why,
+		Received: slices.Contains(commSpecs[opName(f)].recvBufs, i) && !slices.Contains(commSpecs[opName(f)].sendBufs, i)})
 }
 
 // argExpr renders an argument of a commlib call for the report: a buffer
