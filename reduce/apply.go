@@ -166,6 +166,7 @@ func (a *analysis) apply(prog *model.Program) *Report {
 		})
 		rep.Functions = append(rep.Functions, fr)
 	}
+	a.calleeReplays(prog, rep)
 	return rep
 }
 

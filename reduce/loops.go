@@ -144,6 +144,98 @@ func replayedDecision(n *model.Node) string {
 	return reason
 }
 
+// calleeReplays extends replayedDecision through calls, once every
+// function's tests and kept leaves are known: a loop that calls, and
+// keeps the call of, a function whose opaque decision decides what the
+// model keeps (a closure appending a new vertex to the next frontier when
+// its level is unset) replays that decision at each call, so it is not a
+// collapse candidate and the timing pass records the decision (a loop it
+// timed whole would leave the function without probes, and the model
+// would take the decision's default every time).
+func (a *analysis) calleeReplays(prog *model.Program, rep *Report) {
+	funcs := map[string]*model.Function{}
+	for _, f := range prog.Functions {
+		funcs[f.ID] = f
+	}
+	memo := map[string]string{}
+	var funcReplays func(id string, depth int) string
+	funcReplays = func(id string, depth int) string {
+		if r, ok := memo[id]; ok {
+			return r
+		}
+		memo[id] = "" // a recursion decides nothing more than its first call
+		f := funcs[id]
+		if f == nil || depth > 16 {
+			return ""
+		}
+		r := replayedIn(f.Tree)
+		if r != "" {
+			// "its opaque decision at P decides …" → "the opaque decision
+			// at P, which decides …"
+			r = "the " + strings.Replace(strings.TrimPrefix(r, "its "), " decides ", ", which decides ", 1)
+		} else {
+			r = callsReplay(f.Tree, func(c string) string { return funcReplays(c, depth+1) }, false)
+		}
+		memo[id] = r
+		return r
+	}
+	for i := range rep.Functions {
+		for j := range rep.Functions[i].Loops {
+			lr := &rep.Functions[i].Loops[j]
+			t := lr.node.Loop.Trip
+			if t == nil || t.Communicates != "" || t.Replays != "" {
+				continue
+			}
+			l := lr.node.Loop
+			for _, part := range []*model.Node{l.Header, l.Body, l.Post} {
+				if r := callsReplay(part, func(c string) string { return funcReplays(c, 0) }, true); r != "" && t.Replays == "" {
+					t.Replays = r
+				}
+			}
+			if t.Replays != "" && t.Candidate {
+				t.Candidate, t.Reason = false, "not a collapse candidate: "+t.Replays
+				lr.Candidate, lr.Reason = false, t.Reason
+			}
+		}
+	}
+}
+
+// replayedIn is replayedDecision over a whole function's tree.
+func replayedIn(tree *model.Node) string {
+	return replayedDecision(&model.Node{Kind: model.KindLoop, Loop: &model.Loop{Body: tree}})
+}
+
+// callsReplay returns why a kept call under n reaches a replayed decision
+// (replays says it of a callee), or "": with the call's place when
+// where is set, else the decision alone.
+func callsReplay(n *model.Node, replays func(callee string) string, where bool) string {
+	reason := ""
+	model.Walk(n, func(x *model.Node) bool {
+		if reason != "" {
+			return false
+		}
+		lf := x.Leaf
+		if lf == nil || lf.Kind != model.LeafUFC || len(lf.Keep) == 0 {
+			return true
+		}
+		targets := lf.Targets
+		if !lf.Dynamic {
+			targets = []string{lf.Callee}
+		}
+		for _, c := range targets {
+			if r := replays(c); r != "" {
+				reason = r
+				if where {
+					reason = "its call at " + x.Pos.Start.String() + " reaches " + r
+				}
+				return false
+			}
+		}
+		return true
+	})
+	return reason
+}
+
 // opaqueTest returns a test of cond replayed from the profile (opaque and
 // not a check), or nil.
 func opaqueTest(cond *model.Node) *model.Node {

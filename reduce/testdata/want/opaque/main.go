@@ -109,12 +109,31 @@ func exchange(c *commlib.Comm, r *rand.Rand) {
 	}
 }
 
+// accepted keeps, through a closure, the items a draw accepts: the loop
+// calling it replays the closure's decision at each call, so it is not
+// timed whole (the closure would run without probes).
+func accepted(r *rand.Rand, items []int) int {
+	var next []int
+	visit := func(v int) {
+		if r.Float64() < 0.5 { // want opaque:"random numbers"
+			next = append(next, v) // want shape:"append"
+		}
+	}
+	for _, v := range items { // want iterate:"reaches the opaque decision at"
+		visit(v)
+	}
+	return len(next)
+}
+
 func main() {
 	commlib.Main(func(c *commlib.Comm) {
 		r := rand.New(rand.NewSource(seed(*seeds) + int64(c.Rank())))
 		drain(r)
 		settle(r)
 		exchange(c, r)
+		if accepted(r, []int{1, 2, 3}) > 1 { // want computed
+			c.Barrier()
+		}
 		if hits(r, 64) == 0 { // want computed
 			fmt.Fprintln(os.Stderr, "no hit in 64 darts: a bad generator?")
 		}
