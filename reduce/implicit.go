@@ -29,7 +29,10 @@ import (
 //
 // The implicit flow is found on SSA values only (φ, arithmetic,
 // comparisons, conversions, len and cap, slicing, append): a loop whose
-// state lives in memory across iterations keeps today's treatment.
+// state lives in memory across iterations keeps today's treatment. So
+// does a loop whose test reads a value used after the loop (a bucket
+// index it leaves with): the model keeps that value anyway, and computes
+// the test from it at every np.
 // A loop that communicates keeps it too: its test is replayed anyway,
 // and what its decisions decide (a peer, a count) is kept for the
 // communication.
@@ -70,13 +73,49 @@ func (a *analysis) implicitExits(prog *model.Program) {
 						src = b
 					}
 				}
-				if src != nil {
+				if src != nil && !usedAfter(iff.Cond, blocks) {
 					a.setTaint(iff.Cond, "how the opaque decision at "+a.where(ifPos(src))+" went inside the loop ("+a.taint[src.Cond]+")")
 				}
 			}
 			return true
 		})
 	}
+}
+
+// usedAfter reports whether a value of the loop that cond is computed
+// from is used outside the loop (an index it leaves with, a count it
+// returns): the model keeps that value anyway and computes the test from
+// it, which holds at every np where replayed outcomes hold only at the
+// profile's.
+func usedAfter(cond ssa.Value, blocks map[int]bool) bool {
+	inLoop := func(v ssa.Value) bool {
+		i, ok := v.(ssa.Instruction)
+		return ok && i.Block() != nil && blocks[i.Block().Index]
+	}
+	seen := map[ssa.Value]bool{}
+	work := []ssa.Value{cond}
+	for len(work) > 0 {
+		v := work[len(work)-1]
+		work = work[:len(work)-1]
+		if seen[v] || !inLoop(v) {
+			continue
+		}
+		seen[v] = true
+		if refs := v.Referrers(); refs != nil {
+			for _, r := range *refs {
+				if r.Block() != nil && !blocks[r.Block().Index] {
+					return true
+				}
+			}
+		}
+		var ops []*ssa.Value
+		for _, op := range v.(ssa.Instruction).Operands(ops) {
+			if *op != nil {
+				work = append(work, *op)
+			}
+		}
+	}
+	return false
 }
 
 // loopTests returns the branches of loop n's condition (one per test of a

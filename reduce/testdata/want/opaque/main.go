@@ -125,6 +125,23 @@ func accepted(r *rand.Rand, items []int) int {
 	return len(next)
 }
 
+// owners gives items to buckets, moving to the next bucket where a draw
+// says so: the bucket index is used after the inner loop (stored, and
+// carried into the next item), so the inner loop's test on it stays
+// computed (it holds at every np) though which way the draws went decides
+// it too.
+func owners(r *rand.Rand, n int) []int {
+	owner := make([]int, 8)
+	b := 0
+	for i := range owner { // want iterate:"effects the model keeps" trips:"max(0, len(owner))"
+		owner[i] = b
+		for b < n && r.Float64() < 0.5 { // want iterate:"no trip count" opaque:"random numbers"
+			b++
+		}
+	}
+	return owner
+}
+
 func main() {
 	commlib.Main(func(c *commlib.Comm) {
 		r := rand.New(rand.NewSource(seed(*seeds) + int64(c.Rank())))
@@ -132,6 +149,9 @@ func main() {
 		settle(r)
 		exchange(c, r)
 		if accepted(r, []int{1, 2, 3}) > 1 { // want computed
+			c.Barrier()
+		}
+		if owners(r, 4)[7] > 2 { // want computed
 			c.Barrier()
 		}
 		if hits(r, 64) == 0 { // want computed
