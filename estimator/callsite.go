@@ -290,7 +290,7 @@ func hasCall(n ast.Node) bool {
 // between the loop's probes otherwise.
 func (in *instrumenter) timeCallSite(s ast.Stmt, fc *funcCtx) bool {
 	cs := in.sites[s]
-	if cs == nil || fc.coarse > 0 {
+	if cs == nil || fc.coarse > 0 || fc.decisionsOnly {
 		return false
 	}
 	var args []string

@@ -89,7 +89,11 @@ type instrumenter struct {
 	seq      int
 	whole    map[*model.Node]bool // loops timed whole
 	quiet    map[string]bool      // functions timed by the loops that call them: no probes
-	now      string               // the call that starts a fragment: __probe.Now() or __probe.NowThread()
+	// replayed: the quiet functions the model enters (called from loops
+	// timed whole that it runs iteration by iteration): their opaque
+	// decisions are recorded (decisionsOnly).
+	replayed map[string]bool
+	now      string // the call that starts a fragment: __probe.Now() or __probe.NowThread()
 	// Functions timed from their call sites (callsite.go): by function,
 	// their loops' fragments, and the call statements.
 	callFuncs map[string]*callSiteFunc
@@ -124,6 +128,12 @@ type funcCtx struct {
 	// only opaque decisions and the trip counts the model replays are
 	// recorded.
 	coarse int
+	// decisionsOnly: a function timed by the loops that call it, whose
+	// opaque decisions the model replays when it runs those loops
+	// iteration by iteration: only its decisions are recorded (in the run
+	// that records decisions; the others time the loops, and a decision's
+	// probe there is a load and a branch).
+	decisionsOnly bool
 }
 
 // Instrument plans probes for every function of the prepared program
@@ -164,7 +174,7 @@ func instrument(p *reduce.Prepared, coarse map[string]bool) (*Plan, error) {
 		case *ast.FuncLit:
 			body = s.Body
 		}
-		if body == nil || seen[syn] || in.quiet[f.ID] {
+		if body == nil || seen[syn] || (in.quiet[f.ID] && !(in.replayed[f.ID] && replaysDecisions(f))) {
 			continue
 		}
 		seen[syn] = true
@@ -173,7 +183,10 @@ func instrument(p *reduce.Prepared, coarse map[string]bool) (*Plan, error) {
 			continue // not a source file of the module (generated wrappers)
 		}
 		fc := in.newFuncCtx(f, fn, file)
-		fnRegion := in.enterFuncRegion(f, fn, body, fc, prog)
+		fnRegion := int32(-1)
+		if fc.decisionsOnly = in.quiet[f.ID]; !fc.decisionsOnly {
+			fnRegion = in.enterFuncRegion(f, fn, body, fc, prog)
+		}
 		in.stmts(body.List, fc)
 		in.commArgs(body, fc)
 		if len(fc.vars) > 0 {
@@ -411,9 +424,22 @@ func (in *instrumenter) control(s ast.Stmt, fc *funcCtx) {
 	}
 }
 
+// replaysDecisions reports whether f holds an opaque decision the model
+// replays (not a check, which the model assumes passes).
+func replaysDecisions(f *model.Function) bool {
+	found := false
+	model.Walk(f.Tree, func(n *model.Node) bool {
+		if n.Kind == model.KindTest && n.Opaque != "" && n.Check == "" {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
 // segment instruments a run of simple statements.
 func (in *instrumenter) segment(run []ast.Stmt, fc *funcCtx) {
-	if fc.coarse > 0 {
+	if fc.coarse > 0 || fc.decisionsOnly {
 		return
 	}
 	rng := in.rangeOf(run[0].Pos(), run[len(run)-1].End())

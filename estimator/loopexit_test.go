@@ -9,7 +9,7 @@ import (
 
 // TestLoopExits profiles two corpus programs whose loops end on tests the
 // model cannot compute, class S at np 2, and predicts them at np 1 and 2:
-// both ran away in the model before.
+// both ran away in the model before, or took a decision's default.
 //   - montecarlo stops on a flag set from the sums it reduces
 //     (`for batches < *maxBatches && !converged`, main.go:118): the test of
 //     the flag, a φ with no position of its own, must be recorded.
@@ -17,11 +17,15 @@ import (
 //     is new (graph.go:93): no data flows from the levels into the queue's
 //     length, only which way their tests went, so its trips are replayed.
 func TestLoopExits(t *testing.T) {
-	for _, tc := range []struct{ prog, decision, loop string }{
-		{prog: "montecarlo", decision: "montecarlo/main.go:118:"},
-		{prog: "bfs", loop: "sequentialBFS/loop"},
+	for _, tc := range []struct{ name, prog, decision, loop string }{
+		{name: "flag", prog: "montecarlo", decision: "montecarlo/main.go:118:"},
+		{name: "queue", prog: "bfs", loop: "sequentialBFS/loop"},
+		// bfs's visit closure, called from a loop timed whole that the
+		// model runs iteration by iteration: it gets no timing probes,
+		// but its decision is recorded.
+		{name: "closure", prog: "bfs", decision: "bfs/main.go:194:"},
 	} {
-		t.Run(tc.prog, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			args := []string{"-class", "S"}
 			prog, p, m := profileCorpus(t, tc.prog, args)
 			recorded := false

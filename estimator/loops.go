@@ -11,6 +11,7 @@ import (
 
 	"github.com/predict-tools/predict/model"
 	"github.com/predict-tools/predict/profile"
+	"github.com/predict-tools/predict/reduce"
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -29,7 +30,7 @@ import (
 // loop as the plain build does.
 func (in *instrumenter) loopFragment(s ast.Stmt, body *ast.BlockStmt, fc *funcCtx) bool {
 	node := in.wholeLoop(s, fc)
-	if node == nil || (fc.coarse > 0 && !opaqueBound(node)) {
+	if node == nil || fc.decisionsOnly || (fc.coarse > 0 && !opaqueBound(node)) {
 		return false // inside a coarse region only replayed trip counts are recorded
 	}
 	rng := in.rangeOf(s.Pos(), s.End())
@@ -306,7 +307,33 @@ func (in *instrumenter) planWholeLoops(prog *model.Program, ssaOf map[*model.Fun
 			}
 		}
 		if !grew {
+			in.markReplayed(loopCalls, callsOf)
 			return
+		}
+	}
+}
+
+// markReplayed marks the quiet functions that the loops timed whole which
+// the model runs iteration by iteration (not collapsed) reach: the model
+// enters them, and replays their opaque decisions.
+func (in *instrumenter) markReplayed(loopCalls map[*model.Node][]string, callsOf map[string][]string) {
+	in.replayed = map[string]bool{}
+	var reach func(id string)
+	reach = func(id string) {
+		if in.replayed[id] || !in.quiet[id] {
+			return
+		}
+		in.replayed[id] = true
+		for _, c := range callsOf[id] {
+			reach(c)
+		}
+	}
+	for loop, callees := range loopCalls {
+		if pl := in.loops.Loop(loop); pl == nil || pl.Verdict == reduce.Collapse {
+			continue
+		}
+		for _, c := range callees {
+			reach(c)
 		}
 	}
 }

@@ -166,7 +166,6 @@ func (a *analysis) apply(prog *model.Program) *Report {
 		})
 		rep.Functions = append(rep.Functions, fr)
 	}
-	a.calleeReplays(prog, rep)
 	return rep
 }
 

@@ -109,9 +109,10 @@ func exchange(c *commlib.Comm, r *rand.Rand) {
 	}
 }
 
-// accepted keeps, through a closure, the items a draw accepts: the loop
-// calling it replays the closure's decision at each call, so it is not
-// timed whole (the closure would run without probes).
+// accepted keeps, through a closure, the items a draw accepts: the model
+// runs the loop calling it iteration by iteration and replays the
+// closure's decision at each call (the timing pass times the loop whole,
+// and records the closure's decisions alone).
 func accepted(r *rand.Rand, items []int) int {
 	var next []int
 	visit := func(v int) {
@@ -119,7 +120,7 @@ func accepted(r *rand.Rand, items []int) int {
 			next = append(next, v) // want shape:"append"
 		}
 	}
-	for _, v := range items { // want iterate:"reaches the opaque decision at"
+	for _, v := range items { // want iterate:"effects the model keeps" trips:"max(0, len(items))"
 		visit(v)
 	}
 	return len(next)
