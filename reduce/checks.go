@@ -292,3 +292,70 @@ func (a *analysis) saveControl() controlState {
 func (a *analysis) restoreControl(s controlState) {
 	a.ctl, a.ctlLoc, a.ctlParams, a.ctlResults, a.keepCalls = s.ctl, s.ctlLoc, s.ctlParams, s.ctlResults, s.keepCalls
 }
+
+// checkedAborts returns the instructions that end the run (Comm.Abort…)
+// on the failing side of a check the model never evaluates: a branch on
+// data it does not compute, or on a parameter every caller passes such
+// data for (progutil.Verify over a result). They do not make a loop
+// communicate: the model assumes the check passes, so the call never
+// runs in it, and a loop that verifies its elements one by one can be
+// timed whole. (A check on values the model computes is evaluated, and
+// its end counts.)
+func (a *analysis) checkedAborts() map[ssa.Instruction]bool {
+	out := map[ssa.Instruction]bool{}
+	if a.opts.Exact {
+		return out
+	}
+	for _, fn := range a.fns {
+		for _, b := range fn.Blocks {
+			if len(b.Instrs) == 0 {
+				continue
+			}
+			iff, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If)
+			if !ok || !a.dataCond(fn, iff.Cond) {
+				continue
+			}
+			pass, _ := a.check(b)
+			if pass == "" {
+				continue
+			}
+			fail := b.Succs[0]
+			if pass == "true" {
+				fail = b.Succs[1]
+			}
+			if _, at, _ := ends(fail); at != nil {
+				out[at] = true
+			}
+		}
+	}
+	return out
+}
+
+// dataCond reports whether a check's condition is data the model does
+// not compute: tainted, or a parameter that every call site of fn passes
+// tainted data for.
+func (a *analysis) dataCond(fn *ssa.Function, cond ssa.Value) bool {
+	if a.taint[cond] != "" {
+		return true
+	}
+	p, ok := cond.(*ssa.Parameter)
+	if !ok {
+		return false
+	}
+	i := slices.Index(fn.Params, p)
+	calls := a.callers[fn]
+	if i < 0 || len(calls) == 0 {
+		return false
+	}
+	for _, call := range calls {
+		cc := call.Common()
+		args := cc.Args
+		if cc.IsInvoke() {
+			args = append([]ssa.Value{cc.Value}, args...)
+		}
+		if i >= len(args) || a.taint[args[i]] == "" {
+			return false
+		}
+	}
+	return true
+}
