@@ -240,7 +240,7 @@ func (cp *Compiled) reset(cfg Config) {
 		}
 	}
 	for _, d := range cp.decisions {
-		d.used, d.wrapped = false, false
+		d.used, d.wrapped, d.tailed = false, false, false
 	}
 	for _, lp := range cp.loops {
 		lp.used = false

@@ -32,8 +32,9 @@ type decision struct {
 	exitOf string
 	used   bool
 	// wrapped: a rank replayed past the outcomes recorded for it, and the
-	// sequence started again.
-	wrapped bool
+	// sequence started again; tailed: past the runs a truncated record
+	// kept, the rest replayed in their counted proportion.
+	wrapped, tailed bool
 }
 
 func (d *decision) outcomes(r int) *profile.RankOutcomes {
@@ -51,6 +52,8 @@ func (d *decision) source(w *World) string {
 		return fmt.Sprintf("not in the profile: taken as %v", d.def)
 	case d.wrapped:
 		return "outcomes " + w.profSource() + ", replayed past those recorded: the recorded sequence starts again"
+	case d.tailed:
+		return "outcomes " + w.profSource() + "; past the first runs the profile kept, the rest in the proportion it counted"
 	}
 	return "outcomes " + w.profSource()
 }
@@ -131,14 +134,43 @@ func (p *proc) decide(d *decision) bool {
 	if len(ro.Runs) == 0 {
 		return ro.True > ro.False
 	}
+	if c.tailN > 0 {
+		if c.tailK < c.tailN {
+			// Past the runs the profile kept, within the outcomes it
+			// counted: the rest in their own proportion, spread evenly
+			// (the k-th is true when ⌊(k+1)·T/N⌋ passes ⌊k·T/N⌋), so the
+			// run's count of each outcome is the real one.
+			k := c.tailK
+			c.tailK++
+			return (k+1)*c.tailT/c.tailN > k*c.tailT/c.tailN
+		}
+		c.tailN, c.tailK, c.run, c.used = 0, 0, 0, 0
+		d.wrapped = true
+	}
 	for c.used >= ro.Runs[c.run] {
 		c.run++
 		c.used = 0
 		if c.run >= len(ro.Runs) {
+			c.run = 0
+			if ro.Truncated && !c.tailDone {
+				// The profile kept the first runs and counted the rest.
+				c.tailDone = true
+				var kept, keptTrue int64
+				for i, n := range ro.Runs {
+					kept += n
+					if ro.FirstTrue == (i%2 == 0) {
+						keptTrue += n
+					}
+				}
+				if n := ro.True + ro.False - kept; n > 0 {
+					c.tailN, c.tailT, c.tailK = n, max(ro.True-keptTrue, 0), 0
+					d.tailed = true
+					return p.decide(d)
+				}
+			}
 			// Past the recorded sequence: it starts again (a loop's exit
 			// test recorded over one entry repeats for the next), from
 			// a run of the first run's outcome.
-			c.run = 0
 			d.wrapped = true
 		}
 	}
@@ -179,6 +211,10 @@ func (p *proc) nextTrips(lp *loopPlan) int64 {
 type cursor struct {
 	run  int
 	used int64
+	// The tail of a truncated record: N outcomes, T of them true, k
+	// replayed so far (decide); tailDone once it was entered.
+	tailN, tailT, tailK int64
+	tailDone            bool
 }
 
 // opaqueArgs builds the op of a commlib call (build, given the call's

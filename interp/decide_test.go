@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -168,5 +169,35 @@ func TestRunawayStops(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("got %v, want an error containing %q", err, want)
 		}
+	}
+}
+
+// TestTruncatedOutcomes: a record that kept its first runs (T, T, F) of 10
+// outcomes counted (5 true) replays those runs, then the 7 it did not keep
+// in their own proportion (3 true), spread evenly, then starts again; the
+// decision says which.
+func TestTruncatedOutcomes(t *testing.T) {
+	w := &World{Compiled: &Compiled{profNP: 1}}
+	p := &proc{w: w}
+	w.procs = []*proc{p}
+	d := &decision{stats: &profile.DecisionStats{}, byRank: map[int]*profile.RankOutcomes{
+		0: {Rank: 0, True: 5, False: 5, FirstTrue: true, Runs: []int64{2, 1}, Truncated: true},
+	}}
+	w.decisions = []*decision{d}
+	var got []bool
+	for range 12 {
+		got = append(got, p.decide(d))
+	}
+	// The tail's k-th outcome (k = 0..6) is true when ⌊(k+1)·3/7⌋ > ⌊k·3/7⌋:
+	// k = 2, 4, 6.
+	want := []bool{true, true, false, false, false, true, false, true, false, true, true, true}
+	if !slices.Equal(got, want) {
+		t.Errorf("outcomes %v, want %v", got, want)
+	}
+	if trues := len(slices.DeleteFunc(slices.Clone(got[:10]), func(o bool) bool { return !o })); trues != 5 {
+		t.Errorf("%d true of the 10 counted, want 5", trues)
+	}
+	if !d.tailed || !d.wrapped || !strings.Contains(d.source(w), "starts again") {
+		t.Errorf("tailed %v, wrapped %v, source %q", d.tailed, d.wrapped, d.source(w))
 	}
 }
