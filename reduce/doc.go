@@ -25,9 +25,18 @@
 //     flows forward along every dependence the closure follows backward
 //     (an allocation's size included), so that no value the closure
 //     reaches is silently left out. A tainted communication argument (a
-//     peer, a count, a buffer made or sliced to a random length) has no
-//     outcome in the profile: [Plan.OpaqueArgs] lists it, and the
-//     interpreter takes it as zero and says so.
+//     peer, a count, a buffer made or sliced to a random length) is
+//     listed by [Plan.OpaqueArgs]: the timing pass records its values per
+//     rank and the interpreter replays them at the profile's np (a buffer
+//     only received into is marked Received: not recorded);
+//   - the test of a loop that does not communicate is opaque too when it
+//     reads a value that only the opaque decisions inside the loop choose
+//     (an implicit flow, implicit.go), unless the value is used after the
+//     loop: its trips are replayed rather than millions of outcomes;
+//   - the end of the run on a failed check of data (a Verify of a result)
+//     is no communication and no effect (checks.go's checkedAborts): the
+//     model assumes the check passes, so a loop verifying its elements one
+//     by one is timed whole.
 //
 // The result is written into the model (Leaf.Keep, Leaf.Control,
 // Leaf.ZeroArgs, Node.Opaque, Loop.Trip, Function.ControlParams,
