@@ -63,7 +63,13 @@
 // with the probe overhead compensated, and the error bound of the mean
 // |Δ| ≤ 3σ/√N (relative δ ≤ 3σ/(√N(t̄ − σ)), seed-003 §4.4); per loop the
 // trip-count distribution, the per-iteration time and the balance degree
-// D = max|T_i − T̄| against α·T̄; per opaque decision its outcomes per rank.
+// D = max|T_i − T̄| against α·T̄; per opaque decision its outcomes per rank
+// (recorded as the model reads the condition: BranchNot where the model
+// negates the source's test); per opaque argument of a commlib call its
+// values per rank in the order of the calls (commargs.go, probe.Arg
+// around the argument's own expression). A function timed by the loops
+// that call it gets no probes, but when the model runs such a loop
+// iteration by iteration it records its decisions alone (decisionsOnly).
 // Profiles are versioned JSON keyed by node IDs and the content hash of the
 // program's sources: a stale profile is an error, never used silently.
 //
