@@ -140,7 +140,7 @@ type Plan struct {
 	// checked are the run's ends on failed checks of data (checks.go):
 	// the model assumes the checks pass, so they are no effect.
 	checked map[ssa.Instruction]bool
-	models  map[*ssa.Function]*model.Function
+	models     map[*ssa.Function]*model.Function
 	// naturals caches CFGLoop, which runs of several compiled programs
 	// call at once.
 	naturalsMu sync.Mutex
