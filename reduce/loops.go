@@ -31,9 +31,7 @@ var pureQueries = func() map[string]bool {
 func (a *analysis) communicates(prog *model.Program) map[string]string {
 	direct := map[string]string{}
 	calls := map[string][]string{}
-	checked := a.checkedAborts()
 	for _, f := range prog.Functions {
-		fn := a.ssaOf[f]
 		model.Walk(f.Tree, func(n *model.Node) bool {
 			lf := n.Leaf
 			if lf == nil {
@@ -41,9 +39,6 @@ func (a *analysis) communicates(prog *model.Program) map[string]string {
 			}
 			switch lf.Kind {
 			case model.LeafCFC:
-				if fn != nil && lf.Block < len(fn.Blocks) && lf.First < len(fn.Blocks[lf.Block].Instrs) && checked[fn.Blocks[lf.Block].Instrs[lf.First]] {
-					return true // the run's end on a failed check of data, which the model assumes passes
-				}
 				if !pureQueries[lf.Op] && direct[f.ID] == "" {
 					direct[f.ID] = lf.Op + " at " + n.Pos.Start.String()
 				}

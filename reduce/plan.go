@@ -137,9 +137,6 @@ type Plan struct {
 	// the model does not compute (OpaqueArgs).
 	opaqueArgs map[ssa.CallInstruction][]OpaqueArg
 	quiet      map[*ssa.Function]bool
-	// checked are the run's ends on failed checks of data (checks.go):
-	// the model assumes the checks pass, so they are no effect.
-	checked map[ssa.Instruction]bool
 	models     map[*ssa.Function]*model.Function
 	// naturals caches CFGLoop, which runs of several compiled programs
 	// call at once.
@@ -188,7 +185,6 @@ func (a *analysis) buildPlan(prog *model.Program) *Plan {
 			})
 		}
 	}
-	p.checked = a.checkedAborts()
 	p.quiet = p.quietFuncs()
 	for _, f := range prog.Functions {
 		fn := a.ssaOf[f]

@@ -36,9 +36,7 @@ func commlibQuery(f *ssa.Function) bool {
 
 // quietFuncs returns, for every function of the model, whether it is
 // quiet: the greatest fixed point of "no kept effect of its own, and every
-// function it calls is quiet". The end of the run on a failed check of
-// data (progutil.Verify's Abort) is no effect: the model assumes the
-// check passes. A function with an effect of its own makes
+// function it calls is quiet". A function with an effect of its own makes
 // its callers, and theirs, loud; a cycle of calls with no effect anywhere
 // stays quiet.
 func (p *Plan) quietFuncs() map[*ssa.Function]bool {
@@ -62,15 +60,13 @@ func (p *Plan) quietFuncs() map[*ssa.Function]bool {
 					g := in.Call.StaticCallee()
 					switch {
 					case g != nil && modelgen.IsCommlib(g):
-						own = own || (!commlibQuery(g) && !p.checked[in])
+						own = own || !commlibQuery(g)
 					case g != nil && p.models[g] != nil:
 						callers[g] = append(callers[g], f)
 					default:
 						own = true // a dynamic call or a function outside the model
 					}
-				case *ssa.Panic:
-					own = own || !p.checked[in]
-				case *ssa.Store, *ssa.Defer, *ssa.Go, *ssa.Send, *ssa.MapUpdate, *ssa.RunDefers:
+				case *ssa.Store, *ssa.Defer, *ssa.Go, *ssa.Panic, *ssa.Send, *ssa.MapUpdate, *ssa.RunDefers:
 					own = true
 				}
 			}
