@@ -32,11 +32,7 @@
 //   - the test of a loop that does not communicate is opaque too when it
 //     reads a value that only the opaque decisions inside the loop choose
 //     (an implicit flow, implicit.go), unless the value is used after the
-//     loop: its trips are replayed rather than millions of outcomes;
-//   - the end of the run on a failed check of data (a Verify of a result)
-//     is no communication and no effect (checks.go's checkedAborts): the
-//     model assumes the check passes, so a loop verifying its elements one
-//     by one is timed whole.
+//     loop: its trips are replayed rather than millions of outcomes.
 //
 // The result is written into the model (Leaf.Keep, Leaf.Control,
 // Leaf.ZeroArgs, Node.Opaque, Loop.Trip, Function.ControlParams,
