@@ -424,19 +424,6 @@ func (in *instrumenter) control(s ast.Stmt, fc *funcCtx) {
 	}
 }
 
-// replaysDecisions reports whether f holds an opaque decision the model
-// replays (not a check, which the model assumes passes).
-func replaysDecisions(f *model.Function) bool {
-	found := false
-	model.Walk(f.Tree, func(n *model.Node) bool {
-		if n.Kind == model.KindTest && n.Opaque != "" && n.Check == "" {
-			found = true
-		}
-		return !found
-	})
-	return found
-}
-
 // segment instruments a run of simple statements.
 func (in *instrumenter) segment(run []ast.Stmt, fc *funcCtx) {
 	if fc.coarse > 0 || fc.decisionsOnly {
@@ -486,36 +473,6 @@ func (in *instrumenter) branch(cond ast.Expr, fc *funcCtx) {
 		in.insert(fc.file, cond.Pos(), fmt.Sprintf("__probe.%s(%d, ", probe, id))
 		in.insert(fc.file, cond.End(), ")")
 		return
-	}
-}
-
-// leadingNots counts the nots at the top of a condition tree.
-func leadingNots(n *model.Node) int {
-	k := 0
-	for n != nil && n.Kind == model.KindNot && len(n.Children) == 1 {
-		k++
-		n = n.Children[0]
-	}
-	return k
-}
-
-// astNots counts the `!` at the top of an expression, through
-// parentheses.
-func astNots(e ast.Expr) int {
-	k := 0
-	for {
-		switch x := e.(type) {
-		case *ast.ParenExpr:
-			e = x.X
-			continue
-		case *ast.UnaryExpr:
-			if x.Op == token.NOT {
-				k++
-				e = x.X
-				continue
-			}
-		}
-		return k
 	}
 }
 
