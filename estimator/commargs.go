@@ -26,8 +26,8 @@ import (
 // program's.
 func (in *instrumenter) commArgs(body *ast.BlockStmt, fc *funcCtx) {
 	type opaqueCall struct {
-		call ssa.CallInstruction
-		args []reduce.OpaqueArg
+		call  ssa.CallInstruction
+		parts map[int]reduce.ArgPart
 	}
 	calls := map[token.Pos]opaqueCall{}
 	for _, b := range fc.fn.Blocks {
@@ -36,8 +36,8 @@ func (in *instrumenter) commArgs(body *ast.BlockStmt, fc *funcCtx) {
 			if !ok {
 				continue
 			}
-			if args := in.loops.OpaqueArgs(call); len(args) > 0 && call.Pos().IsValid() {
-				calls[call.Pos()] = opaqueCall{call, args}
+			if parts := in.loops.ReplayParts(call); len(parts) > 0 && call.Pos().IsValid() {
+				calls[call.Pos()] = opaqueCall{call, parts}
 			}
 		}
 	}
@@ -68,18 +68,13 @@ func (in *instrumenter) commArgs(body *ast.BlockStmt, fc *funcCtx) {
 		if offset < 0 || offset > 1 {
 			return true
 		}
-		parts := map[int]reduce.ArgPart{}
-		for _, a := range oc.args {
-			if a.Index-offset < 0 || a.Received {
-				continue // the method's receiver, or a buffer received into: nothing to replay
-			}
-			if widerPart(a.Of, parts[a.Index]) {
-				parts[a.Index] = a.Of
-			}
-		}
 		site := in.pos(ce.Lparen)
 		node := in.leafAt(fc, site)
+		parts := oc.parts
 		for _, i := range slices.Sorted(maps.Keys(parts)) {
+			if i < offset {
+				continue // the method's receiver: nothing to replay
+			}
 			arg := ce.Args[i-offset]
 			id := in.fragment(profile.FragArg, fc, node, nil, model.Range{Start: site, End: site})
 			in.plan.Fragments[id].Parent = -1
@@ -91,13 +86,7 @@ func (in *instrumenter) commArgs(body *ast.BlockStmt, fc *funcCtx) {
 	})
 }
 
-// widerPart reports whether part p records more than q: the elements
-// (with the length) over the length over the value.
-func widerPart(p, q reduce.ArgPart) bool {
-	rank := map[reduce.ArgPart]int{"": 0, reduce.ArgValue: 1, reduce.ArgLength: 2, reduce.ArgElements: 3}
-	return rank[p] > rank[q]
-}
-
+// probePart is the probe's name of a part.
 func probePart(p reduce.ArgPart) int {
 	switch p {
 	case reduce.ArgLength:

@@ -1,15 +1,13 @@
 // This file defines opaque decisions as the interpreter replays them:
 // the outcomes the timing pass recorded per rank, the default of a
 // decision the profile does not have (a loop's exit test leaves its
-// loop); and opaque communication arguments, which it takes as zero.
+// loop). Opaque communication arguments are replayargs.go's.
 
 package interp
 
 import (
 	"fmt"
 	"go/token"
-	"slices"
-	"strings"
 
 	"github.com/predict-tools/predict/modelgen"
 
@@ -215,72 +213,4 @@ type cursor struct {
 	// replayed so far (decide); tailDone once it was entered.
 	tailN, tailT, tailK int64
 	tailDone            bool
-}
-
-// opaqueArgs builds the op of a commlib call (build, given the call's
-// operands) when the reduction found arguments of the call opaque (a
-// peer, a tag, a count, a buffer's length that depends on data the model
-// does not compute): those the timing pass recorded are replayed per rank
-// (replayargs.go), the others the model passes as zero; the run says
-// which at the call's site.
-// opaqueArgNote ends the assumption noted for opaque arguments.
-const opaqueArgNote = ", which the model does not compute: taken as zero"
-
-func (c *compiler) opaqueArgs(cf *function, in ssa.CallInstruction, site string, args []operand, build func([]operand) op) op {
-	if len(c.rep.Plan.OpaqueArgs(in)) == 0 {
-		return build(args)
-	}
-	args = slices.Clone(args)
-	reps, rest, received := c.replayedArgs(cf, in, site, args)
-	run := build(args)
-	// The notes: at the profile's np the recorded values are replayed;
-	// at another, every opaque argument is taken as zero.
-	var replayed, all []string
-	for _, r := range reps {
-		replayed = append(replayed, r.what)
-		all = append(all, r.what)
-	}
-	all = append(all, rest...)
-	note := func(replayed []string, from string, zero []string, why string) string {
-		var parts []string
-		if len(received) > 0 {
-			parts = append(parts, strings.Join(received, "; ")+": a buffer received into that the model does not compute takes the message that arrives")
-		}
-		if len(replayed) > 0 {
-			parts = append(parts, strings.Join(replayed, "; ")+": replayed per rank as the timing pass recorded them ("+from+")")
-		}
-		if len(zero) > 0 {
-			parts = append(parts, strings.Join(zero, "; ")+opaqueArgNote+why)
-		}
-		return strings.Join(parts, "; ")
-	}
-	return func(p *proc, fr *frame) ctl {
-		missing := false
-		for _, r := range reps {
-			v, ok := r.value(p, fr)
-			if !ok {
-				v, missing = r.orig.get(fr), true
-			}
-			fr.s[r.slot] = v
-		}
-		if _, noted := p.w.assumptions[site]; !noted {
-			switch {
-			case len(p.w.procs) != p.w.profNP && len(reps) > 0:
-				p.w.noteAssumption(site, note(nil, "", all, fmt.Sprintf(" (the timing pass recorded them at np=%d, for that decomposition only)", p.w.profNP)))
-			case missing:
-				p.w.noteAssumption(site, note(nil, "", all, ""))
-			default:
-				p.w.noteAssumption(site, note(replayed, p.w.profSource(), rest, ""))
-			}
-		}
-		c := run(p, fr)
-		if c == cYield {
-			// The op runs again when the earlier processes have run:
-			// the values it took are taken again then.
-			for _, r := range reps {
-				r.unread(p)
-			}
-		}
-		return c
-	}
 }

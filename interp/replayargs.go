@@ -8,20 +8,85 @@ package interp
 import (
 	"fmt"
 	"go/types"
+	"slices"
 	"strings"
 
 	"github.com/predict-tools/predict/profile"
-	"github.com/predict-tools/predict/reduce"
 	"golang.org/x/tools/go/ssa"
 )
 
+// opaqueArgs builds the op of a commlib call (build, given the call's
+// operands) when the reduction found arguments of the call opaque (a
+// peer, a tag, a count, a buffer's length that depends on data the model
+// does not compute): those the timing pass recorded are replayed per rank
+// (replayargs.go), the others the model passes as zero; the run says
+// which at the call's site.
+// opaqueArgNote ends the assumption noted for opaque arguments.
+const opaqueArgNote = ", which the model does not compute: taken as zero"
+
+func (c *compiler) opaqueArgs(cf *function, in ssa.CallInstruction, site string, args []operand, build func([]operand) op) op {
+	if len(c.rep.Plan.OpaqueArgs(in)) == 0 {
+		return build(args)
+	}
+	args = slices.Clone(args)
+	reps, rest, received := c.replayedArgs(cf, in, site, args)
+	run := build(args)
+	// The notes: at the profile's np the recorded values are replayed;
+	// at another, every opaque argument is taken as zero.
+	var replayed []string
+	for _, r := range reps {
+		replayed = append(replayed, r.what)
+	}
+	all := append(slices.Clone(replayed), rest...)
+	note := func(replayed []string, from string, zero []string, why string) string {
+		var parts []string
+		if len(received) > 0 {
+			parts = append(parts, strings.Join(received, "; ")+": a buffer received into that the model does not compute takes the message that arrives")
+		}
+		if len(replayed) > 0 {
+			parts = append(parts, strings.Join(replayed, "; ")+": replayed per rank as the timing pass recorded them ("+from+")")
+		}
+		if len(zero) > 0 {
+			parts = append(parts, strings.Join(zero, "; ")+opaqueArgNote+why)
+		}
+		return strings.Join(parts, "; ")
+	}
+	return func(p *proc, fr *frame) ctl {
+		missing := false
+		for _, r := range reps {
+			v, ok := r.value(p, fr)
+			if !ok {
+				v, missing = r.orig.get(fr), true
+			}
+			fr.s[r.slot] = v
+		}
+		if _, noted := p.w.assumptions[site]; !noted {
+			switch {
+			case len(p.w.procs) != p.w.profNP && len(reps) > 0:
+				p.w.noteAssumption(site, note(nil, "", all, fmt.Sprintf(" (the timing pass recorded them at np=%d, for that decomposition only)", p.w.profNP)))
+			case missing:
+				p.w.noteAssumption(site, note(nil, "", all, ""))
+			default:
+				p.w.noteAssumption(site, note(replayed, p.w.profSource(), rest, ""))
+			}
+		}
+		c := run(p, fr)
+		if c == cYield {
+			// The op runs again when the earlier processes have run:
+			// the values it took are taken again then.
+			for _, r := range reps {
+				r.unread(p)
+			}
+		}
+		return c
+	}
+}
+
 // argReplay is one opaque argument of a call, replayed from the profile.
 type argReplay struct {
-	index  int // among the call's operands (0: a method's receiver)
 	slot   int // the frame slot the call reads it from instead
 	orig   operand
-	t      types.Type // the argument's type: an integer, a slice, or a slice made an interface
-	slice  types.Type // the slice type, when it is one
+	slice  types.Type // the slice type, when it is one (else an integer)
 	iface  bool       // the slice is passed as an interface (a commlib buffer)
 	byRank map[int]*profile.RankArgs
 	cursor int // index into proc.argCursors
@@ -70,8 +135,9 @@ func (r *argReplay) unread(p *proc) {
 // recorded, the arguments it did not record, and the buffers received
 // into (never recorded).
 func (c *compiler) replayedArgs(cf *function, in ssa.CallInstruction, site string, args []operand) (reps []*argReplay, rest, received []string) {
-	parts := map[int]reduce.ArgPart{}
+	parts := c.rep.Plan.ReplayParts(in)
 	whats := map[int][]string{}
+	values := map[int]ssa.Value{}
 	var order []int
 	for _, a := range c.rep.Plan.OpaqueArgs(in) {
 		if a.Received {
@@ -81,86 +147,54 @@ func (c *compiler) replayedArgs(cf *function, in ssa.CallInstruction, site strin
 			received = append(received, a.String())
 			continue
 		}
-		if _, seen := parts[a.Index]; !seen {
+		if _, seen := values[a.Index]; !seen {
 			order = append(order, a.Index)
 		}
-		if partRank[a.Of] > partRank[parts[a.Index]] {
-			parts[a.Index] = a.Of
-		}
+		values[a.Index] = a.Value
 		whats[a.Index] = append(whats[a.Index], a.String())
 	}
 	for _, i := range order {
 		as := c.cp.commArgs[argKey(site, i)]
-		t := argType(in, i)
-		if as == nil || t == nil || i >= len(args) {
+		slice, iface, ok := replayable(values[i])
+		if as == nil || !ok || i >= len(args) || parts[i] == "" {
 			rest = append(rest, whats[i]...)
 			continue
 		}
-		r := &argReplay{index: i, orig: args[i], t: t, byRank: map[int]*profile.RankArgs{}, cursor: c.cp.nArgCursors,
-			what: strings.Join(whats[i], "; "), site: site}
+		r := &argReplay{orig: args[i], slice: slice, iface: iface, byRank: map[int]*profile.RankArgs{}, cursor: c.cp.nArgCursors,
+			what: strings.Join(whats[i], "; "), site: site, slot: cf.nslots}
 		c.cp.nArgCursors++
+		cf.nslots++
 		for k := range as.Ranks {
 			r.byRank[as.Ranks[k].Rank] = &as.Ranks[k]
 		}
-		switch u := t.Underlying().(type) {
-		case *types.Basic:
-			if u.Info()&types.IsInteger == 0 {
-				rest = append(rest, whats[i]...)
-				continue
-			}
-		case *types.Slice:
-			r.slice = t
-		case *types.Interface:
-			mi, ok := argValue(in, i).(*ssa.MakeInterface)
-			if !ok {
-				rest = append(rest, whats[i]...)
-				continue
-			}
-			if _, isSlice := mi.X.Type().Underlying().(*types.Slice); !isSlice {
-				rest = append(rest, whats[i]...)
-				continue
-			}
-			r.slice, r.iface = mi.X.Type(), true
-		default:
-			rest = append(rest, whats[i]...)
-			continue
-		}
-		r.slot = cf.nslots
-		cf.nslots++
 		args[i] = operand{slot: r.slot}
 		reps = append(reps, r)
 	}
 	return reps, rest, received
 }
 
-// partRank orders what a record holds of an argument: the elements (with
-// the length) hold most.
-var partRank = map[reduce.ArgPart]int{reduce.ArgValue: 1, reduce.ArgLength: 2, reduce.ArgElements: 3}
+// replayable says how a recorded value stands in for v: an integer, a
+// slice (its type), or a slice passed as an interface (a commlib buffer).
+func replayable(v ssa.Value) (slice types.Type, iface, ok bool) {
+	if v == nil {
+		return nil, false, false
+	}
+	switch u := v.Type().Underlying().(type) {
+	case *types.Basic:
+		return nil, false, u.Info()&types.IsInteger != 0
+	case *types.Slice:
+		return v.Type(), false, true
+	case *types.Interface:
+		if mi, isMI := v.(*ssa.MakeInterface); isMI {
+			if _, isSlice := mi.X.Type().Underlying().(*types.Slice); isSlice {
+				return mi.X.Type(), true, true
+			}
+		}
+	}
+	return nil, false, false
+}
 
 func argKey(site string, i int) string { return fmt.Sprintf("%s#%d", site, i) }
-
-// argValue is operand i of a call as the reduction counts them (a
-// method's receiver first, also through an interface).
-func argValue(in ssa.CallInstruction, i int) ssa.Value {
-	cc := in.Common()
-	if cc.IsInvoke() {
-		if i == 0 {
-			return cc.Value
-		}
-		i--
-	}
-	if i < 0 || i >= len(cc.Args) {
-		return nil
-	}
-	return cc.Args[i]
-}
-
-func argType(in ssa.CallInstruction, i int) types.Type {
-	if v := argValue(in, i); v != nil {
-		return v.Type()
-	}
-	return nil
-}
 
 // value returns rank p's next value of the argument, or false when the
 // profile has none for it here (another np, or no record of its rank).
@@ -176,7 +210,7 @@ func (r *argReplay) value(p *proc, fr *frame) (V, bool) {
 		return V{}, false
 	}
 	if p.argCursors == nil {
-		p.argCursors = make([]argCursor, p.w.comp.cp.nArgCursors)
+		p.argCursors = make([]argCursor, p.w.nArgCursors)
 	}
 	c := &p.argCursors[r.cursor]
 	for c.used >= ra.Runs[c.run].N {
@@ -206,8 +240,8 @@ func (r *argReplay) value(p *proc, fr *frame) (V, bool) {
 		}
 	}
 	if os, ok := orig.R.(*sliceV); ok && os.a != nil && !os.a.shape && os.cap >= n && len(vals) == 1 {
-		// The program's own buffer, resliced: what it receives lands
-		// where the program reads it.
+		// The program's own buffer, resliced: what it holds is what it
+		// sends.
 		s.a, s.off, s.cap = os.a, os.off, os.cap
 	} else {
 		elem := sliceElem(r.slice)

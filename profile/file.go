@@ -44,7 +44,7 @@ const (
 	// root) or per iteration of a loop (Node is the loop).
 	FragRegion FragmentKind = "region"
 	// FragArg is an opaque argument of a commlib call: its values per
-	// rank (File.Args).
+	// rank (File.CommArgs).
 	FragArg FragmentKind = "arg"
 )
 
@@ -130,7 +130,7 @@ type File struct {
 	Fragments []FragmentStats `json:"fragments"`
 	Loops     []LoopStats     `json:"loops,omitempty"`
 	Decisions []DecisionStats `json:"decisions,omitempty"`
-	// Args are the opaque arguments of commlib calls (a peer, a count, a
+	// CommArgs are the opaque arguments of commlib calls (a peer, a count, a
 	// buffer's length that the model does not compute), recorded per rank
 	// in the order of the calls: the interpreter replays them.
 	CommArgs []ArgStats `json:"comm_args,omitempty"`

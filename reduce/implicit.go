@@ -69,12 +69,12 @@ func (a *analysis) implicitExits(prog *model.Program) {
 				}
 				var src *ssa.If
 				for b := range flow[iff.Cond] {
-					if blocks[b.Block().Index] && (src == nil || earlier(b, src)) {
+					if blocks[b.Block().Index] && (src == nil || a.earlier(b, src)) {
 						src = b
 					}
 				}
 				if src != nil && !usedAfter(iff.Cond, blocks) {
-					a.setTaint(iff.Cond, "how the opaque decision at "+a.where(ifPos(src))+" went inside the loop ("+a.taint[src.Cond]+")")
+					a.setTaint(iff.Cond, "how the opaque decision at "+a.where(a.condPos(src.Block(), src.Cond))+" went inside the loop ("+a.taint[src.Cond]+")")
 				}
 			}
 			return true
@@ -134,27 +134,11 @@ func loopTests(fn *ssa.Function, n *model.Node) []*ssa.If {
 	return out
 }
 
-// ifPos is the position of a branch: its condition's, or its block's
-// first, when it has none of its own.
-func ifPos(iff *ssa.If) token.Pos {
-	if p := iff.Pos(); p.IsValid() {
-		return p
-	}
-	if p := iff.Cond.Pos(); p.IsValid() {
-		return p
-	}
-	for _, instr := range iff.Block().Instrs {
-		if p := instr.Pos(); p.IsValid() {
-			return p
-		}
-	}
-	return token.NoPos
-}
-
-// earlier orders branches by position, those with one first, then by
-// block: the reason names the same one whatever the map's order.
-func earlier(x, y *ssa.If) bool {
-	px, py := ifPos(x), ifPos(y)
+// earlier orders branches by position (condPos's, as the report places
+// them), those with one first, then by block: the reason names the same
+// one whatever the map's order.
+func (a *analysis) earlier(x, y *ssa.If) bool {
+	px, py := a.condPos(x.Block(), x.Cond), a.condPos(y.Block(), y.Cond)
 	if px.IsValid() != py.IsValid() {
 		return px.IsValid()
 	}

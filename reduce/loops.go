@@ -27,8 +27,16 @@ var pureQueries = func() map[string]bool {
 }()
 
 // communicates reports, for every function, whether it communicates or
-// synchronizes (directly or through the functions it calls).
+// synchronizes (directly or through the functions it calls). The model's
+// shape decides it: it is computed once.
 func (a *analysis) communicates(prog *model.Program) map[string]string {
+	if a.comm == nil {
+		a.comm = communicatesIn(prog)
+	}
+	return a.comm
+}
+
+func communicatesIn(prog *model.Program) map[string]string {
 	direct := map[string]string{}
 	calls := map[string][]string{}
 	for _, f := range prog.Functions {

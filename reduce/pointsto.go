@@ -188,10 +188,7 @@ func (a *analysis) addLoc(v ssa.Value, l loc) bool {
 	if s[l] {
 		return false
 	}
-	if sels := a.locsOf[l.obj]; !slices.Contains(sels, l.sel) {
-		i, _ := slices.BinarySearch(sels, l.sel)
-		a.locsOf[l.obj] = slices.Insert(sels, i, l.sel)
-	}
+	a.intern(l)
 	if s == nil {
 		s = locSet{}
 	}
@@ -313,10 +310,7 @@ func (a *analysis) appendContents(obj *object, src ssa.Value) bool {
 				continue
 			}
 			d := loc{obj, "[]" + r.sel[len(s.sel):]}
-			if sels := a.locsOf[obj]; !slices.Contains(sels, d.sel) {
-				i, _ := slices.BinarySearch(sels, d.sel)
-				a.locsOf[obj] = slices.Insert(sels, i, d.sel)
-			}
+			a.intern(d)
 			c := a.contents[d]
 			if addAll(&c, a.contents[r]) {
 				a.contents[d] = c
@@ -325,6 +319,14 @@ func (a *analysis) appendContents(obj *object, src ssa.Value) bool {
 		}
 	}
 	return grew
+}
+
+// intern adds l's path to the paths of its object (related's index).
+func (a *analysis) intern(l loc) {
+	if sels := a.locsOf[l.obj]; !slices.Contains(sels, l.sel) {
+		i, _ := slices.BinarySearch(sels, l.sel)
+		a.locsOf[l.obj] = slices.Insert(sels, i, l.sel)
+	}
 }
 
 // resultsOf returns a stand-in value collecting what fn may return.

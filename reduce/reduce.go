@@ -59,6 +59,7 @@ type analysis struct {
 	msgTaint string // taint of the data that messages carry
 
 	opaque    map[ssa.Value]string   // tainted roots: branch conditions and communication arguments
+	comm      map[string]string      // the functions that communicate, and how (communicates)
 	induction map[*model.Node]string // a counted loop's induction variable
 	counted   map[*model.Node]*Induction
 	checks    map[*ssa.If]string // checks: the outcome that goes on
