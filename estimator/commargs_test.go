@@ -48,4 +48,25 @@ func TestCommArgs(t *testing.T) {
 	if replayed == 0 {
 		t.Errorf("np=2: no replayed argument among %q", res.Assumptions)
 	}
+	// The same values at np = 1, recorded by a run of their own there
+	// (replays.go), are what a prediction at np = 1 replays.
+	if len(p.Replays) != 1 || p.Replays[0].NP != 1 || len(p.Replays[0].Decisions) == 0 {
+		t.Fatalf("want one record of the decisions at np=1, got %+v", p.Replays)
+	}
+	res, err = prog.Run(interp.Config{NP: 1, Machine: m, Profile: p, Args: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	atOne := 0
+	for _, d := range res.Decisions {
+		if strings.Contains(d.Source, "record at np=1") {
+			atOne++
+		}
+		if strings.Contains(d.Source, "at np=2") {
+			t.Errorf("np=1: %s: %s", d.Pos, d.Source)
+		}
+	}
+	if atOne == 0 {
+		t.Errorf("np=1: no decision replayed from the record at np=1: %+v", res.Decisions)
+	}
 }

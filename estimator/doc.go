@@ -67,7 +67,9 @@
 // (recorded as the model reads the condition: BranchNot where the model
 // negates the source's test); per opaque argument of a commlib call its
 // values per rank in the order of the calls (commargs.go, probe.Arg
-// around the argument's own expression). A function timed by the loops
+// around the argument's own expression). These replayed values belong to
+// the run's decomposition, so a run of their own records them again at a
+// second np (replays.go, profile.Replay). A function timed by the loops
 // that call it gets no probes, but when the model runs such a loop
 // iteration by iteration it records its decisions alone (decisionsOnly).
 // Profiles are versioned JSON keyed by node IDs and the content hash of the

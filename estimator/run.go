@@ -30,10 +30,14 @@ type Config struct {
 	// Prepared, when set, is the program Pattern names already loaded,
 	// modeled and reduced (without Tags): it is not loaded again.
 	Prepared *reduce.Prepared
-	NP       int           // ranks of the run (default 1)
-	Args     []string      // the program's arguments
-	Alpha    float64       // balance threshold (default 0.1)
-	Timeout  time.Duration // per run (default 10 minutes)
+	NP       int      // ranks of the run (default 1)
+	Args     []string // the program's arguments
+	// ArgsAt, when set, gives the program's arguments at another np
+	// (those in np, "-n {np*65536}", expanded there), for the run that
+	// records the replayed values at a second np; nil: Args at every np.
+	ArgsAt  func(np int) ([]string, error)
+	Alpha   float64       // balance threshold (default 0.1)
+	Timeout time.Duration // per run (default 10 minutes)
 	// Repeat is how many times each binary runs, plain and instrumented
 	// alternately (default 3): each fragment's mean is the median over
 	// the probed runs, the plain run's compute the median of the plain
@@ -56,7 +60,7 @@ type Config struct {
 // decisions for the same sources (a change of the model or of the
 // instrumentation): cached profiles of an older pass are measured again
 // (part of the key of [profile.Key]).
-const PassVersion = 18
+const PassVersion = 19
 
 // DefaultRuns is how many times the timing pass runs each program.
 const DefaultRuns = 3
@@ -175,10 +179,12 @@ func Run(cfg Config) (*profile.File, error) {
 		base, probed runResult
 		baseRun      runclock.Times
 		raw          *probe.Raw
-		decRaw       *probe.Raw   // the probed run that records the decisions: the first
-		raws         []*probe.Raw // every probed run
-		computes     []int64      // every plain run's compute, ns
-		spans        []int64      // every plain run's span, ps
+		decRaw       *probe.Raw      // the probed run that records the decisions: the first
+		other        *profile.Replay // the replayed values at a second np (replays.go)
+		otherErr     string          // why there are none
+		raws         []*probe.Raw    // every probed run
+		computes     []int64         // every plain run's compute, ns
+		spans        []int64         // every plain run's span, ps
 	)
 	if pilot != nil {
 		raws = append(raws, pilot) // one more measurement of the same program
@@ -208,6 +214,12 @@ func Run(cfg Config) (*profile.File, error) {
 			p.Decisions, p.CommArgs = dec.Decisions, dec.CommArgs
 		}
 		combine(p, plan, raws, computes)
+		if other != nil {
+			p.Replays = []profile.Replay{*other}
+		}
+		if otherErr != "" {
+			p.Warnings = append(p.Warnings, otherErr)
+		}
 		return p
 	}
 	// Each round runs the program once more, with probes, in each of two
@@ -310,6 +322,15 @@ func Run(cfg Config) (*profile.File, error) {
 		}
 		if decRaw == nil {
 			decRaw = r // the only run records and times
+		}
+		if i == 0 && replays(decRaw) {
+			// The replayed values belong to this np's decomposition: a
+			// second np gives their trend (replays.go).
+			np2 := replayNP(cfg.NP)
+			if other, err = recordReplay(cfg, plan, instr, work, np2); err != nil {
+				otherErr = fmt.Sprintf("the run recording the decisions at np=%d failed (%s): the values replayed from np=%d are taken as they are at every np", np2, firstLine(err), cfg.NP)
+				logf("profile: %s", otherErr)
+			}
 		}
 		if raw == nil || r.WallNS < raw.WallNS {
 			probed, raw = pr, r

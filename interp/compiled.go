@@ -31,6 +31,11 @@ type Compiled struct {
 	loaded map[string]float64 // node → the profile's LoadedRel (track)
 	profNP int
 	comp   *compiler
+	// recs are the profile's records of replayed values, its own first
+	// (profile.File.Records); rec the one the present run replays
+	// (records.go).
+	recs []*profile.Record
+	rec  recordChoice
 
 	// Loops counted in units (units.go): the time of a unit per loop
 	// node, and whether this program counts them instead (1 ps each).
@@ -46,6 +51,7 @@ type Compiled struct {
 	// compiled (replayargs.go).
 	commArgs    map[string]*profile.ArgStats
 	nArgCursors int
+	argReplays  []*argReplay
 	loops       []*loopPlan
 	iterated    []*loopPlan // loops timed whole that run iteration by iteration
 	recursions  []*recursion
@@ -77,10 +83,16 @@ func (prog *Program) compile(prof *profile.File, mach *machine.Machine, units ma
 	cp := &Compiled{prog: prog, mach: mach, prof: prof, unitTime: units, counting: counting}
 	if prof != nil {
 		cp.profNP = max(prof.NP, 1)
+		cp.recs = prof.Records()
+		cp.rec = recordChoice{np: cp.profNP, exact: true}
 		cp.commArgs = map[string]*profile.ArgStats{}
-		for i := range prof.CommArgs {
-			a := &prof.CommArgs[i]
-			cp.commArgs[argKey(a.Site, a.Arg)] = a
+		for _, rec := range cp.recs {
+			for i := range rec.CommArgs {
+				a := &rec.CommArgs[i]
+				if k := argKey(a.Site, a.Arg); cp.commArgs[k] == nil {
+					cp.commArgs[k] = a
+				}
+			}
 		}
 	}
 	defer modelgen.CatchLimit(&err, func() string {
@@ -251,6 +263,7 @@ func (cp *Compiled) reset(cfg Config) {
 	for _, r := range cp.recursions {
 		r.calls = 0
 	}
+	cp.chooseRecord(cfg.NP)
 	cp.comp.resetGlobals()
 }
 

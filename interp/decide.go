@@ -8,6 +8,7 @@ package interp
 import (
 	"fmt"
 	"go/token"
+	"math"
 
 	"github.com/predict-tools/predict/modelgen"
 
@@ -21,10 +22,21 @@ type decision struct {
 	index  int
 	node   string
 	pos    string
-	stats  *profile.DecisionStats
-	byRank map[int]*profile.RankOutcomes
-	def    bool // the outcome of the condition (the root's, as the profile's) when the profile has none
-	check  bool // a check of the program: assumed to pass, whatever the profile says
+	stats  *profile.DecisionStats // the profile's (of any record)
+	byRec  []map[int]*profile.RankOutcomes
+	byRank map[int]*profile.RankOutcomes // the run's record's (records.go)
+	// exit: the decision is the exit test of the loop around it, stay the
+	// outcome that stays in it.
+	exit, stay bool
+	// The run's scaling of a record from another np (records.go): thin
+	// the outcomes thinTrue says by thin (0: none), or stretch the runs of
+	// the staying outcome of an exit test (0: none); trend says how.
+	thin     float64
+	thinTrue bool
+	stretch  float64
+	trend    string
+	def      bool // the outcome of the condition (the root's, as the profile's) when the profile has none
+	check    bool // a check of the program: assumed to pass, whatever the profile says
 	// exitOf is the position of the loop whose exit test this is, when
 	// the default (def) leaves that loop.
 	exitOf string
@@ -49,11 +61,11 @@ func (d *decision) source(w *World) string {
 	case d.stats == nil:
 		return fmt.Sprintf("not in the profile: taken as %v", d.def)
 	case d.wrapped:
-		return "outcomes " + w.profSource() + ", replayed past those recorded: the recorded sequence starts again"
+		return "outcomes " + w.recSource() + d.trendNote() + ", replayed past those recorded: the recorded sequence starts again"
 	case d.tailed:
-		return "outcomes " + w.profSource() + "; past the first runs the profile kept, the rest in the proportion it counted"
+		return "outcomes " + w.recSource() + d.trendNote() + "; past the first runs the profile kept, the rest in the proportion it counted"
 	}
-	return "outcomes " + w.profSource()
+	return "outcomes " + w.recSource() + d.trendNote()
 }
 
 func (w *World) noteDefault(d *decision) {
@@ -69,22 +81,38 @@ func (w *World) noteDefault(d *decision) {
 // costs what many would. negate says the branch tests the negation of the
 // decision's condition.
 func (d *decision) exitDefault(plan *reduce.Plan, b *ssa.BasicBlock, negate bool, loopAt func(*ssa.BasicBlock) string) {
-	loop, header := plan.InnermostLoop(b)
-	if loop == nil || len(b.Succs) != 2 {
+	leave, ok := exitOutcome(plan, b, negate)
+	if !ok {
 		return
 	}
-	out0, out1 := !loop[b.Succs[0].Index], !loop[b.Succs[1].Index]
-	if out0 == out1 || communicates(b.Parent(), loop) {
+	loop, header := plan.InnermostLoop(b)
+	if communicates(b.Parent(), loop) {
 		// A loop that communicates is not in code timed whole: leaving it
 		// at once would drop its messages (a silent −100 %), so the
 		// decision keeps its default and the runaway check stops a run
 		// that never ends.
 		return
 	}
+	d.def = leave
+	d.exitOf = loopAt(header)
+}
+
+// exitOutcome returns the outcome of the decision that leaves the
+// innermost loop around b, when b's branch is that loop's exit test (one
+// way stays in it, the other leaves it). negate says the branch tests the
+// negation of the decision's condition.
+func exitOutcome(plan *reduce.Plan, b *ssa.BasicBlock, negate bool) (leave, ok bool) {
+	loop, _ := plan.InnermostLoop(b)
+	if loop == nil || len(b.Succs) != 2 {
+		return false, false
+	}
+	out0, out1 := !loop[b.Succs[0].Index], !loop[b.Succs[1].Index]
+	if out0 == out1 {
+		return false, false
+	}
 	// The branch goes to Succs[0] when its condition holds, and its
 	// condition is the decision's outcome, negated when negate.
-	d.def = out0 != negate
-	d.exitOf = loopAt(header)
+	return out0 != negate, true
 }
 
 // communicates reports a commlib call in the blocks of loop.
@@ -130,7 +158,7 @@ func (p *proc) decide(d *decision) bool {
 		return d.def
 	}
 	if len(ro.Runs) == 0 {
-		return ro.True > ro.False
+		return d.thinned(c, ro.True > ro.False)
 	}
 	if c.tailN > 0 {
 		if c.tailK < c.tailN {
@@ -140,14 +168,18 @@ func (p *proc) decide(d *decision) bool {
 			// run's count of each outcome is the real one.
 			k := c.tailK
 			c.tailK++
-			return (k+1)*c.tailT/c.tailN > k*c.tailT/c.tailN
+			return d.thinned(c, (k+1)*c.tailT/c.tailN > k*c.tailT/c.tailN)
 		}
-		c.tailN, c.tailK, c.run, c.used = 0, 0, 0, 0
+		c.tailN, c.tailK, c.run, c.used, c.lenSet = 0, 0, 0, 0, false
 		d.wrapped = true
 	}
-	for c.used >= ro.Runs[c.run] {
+	for guard := 0; c.used >= d.runLen(c, ro); guard++ {
+		if guard > 2*len(ro.Runs)+2 {
+			// Every run stretched to nothing: the record as it is.
+			d.stretch = 0
+		}
 		c.run++
-		c.used = 0
+		c.used, c.lenSet = 0, false
 		if c.run >= len(ro.Runs) {
 			c.run = 0
 			if ro.Truncated && !c.tailDone {
@@ -173,7 +205,35 @@ func (p *proc) decide(d *decision) bool {
 		}
 	}
 	c.used++
-	return ro.FirstTrue == (c.run%2 == 0)
+	return d.thinned(c, ro.FirstTrue == (c.run%2 == 0))
+}
+
+// runLen is the length of the cursor's run of the record: stretched, for
+// the staying outcome of an exit test scaled to another np (records.go).
+func (d *decision) runLen(c *cursor, ro *profile.RankOutcomes) int64 {
+	n := ro.Runs[c.run]
+	if d.stretch == 0 || (ro.FirstTrue == (c.run%2 == 0)) != d.stay {
+		return n
+	}
+	if !c.lenSet {
+		c.len, c.lenSet = scaled(n, d.stretch, &c.carry), true
+	}
+	return c.len
+}
+
+// thinned turns the outcomes of a decision scaled to another np that its
+// share there leaves over into the other outcome, evenly (the k-th of
+// them stays when ⌊(k+1)·thin⌋ passes ⌊k·thin⌋).
+func (d *decision) thinned(c *cursor, o bool) bool {
+	if d.thin == 0 || o != d.thinTrue {
+		return o
+	}
+	k := float64(c.thinK)
+	c.thinK++
+	if math.Floor((k+1)*d.thin) > math.Floor(k*d.thin) {
+		return o
+	}
+	return !o
 }
 
 // nextTrips returns the next trip count of a loop whose bound is opaque,
@@ -202,7 +262,7 @@ func (p *proc) nextTrips(lp *loopPlan) int64 {
 		}
 	}
 	c.used++
-	return rt.Runs[c.run][0]
+	return scaled(rt.Runs[c.run][0], lp.scale, &c.carry)
 }
 
 // cursor is a position in a replayed sequence of runs.
@@ -213,4 +273,11 @@ type cursor struct {
 	// replayed so far (decide); tailDone once it was entered.
 	tailN, tailT, tailK int64
 	tailDone            bool
+	// A record scaled to another np (records.go): the carried fraction
+	// of the scaled lengths, the current run's scaled length (lenSet), and
+	// the outcomes thinned so far.
+	carry  float64
+	len    int64
+	lenSet bool
+	thinK  int64
 }

@@ -177,7 +177,7 @@ func TestRunawayStops(t *testing.T) {
 // in their own proportion (3 true), spread evenly, then starts again; the
 // decision says which.
 func TestTruncatedOutcomes(t *testing.T) {
-	w := &World{Compiled: &Compiled{profNP: 1}}
+	w := &World{Compiled: &Compiled{profNP: 1, rec: recordChoice{np: 1, exact: true}}}
 	p := &proc{w: w}
 	w.procs = []*proc{p}
 	d := &decision{stats: &profile.DecisionStats{}, byRank: map[int]*profile.RankOutcomes{

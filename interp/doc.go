@@ -16,12 +16,15 @@
 // collapsed when nothing after them needs the values they compute (their
 // trip count is computed from the induction variable, or replayed per
 // rank when its bound is opaque); opaque decisions replay the outcomes
-// the timing pass recorded for the rank (ranks beyond the profiled np
-// reuse a profiled rank's; past the runs a truncated record kept, the
+// the timing pass recorded for the rank (ranks beyond the recorded np
+// reuse a recorded rank's; past the runs a truncated record kept, the
 // outcomes it only counted follow in their own proportion, decide.go).
-// Opaque communication arguments (a peer, a count, a send buffer's length
-// the model does not compute) replay, at the profile's np, the values the
-// timing pass recorded per rank and call (replayargs.go); at another np,
+// The timing pass records these values at two np; a run replays the
+// record of its own np, or the nearest scaled by their trend
+// (records.go). Opaque communication arguments (a peer, a count, a send
+// buffer's length the model does not compute) replay, at a recorded np,
+// the values the timing pass recorded per rank and call (replayargs.go);
+// at another np,
 // and for a buffer only received into, the model's own value stands (zero
 // where it computes none), and the run says so. Checks of the program (branches to
 // Comm.Abort, panic, os.Exit or log.Fatal) are evaluated where they test

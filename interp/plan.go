@@ -6,6 +6,7 @@ package interp
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/predict-tools/predict/model"
@@ -195,10 +196,22 @@ func (cp *Compiled) plan() error {
 			d.exitDefault(prog.Report.Plan, b, negated[n], cp.prog.loopAt)
 		} else if ds != nil {
 			d.stats = ds
-			d.byRank = map[int]*profile.RankOutcomes{}
-			for i := range ds.Ranks {
-				d.byRank[ds.Ranks[i].Rank] = &ds.Ranks[i]
+		}
+		for _, rec := range cp.recs {
+			var m map[int]*profile.RankOutcomes
+			if ds := rec.Decisions[root.ID]; ds != nil {
+				m = map[int]*profile.RankOutcomes{}
+				for i := range ds.Ranks {
+					m[ds.Ranks[i].Rank] = &ds.Ranks[i]
+				}
 			}
+			d.byRec = append(d.byRec, m)
+		}
+		if len(d.byRec) > 0 {
+			d.byRank = d.byRec[0]
+		}
+		if leave, ok := exitOutcome(prog.Report.Plan, b, negated[n]); ok {
+			d.exit, d.stay = true, !leave
 		}
 		cp.decisions = append(cp.decisions, d)
 		if c.opaqueIf == nil {
@@ -309,18 +322,30 @@ func (cp *Compiled) planLoop(c *compiler, pl *reduce.Loop, f *fragment, ls *prof
 		lp.clockOp, lp.bound = pl.Clock.Op, c.operand(cf, pl.Clock.Bound)
 	default:
 		lp.ranked = ls
-		lp.byRank = map[int]*profile.RankTrips{}
-		for i := range ls.Ranks {
-			lp.byRank[ls.Ranks[i].Rank] = &ls.Ranks[i]
-		}
 		var sum, cnt int64
 		for _, t := range ls.Trips {
 			sum += t.Trips * t.Count
 			cnt += t.Count
 		}
+		var mean int64
 		if cnt > 0 {
-			lp.meanTrips = sum / cnt
+			mean = sum / cnt
 		}
+		for k, rec := range cp.recs {
+			var m map[int]*profile.RankTrips
+			if ranks, ok := rec.Loops[n.ID]; ok {
+				m = map[int]*profile.RankTrips{}
+				for i := range ranks {
+					m[ranks[i].Rank] = &ranks[i]
+				}
+			}
+			lp.byRec = append(lp.byRec, m)
+			if k > 0 {
+				mean = int64(math.Round(meanTripsOf(m)))
+			}
+			lp.meanRec = append(lp.meanRec, mean)
+		}
+		lp.byRank, lp.meanTrips, lp.scale = lp.byRec[0], lp.meanRec[0], 1
 	}
 	lp.exit = cf.blockOf(pl.Exit)
 	lp.exitFrom = cf.blockOf(pl.ExitFrom)

@@ -62,12 +62,12 @@ func (c *compiler) opaqueArgs(cf *function, in ssa.CallInstruction, site string,
 		}
 		if _, noted := p.w.assumptions[site]; !noted {
 			switch {
-			case len(p.w.procs) != p.w.profNP && len(reps) > 0:
-				p.w.noteAssumption(site, note(nil, "", all, fmt.Sprintf(" (the timing pass recorded them at np=%d, for that decomposition only)", p.w.profNP)))
+			case !p.w.rec.exact && len(reps) > 0:
+				p.w.noteAssumption(site, note(nil, "", all, fmt.Sprintf(" (the timing pass recorded them at np=%s, for that decomposition only)", p.w.recNPs())))
 			case missing:
 				p.w.noteAssumption(site, note(nil, "", all, ""))
 			default:
-				p.w.noteAssumption(site, note(replayed, p.w.profSource(), rest, ""))
+				p.w.noteAssumption(site, note(replayed, p.w.recSource(), rest, ""))
 			}
 		}
 		c := run(p, fr)
@@ -86,10 +86,11 @@ func (c *compiler) opaqueArgs(cf *function, in ssa.CallInstruction, site string,
 type argReplay struct {
 	slot   int // the frame slot the call reads it from instead
 	orig   operand
-	slice  types.Type // the slice type, when it is one (else an integer)
-	iface  bool       // the slice is passed as an interface (a commlib buffer)
-	byRank map[int]*profile.RankArgs
-	cursor int // index into proc.argCursors
+	slice  types.Type                  // the slice type, when it is one (else an integer)
+	iface  bool                        // the slice is passed as an interface (a commlib buffer)
+	byRec  []map[int]*profile.RankArgs // per record (records.go)
+	byRank map[int]*profile.RankArgs   // the run's record's
+	cursor int                         // index into proc.argCursors
 	what   string
 	site   string
 }
@@ -160,13 +161,25 @@ func (c *compiler) replayedArgs(cf *function, in ssa.CallInstruction, site strin
 			rest = append(rest, whats[i]...)
 			continue
 		}
-		r := &argReplay{orig: args[i], slice: slice, iface: iface, byRank: map[int]*profile.RankArgs{}, cursor: c.cp.nArgCursors,
+		r := &argReplay{orig: args[i], slice: slice, iface: iface, cursor: c.cp.nArgCursors,
 			what: strings.Join(whats[i], "; "), site: site, slot: cf.nslots}
 		c.cp.nArgCursors++
 		cf.nslots++
-		for k := range as.Ranks {
-			r.byRank[as.Ranks[k].Rank] = &as.Ranks[k]
+		for _, rec := range c.cp.recs {
+			var m map[int]*profile.RankArgs
+			for _, a := range rec.CommArgs {
+				if argKey(a.Site, a.Arg) != argKey(as.Site, as.Arg) {
+					continue
+				}
+				m = map[int]*profile.RankArgs{}
+				for k := range a.Ranks {
+					m[a.Ranks[k].Rank] = &a.Ranks[k]
+				}
+			}
+			r.byRec = append(r.byRec, m)
 		}
+		r.byRank = r.byRec[0]
+		c.cp.argReplays = append(c.cp.argReplays, r)
 		args[i] = operand{slot: r.slot}
 		reps = append(reps, r)
 	}
@@ -199,7 +212,7 @@ func argKey(site string, i int) string { return fmt.Sprintf("%s#%d", site, i) }
 // value returns rank p's next value of the argument, or false when the
 // profile has none for it here (another np, or no record of its rank).
 func (r *argReplay) value(p *proc, fr *frame) (V, bool) {
-	if len(p.w.procs) != p.w.profNP {
+	if !p.w.rec.exact {
 		// The values of another decomposition: a peer, and a length
 		// that must match what a peer sends, belong to the np they were
 		// recorded at.

@@ -163,8 +163,12 @@ type loopPlan struct {
 	bound     operand
 	phiSlot   int
 	ranked    *profile.LoopStats
-	byRank    map[int]*profile.RankTrips
-	meanTrips int64
+	byRec     []map[int]*profile.RankTrips // per record (records.go)
+	meanRec   []int64                      // mean trips per entry, per record
+	byRank    map[int]*profile.RankTrips   // the run's record's
+	meanTrips int64                        // the run's record's, scaled
+	scale     float64                      // the run's scaling of trips (1: none)
+	trend     string                       // how it scales them
 	used      bool
 	// inner, for a nest timed per innermost iteration: the inner loop's
 	// induction, its count known on entry.

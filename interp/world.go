@@ -505,7 +505,7 @@ func (w *World) result() *Result {
 	}
 	for _, lp := range w.loops {
 		if lp.ranked != nil && lp.used {
-			r.Decisions = append(r.Decisions, DecisionUse{Node: lp.node, Pos: lp.pos, Source: "trip counts " + w.profSource()})
+			r.Decisions = append(r.Decisions, DecisionUse{Node: lp.node, Pos: lp.pos, Source: "trip counts " + w.recSource() + lp.trendNote()})
 		}
 	}
 	sort.Slice(r.Decisions, func(i, j int) bool { return r.Decisions[i].Pos < r.Decisions[j].Pos })
@@ -535,11 +535,12 @@ func (w *World) noteAssumption(site, what string) {
 	}
 }
 
-// profRank maps a rank to the profiled rank whose outcomes it replays:
-// itself when the profile has it; otherwise the first rank for rank 0, the
-// last for the last rank, and the inner ranks cycled over the inner ones.
+// profRank maps a rank to the recorded rank whose outcomes it replays
+// (of the run's record, records.go): itself when the record has it;
+// otherwise the first rank for rank 0, the last for the last rank, and
+// the inner ranks cycled over the inner ones.
 func (w *World) profRank(r int) int {
-	pn := w.profNP
+	pn := w.rec.np
 	np := len(w.procs)
 	switch {
 	case r < pn:
@@ -550,14 +551,4 @@ func (w *World) profRank(r int) int {
 		return r % pn
 	}
 	return 1 + (r-1)%(pn-2)
-}
-
-func (w *World) profSource() string {
-	if w.prof == nil {
-		return "(no profile)"
-	}
-	if len(w.procs) > w.profNP {
-		return fmt.Sprintf("from the profile at np=%d, reused for ranks %d..%d", w.profNP, w.profNP, len(w.procs)-1)
-	}
-	return fmt.Sprintf("from the profile at np=%d", w.profNP)
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/predict-tools/predict/model"
 )
@@ -45,6 +46,10 @@ type Key struct {
 	Args         []string
 	ProbeVersion int // the probes' data format (probe.RawVersion)
 	PassVersion  int // the timing pass (estimator.PassVersion)
+	// ArgsAt, when set, gives the arguments at another np (those in np
+	// expanded there): a profile whose record at another np (Replays) ran
+	// other arguments is not reused. Not part of the path.
+	ArgsAt func(np int) ([]string, error)
 }
 
 // Path returns the file of the profile cached under k. The name hashes
@@ -78,12 +83,27 @@ const (
 func (c Cache) Load(k Key, prog *model.Program) (*File, Found) {
 	p, err := Read(c.Path(k))
 	switch {
-	case err != nil || p.Check(k.Package, k.ContentHash) != nil || p.CheckNodes(prog) != nil:
+	case err != nil || p.Check(k.Package, k.ContentHash) != nil || p.CheckNodes(prog) != nil || !k.replaysMatch(p):
 		return nil, Missing
 	case p.MeasuredUnderLoad():
 		return p, CachedUnderLoad
 	}
 	return p, Hit
+}
+
+// replaysMatch reports whether p's records at other np ran the arguments
+// k gives there.
+func (k Key) replaysMatch(p *File) bool {
+	if k.ArgsAt == nil {
+		return true
+	}
+	for _, r := range p.Replays {
+		args, err := k.ArgsAt(r.NP)
+		if err != nil || !slices.Equal(args, r.Args) {
+			return false
+		}
+	}
+	return true
 }
 
 // Stored is what [Cache.Store] did.

@@ -8,7 +8,10 @@
 // bound), per loop timed whole its trip counts and balance ([LoopStats],
 // with each rank's trip sequence, [RankTrips], where the bound is opaque),
 // per opaque decision its outcomes per rank ([DecisionStats],
-// [RankOutcomes]). Package estimator writes it; interp reads it.
+// [RankOutcomes]), and what a run at a second np recorded of those
+// replayed values ([Replay], whose [Trend] between the two records the
+// interpreter follows at other np). Package estimator writes it; interp
+// reads it.
 //
 // A profile is a file a user may copy from another machine, edit or
 // truncate, so [Read] checks it before anyone uses it: the format and

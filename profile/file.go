@@ -134,6 +134,11 @@ type File struct {
 	// buffer's length that the model does not compute), recorded per rank
 	// in the order of the calls: the interpreter replays them.
 	CommArgs []ArgStats `json:"comm_args,omitempty"`
+	// Replays are what the timing pass recorded of the same decisions,
+	// opaque loops and arguments in runs at other np (replay.go): the
+	// interpreter replays a record at its own np, and between records
+	// follows their trend.
+	Replays []Replay `json:"replays,omitempty"`
 }
 
 // Overhead is the cost of the probes, measured when the program started.

@@ -107,6 +107,14 @@ func (p *File) WriteSummary(w io.Writer, top int) error {
 			fmt.Fprintf(&b, "  %s  %s\n", d.Pos, strings.Join(parts, "; "))
 		}
 	}
+	for _, r := range p.Replays {
+		loops := 0
+		for _, l := range r.Loops {
+			loops += min(len(l.Ranks), 1)
+		}
+		fmt.Fprintf(&b, "\nrecorded again at np=%d (a run of its own; predictions replay each record at its np and follow their trend between): %d decisions, %d loops' trip counts, %d commlib arguments\n",
+			r.NP, len(r.Decisions), loops, len(r.CommArgs))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -72,21 +72,45 @@ func (p *File) Validate() error {
 		v.times(at, map[string]int64{"per_iter_ps": l.PerIterPS})
 		v.count(at+"samples", int64(l.Samples))
 		v.fraction(at+"d", l.D)
-		for j, r := range l.Ranks {
-			rat := fmt.Sprintf("%sranks[%d].", at, j)
-			v.rank(rat+"rank", r.Rank, p.NP)
-			for k, run := range r.Runs {
-				v.count(fmt.Sprintf("%sruns[%d][0] (trips)", rat, k), run[0])
-				v.count(fmt.Sprintf("%sruns[%d][1] (entries)", rat, k), run[1])
-			}
+		v.rankTrips(at, l.Ranks, p.NP)
+	}
+	v.replayed("", p.Decisions, p.CommArgs, p.NP)
+	for i, r := range p.Replays {
+		at := fmt.Sprintf("replays[%d].", i)
+		if r.NP < 1 {
+			v.errorf(at+"np", "%d: want at least 1", r.NP)
+		}
+		for j, l := range r.Loops {
+			lat := fmt.Sprintf("%sloops[%d].", at, j)
+			v.node(lat, l.Node)
+			v.rankTrips(lat, l.Ranks, r.NP)
+		}
+		v.replayed(at, r.Decisions, r.CommArgs, r.NP)
+	}
+	return v.err()
+}
+
+// rankTrips checks a loop's trip counts per rank, of a record at np.
+func (v *profileCheck) rankTrips(at string, ranks []RankTrips, np int) {
+	for j, r := range ranks {
+		rat := fmt.Sprintf("%sranks[%d].", at, j)
+		v.rank(rat+"rank", r.Rank, np)
+		for k, run := range r.Runs {
+			v.count(fmt.Sprintf("%sruns[%d][0] (trips)", rat, k), run[0])
+			v.count(fmt.Sprintf("%sruns[%d][1] (entries)", rat, k), run[1])
 		}
 	}
-	for i, d := range p.Decisions {
-		at := fmt.Sprintf("decisions[%d].", i)
+}
+
+// replayed checks the decisions and commlib arguments of a record at np,
+// its fields under prefix at.
+func (v *profileCheck) replayed(prefix string, decisions []DecisionStats, commArgs []ArgStats, np int) {
+	for i, d := range decisions {
+		at := fmt.Sprintf("%sdecisions[%d].", prefix, i)
 		v.node(at, d.Node)
 		for j, r := range d.Ranks {
 			rat := fmt.Sprintf("%sranks[%d].", at, j)
-			v.rank(rat+"rank", r.Rank, p.NP)
+			v.rank(rat+"rank", r.Rank, np)
 			v.count(rat+"true", r.True)
 			v.count(rat+"false", r.False)
 			for k, n := range r.Runs {
@@ -94,8 +118,8 @@ func (p *File) Validate() error {
 			}
 		}
 	}
-	for i, a := range p.CommArgs {
-		at := fmt.Sprintf("comm_args[%d].", i)
+	for i, a := range commArgs {
+		at := fmt.Sprintf("%scomm_args[%d].", prefix, i)
 		if a.Site == "" {
 			v.errorf(at+"site", "empty: want the call's file:line:col")
 		}
@@ -109,7 +133,7 @@ func (p *File) Validate() error {
 		}
 		for j, r := range a.Ranks {
 			rat := fmt.Sprintf("%sranks[%d].", at, j)
-			v.rank(rat+"rank", r.Rank, p.NP)
+			v.rank(rat+"rank", r.Rank, np)
 			for k, run := range r.Runs {
 				v.count(fmt.Sprintf("%sruns[%d].n", rat, k), run.N)
 				if len(run.Vals) == 0 {
@@ -118,7 +142,6 @@ func (p *File) Validate() error {
 			}
 		}
 	}
-	return v.err()
 }
 
 // CheckNodes reports the nodes the profile times that the model of the
@@ -152,6 +175,17 @@ func (p *File) CheckNodes(prog *model.Program) error {
 	}
 	for i, d := range p.Decisions {
 		check(fmt.Sprintf("decisions[%d].node", i), d.Node)
+	}
+	for i, r := range p.Replays {
+		for j, l := range r.Loops {
+			check(fmt.Sprintf("replays[%d].loops[%d].node", i, j), l.Node)
+		}
+		for j, a := range r.CommArgs {
+			check(fmt.Sprintf("replays[%d].comm_args[%d].node", i, j), a.Node)
+		}
+		for j, d := range r.Decisions {
+			check(fmt.Sprintf("replays[%d].decisions[%d].node", i, j), d.Node)
+		}
 	}
 	return v.err()
 }

@@ -52,6 +52,13 @@ func TestValidate(t *testing.T) {
 		{func(p *File) { p.Loops[0].Ranks[0].Runs[0][1] = -1 }, "loops[0].ranks[0].runs[0][1] (entries): -1"},
 		{func(p *File) { p.Decisions[0].Ranks[0].False = -3 }, "decisions[0].ranks[0].false: -3"},
 		{func(p *File) { p.Decisions[0].Ranks[0].Rank = -1 }, "decisions[0].ranks[0].rank: -1: want a rank"},
+		{func(p *File) { p.Replays = []Replay{{NP: 0}} }, "replays[0].np: 0: want at least 1"},
+		{func(p *File) {
+			p.Replays = []Replay{{NP: 1, Decisions: []DecisionStats{{Node: "n", Ranks: []RankOutcomes{{Rank: 1}}}}}}
+		}, "replays[0].decisions[0].ranks[0].rank: 1: want a rank of the profile's np=1"},
+		{func(p *File) {
+			p.Replays = []Replay{{NP: 1, Loops: []LoopTrips{{Node: "n", Ranks: []RankTrips{{Runs: [][2]int64{{-4, 1}}}}}}}}
+		}, "replays[0].loops[0].ranks[0].runs[0][0] (trips): -4"},
 	} {
 		p := validProfile()
 		c.edit(p)

@@ -76,11 +76,12 @@ fragment times are then scaled to the plain run's time outside commlib.`,
 			if err := scale.Args(progArgs).Check(); err != nil {
 				return usagef(cmd, "program arguments: %v", err)
 			}
-			progArgs, err := scale.Args(progArgs).At(np)
+			given := scale.Args(progArgs)
+			progArgs, err := given.At(np)
 			if err != nil {
 				return usagef(cmd, "program arguments at -np %d: %v", np, err)
 			}
-			p, err := estimator.Run(estimator.Config{Pattern: args[0], Tags: tags, NP: np, Args: progArgs,
+			p, err := estimator.Run(estimator.Config{Pattern: args[0], Tags: tags, NP: np, Args: progArgs, ArgsAt: given.At,
 				Alpha: alpha, Timeout: timeout, Fine: fine, Repeat: runs, Log: cmd.ErrOrStderr()})
 			if err != nil {
 				return err

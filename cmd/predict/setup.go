@@ -157,7 +157,7 @@ func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash stri
 	}
 	cache := profile.DefaultCache()
 	key := profile.Key{Package: prog.Model.Package, ContentHash: hash, NP: np, Args: args,
-		ProbeVersion: probe.RawVersion, PassVersion: estimator.PassVersion}
+		ProbeVersion: probe.RawVersion, PassVersion: estimator.PassVersion, ArgsAt: f.argsAt}
 	path := cache.Path(key)
 	if !f.noCache {
 		switch p, found := cache.Load(key, prog.Model); found {
@@ -171,7 +171,7 @@ func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash stri
 		}
 	}
 	fmt.Fprintf(log, "profile: none given: running the timing pass of %s at np=%d on this machine...\n", pkg, np)
-	p, err := estimator.Run(estimator.Config{Pattern: pkg, Prepared: prog.Prepared, NP: np, Args: args, Repeat: f.runs, Log: log})
+	p, err := estimator.Run(estimator.Config{Pattern: pkg, Prepared: prog.Prepared, NP: np, Args: args, ArgsAt: f.argsAt, Repeat: f.runs, Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("timing pass: %v", err)
 	}

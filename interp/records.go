@@ -1,0 +1,248 @@
+// This file chooses, for a run at np, the record of replayed values the
+// run replays (profile.Record): the timing pass's record at that np when
+// it has one, otherwise the nearest, scaled by the trend between two
+// records (profile.Trend).
+//
+//   - A loop whose bound is opaque: its trips per entry follow the trend
+//     of their mean over all ranks (a rank's share of N keys: ∝ 1/np).
+//   - The exit test of a loop the model iterates: the runs of the outcome
+//     that stays in the loop are stretched by the trend of the ratio of
+//     staying to leaving outcomes (the loop's trips per entry).
+//   - Any other decision: the share of the outcome that falls between
+//     the records follows a power law (is the neighbour mine: 1 at np = 1,
+//     1/2 at np = 2, 1/np); the replay keeps the recorded sequence and
+//     turns the surplus outcomes evenly into the other one.
+//
+// Opaque commlib arguments are replayed only at an np the timing pass
+// recorded (a peer and a length belong to their decomposition).
+
+package interp
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/predict-tools/predict/profile"
+)
+
+// recordIndex is the record a run replays, and how it got there.
+type recordChoice struct {
+	index int  // into Compiled.recs
+	np    int  // its np
+	exact bool // the run's own np
+	pair  [2]int
+	trend bool // a second record gives the trends (pair)
+}
+
+// chooseRecord selects the record of a run at np and sets each replayed
+// decision's and loop's values and scaling for it.
+func (cp *Compiled) chooseRecord(np int) {
+	if len(cp.recs) == 0 {
+		cp.rec = recordChoice{np: cp.profNP}
+		return
+	}
+	i, exact := profile.Nearest(cp.recs, np)
+	ch := recordChoice{index: i, np: cp.recs[i].NP, exact: exact}
+	if !exact && len(cp.recs) >= 2 {
+		ch.pair, ch.trend = pairOf(cp.recs, np), true
+	}
+	cp.rec = ch
+	for _, d := range cp.decisions {
+		d.setRecord(cp, np)
+	}
+	for _, lp := range cp.loops {
+		if lp.ranked != nil {
+			lp.setRecord(cp, np)
+		}
+	}
+	for _, r := range cp.argReplays {
+		r.byRank = r.byRec[i]
+	}
+}
+
+// pairOf returns the two records nearest np, by ratio, lower np first.
+func pairOf(recs []*profile.Record, np int) [2]int {
+	dist := func(i int) float64 { return math.Abs(math.Log(float64(np) / float64(recs[i].NP))) }
+	a, b := -1, -1
+	for i := range recs {
+		switch {
+		case a < 0 || dist(i) < dist(a):
+			a, b = i, a
+		case b < 0 || dist(i) < dist(b):
+			b = i
+		}
+	}
+	if recs[a].NP > recs[b].NP {
+		a, b = b, a
+	}
+	return [2]int{a, b}
+}
+
+// trendOf is the trend of a quantity q of the pair's records, and q at
+// the chosen record; ok is false where a record lacks it.
+func (cp *Compiled) trendOf(q func(rec int) (float64, bool)) (t profile.Trend, at float64, ok bool) {
+	ch := cp.rec
+	y0, ok0 := q(ch.pair[0])
+	y1, ok1 := q(ch.pair[1])
+	at, okAt := q(ch.index)
+	if !ok0 || !ok1 || !okAt {
+		return t, 0, false
+	}
+	return profile.Trend{NP0: cp.recs[ch.pair[0]].NP, NP1: cp.recs[ch.pair[1]].NP, Y0: y0, Y1: y1}, at, true
+}
+
+// setRecord sets the decision's outcomes for the chosen record, and
+// their scaling to np where it is not np's own.
+func (d *decision) setRecord(cp *Compiled, np int) {
+	d.byRank = d.byRec[cp.rec.index]
+	d.thin, d.stretch, d.trend = 0, 0, ""
+	if !cp.rec.trend || d.stats == nil || d.check {
+		return
+	}
+	counts := func(rec int) (t, f int64, ok bool) {
+		for _, ro := range d.byRec[rec] {
+			t, f, ok = t+ro.True, f+ro.False, true
+		}
+		return t, f, ok && t+f > 0
+	}
+	if d.exit {
+		// Trips per entry: staying outcomes per leaving one, each rank
+		// entering at least once (a loop left by a return never tests
+		// false).
+		tr, at, ok := cp.trendOf(func(rec int) (float64, bool) {
+			t, f, ok := counts(rec)
+			stay, leave := t, f
+			if !d.stay {
+				stay, leave = f, t
+			}
+			return float64(stay) / float64(max(leave, int64(len(d.byRec[rec])))), ok
+		})
+		if ok && at > 0 {
+			d.stretch = tr.At(np) / at
+			d.trend = fmt.Sprintf("the loop's trips per entry scaled by %.4g to np=%d (%s)", d.stretch, np, tr)
+		}
+		return
+	}
+	share := func(rec int) (float64, bool) {
+		t, f, ok := counts(rec)
+		return float64(t) / float64(t+f), ok
+	}
+	tr, at, ok := cp.trendOf(share)
+	if !ok {
+		return
+	}
+	// The outcome whose share falls with np follows the power law; the
+	// other is what is left of it.
+	what := "true"
+	if tr.Y1 > tr.Y0 {
+		tr.Y0, tr.Y1, at, what = 1-tr.Y0, 1-tr.Y1, 1-at, "false"
+	}
+	want := tr.At(np)
+	if want > 1 {
+		want = 1
+	}
+	if at <= 0 || want == at {
+		return
+	}
+	// The falling outcome's share goes from at to want: where it falls,
+	// that outcome is thinned; where it rises, the other one is.
+	d.thinTrue = (want < at) == (what == "true")
+	if want < at {
+		d.thin = want / at
+	} else {
+		d.thin = (1 - want) / (1 - at)
+	}
+	d.trend = fmt.Sprintf("the share of %s scaled from %.4g to %.4g at np=%d (%s)", what, at, want, np, tr)
+}
+
+// setRecord sets the loop's trips for the chosen record, and their
+// scaling to np where it is not np's own.
+func (lp *loopPlan) setRecord(cp *Compiled, np int) {
+	i := cp.rec.index
+	lp.byRank, lp.meanTrips, lp.scale, lp.trend = lp.byRec[i], lp.meanRec[i], 1, ""
+	if !cp.rec.trend {
+		return
+	}
+	tr, at, ok := cp.trendOf(func(rec int) (float64, bool) {
+		return meanTripsOf(lp.byRec[rec]), lp.byRec[rec] != nil
+	})
+	if ok && at > 0 {
+		lp.scale = tr.At(np) / at
+		lp.meanTrips = int64(math.Round(float64(lp.meanTrips) * lp.scale))
+		lp.trend = fmt.Sprintf("scaled by %.4g to np=%d (trips per entry %s)", lp.scale, np, tr)
+	}
+}
+
+// meanTripsOf is the mean trips per entry over every rank's record.
+func meanTripsOf(ranks map[int]*profile.RankTrips) float64 {
+	var trips, entries float64
+	for _, r := range ranks {
+		for _, run := range r.Runs {
+			trips += float64(run[0]) * float64(run[1])
+			entries += float64(run[1])
+		}
+	}
+	if entries == 0 {
+		return 0
+	}
+	return trips / entries
+}
+
+// scaled returns n scaled by f, carrying the fraction to the next.
+func scaled(n int64, f float64, carry *float64) int64 {
+	if f == 1 {
+		return n
+	}
+	x := float64(n)*f + *carry
+	k := math.Floor(x)
+	*carry = x - k
+	return int64(k)
+}
+
+// recSource says where a run's replayed values come from.
+func (w *World) recSource() string {
+	ch := w.rec
+	if w.prof == nil {
+		return "(no profile)"
+	}
+	s := fmt.Sprintf("from the profile at np=%d", ch.np)
+	if ch.index > 0 {
+		s = fmt.Sprintf("from the profile's record at np=%d (the timing pass's run recording them there)", ch.np)
+	}
+	if len(w.procs) > ch.np {
+		s += fmt.Sprintf(", reused for ranks %d..%d", ch.np, len(w.procs)-1)
+	}
+	return s
+}
+
+// recNPs lists the np of the records, as "1 and 2".
+func (w *World) recNPs() string {
+	var s string
+	recs := slices.SortedFunc(slices.Values(w.recs), func(a, b *profile.Record) int { return a.NP - b.NP })
+	for i, r := range recs {
+		switch {
+		case i == 0:
+		case i == len(recs)-1:
+			s += " and "
+		default:
+			s += ", "
+		}
+		s += fmt.Sprint(r.NP)
+	}
+	return s
+}
+
+func (d *decision) trendNote() string {
+	if d.trend == "" {
+		return ""
+	}
+	return ", " + d.trend
+}
+
+func (lp *loopPlan) trendNote() string {
+	if lp.trend == "" {
+		return ""
+	}
+	return ", " + lp.trend
+}

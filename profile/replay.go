@@ -1,0 +1,123 @@
+// This file defines the records of replayed values at other np: what an
+// opaque decision, a loop whose bound is opaque and an opaque argument of
+// a commlib call did at an np other than the profile's own.
+
+package profile
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Replay is what one run of the instrumented program at NP recorded of
+// the values the interpreter replays: each rank's decisions, the trip
+// counts of the loops whose bound is opaque, and the opaque arguments of
+// commlib calls. They belong to that run's decomposition of the data
+// (at np = 1 a rank owns every vertex of a graph; at np = 2 half of
+// them), so the interpreter replays them at that np, and between two
+// records follows their trend (Trend).
+type Replay struct {
+	NP        int             `json:"np"`
+	Args      []string        `json:"args,omitempty"` // the program's arguments at NP
+	Decisions []DecisionStats `json:"decisions,omitempty"`
+	Loops     []LoopTrips     `json:"loops,omitempty"`
+	CommArgs  []ArgStats      `json:"comm_args,omitempty"`
+}
+
+// LoopTrips are one opaque loop's trip counts per rank (LoopStats.Ranks)
+// in a Replay.
+type LoopTrips struct {
+	Node  string      `json:"node"`
+	Ranks []RankTrips `json:"ranks"`
+}
+
+// Record is one np's replayed values: the profile's own (its NP) or one
+// of its Replays.
+type Record struct {
+	NP        int
+	Decisions map[string]*DecisionStats // by node
+	Loops     map[string][]RankTrips    // by node: opaque loops only
+	CommArgs  []ArgStats
+}
+
+// Records returns the profile's records, its own first, the others by np.
+func (p *File) Records() []*Record {
+	own := &Record{NP: max(p.NP, 1), Decisions: map[string]*DecisionStats{}, Loops: map[string][]RankTrips{}, CommArgs: p.CommArgs}
+	for i := range p.Decisions {
+		own.Decisions[p.Decisions[i].Node] = &p.Decisions[i]
+	}
+	for _, l := range p.Loops {
+		if len(l.Ranks) > 0 {
+			own.Loops[l.Node] = l.Ranks
+		}
+	}
+	out := []*Record{own}
+	for i := range p.Replays {
+		r := &p.Replays[i]
+		rec := &Record{NP: r.NP, Decisions: map[string]*DecisionStats{}, Loops: map[string][]RankTrips{}, CommArgs: r.CommArgs}
+		for k := range r.Decisions {
+			rec.Decisions[r.Decisions[k].Node] = &r.Decisions[k]
+		}
+		for _, l := range r.Loops {
+			rec.Loops[l.Node] = l.Ranks
+		}
+		out = append(out, rec)
+	}
+	sort.SliceStable(out[1:], func(i, j int) bool { return out[1+i].NP < out[1+j].NP })
+	return out
+}
+
+// Nearest returns the index of the record whose np is nearest np (by
+// ratio; the larger on a tie), and whether it is np's own.
+func Nearest(recs []*Record, np int) (int, bool) {
+	best, dist := 0, math.Inf(1)
+	for i, r := range recs {
+		if r.NP == np {
+			return i, true
+		}
+		d := math.Abs(math.Log(float64(np) / float64(r.NP)))
+		if d < dist-1e-12 || (math.Abs(d-dist) <= 1e-12 && r.NP > recs[best].NP) {
+			best, dist = i, d
+		}
+	}
+	return best, false
+}
+
+// Trend is how a replayed quantity changes with np, from its values at
+// two records: y(np) = Y1·(np/NP1)^K where both are positive (a rank's
+// share of the data: K = −1; a count that does not depend on np: K = 0),
+// otherwise the straight line through them (a loop over the other ranks:
+// 0 at np = 1, 1 at np = 2).
+type Trend struct {
+	NP0, NP1 int
+	Y0, Y1   float64
+}
+
+// At returns the trend's value at np, never below zero.
+func (t Trend) At(np int) float64 {
+	if t.NP0 == t.NP1 {
+		return t.Y1
+	}
+	if t.Y0 > 0 && t.Y1 > 0 {
+		return t.Y1 * math.Pow(float64(np)/float64(t.NP1), t.K())
+	}
+	y := t.Y1 + (t.Y1-t.Y0)*float64(np-t.NP1)/float64(t.NP1-t.NP0)
+	return max(y, 0)
+}
+
+// K is the power law's exponent (0 where the trend is a straight line).
+func (t Trend) K() float64 {
+	if t.Y0 > 0 && t.Y1 > 0 && t.NP0 != t.NP1 {
+		return math.Log(t.Y1/t.Y0) / math.Log(float64(t.NP1)/float64(t.NP0))
+	}
+	return 0
+}
+
+// String says the trend as a reader checks it.
+func (t Trend) String() string {
+	if t.Y0 > 0 && t.Y1 > 0 {
+		return fmt.Sprintf("∝ np^%.2f between np=%d and %d", t.K(), t.NP0, t.NP1)
+	}
+	return fmt.Sprintf("linear in np between np=%d (%.4g) and %d (%.4g)", t.NP0, t.Y0, t.NP1, t.Y1)
+}
