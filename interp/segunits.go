@@ -43,9 +43,6 @@ func (cp *Compiled) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node,
 	for i := lf.First; i < lf.Last && i < len(blk.Instrs); i++ {
 		switch in := blk.Instrs[i].(type) {
 		case *ssa.MakeSlice:
-			if !c.keep[in] {
-				continue
-			}
 			l, ok := c.valueOnEntry(cf, in.Len, blocks)
 			if !ok {
 				return
@@ -53,6 +50,17 @@ func (cp *Compiled) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node,
 			bytes = append(bytes, times(l, sizeof(in.Type().Underlying().(*types.Slice).Elem())))
 		case *ssa.Call:
 			b, ok := in.Call.Value.(*ssa.Builtin)
+			if ok && b.Name() == "append" && len(in.Call.Args) == 2 {
+				// append(s, x...) moves x's elements (and the literal
+				// arguments of append(s, a, b), which SSA passes as a
+				// slice of an array of theirs).
+				n, ok := c.lenOnEntry(cf, in.Call.Args[1], blocks)
+				if !ok {
+					return
+				}
+				bytes = append(bytes, times(n, elemSize(in.Call.Args[1].Type())))
+				continue
+			}
 			if !ok || b.Name() != "copy" {
 				continue
 			}

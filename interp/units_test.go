@@ -150,6 +150,39 @@ func TestSegmentCopyUnits(t *testing.T) {
 	}
 }
 
+// TestSegmentAppendUnits: a segment that allocates a rank's share and
+// copies it by append costs the bytes it allocates and the elements it
+// moves, though the model keeps neither slice (their contents and lengths
+// decide nothing).
+func TestSegmentAppendUnits(t *testing.T) {
+	p := prepare(t, "./interp/testdata/units")
+	const n = 1 << 16
+	args := []string{"-part", "segappend", "-n", "65536"}
+	line := markLine(t, unitsFile, "segappend")
+	bytes := func(np int64) int64 { return 1 + n/np*8 + n/np*8 + 2*8 }
+	pf := syntheticProfile(t, p, 2, args)
+	for _, f := range p.Model.Functions {
+		model.Walk(f.Tree, func(x *model.Node) bool {
+			if lf := x.Leaf; lf != nil && lf.Kind == model.LeafCB && x.Pos.Start.Line <= line && x.Pos.End.Line >= line {
+				pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: x.ID, Kind: profile.FragSegment, Pos: x.Pos.String(), Executions: 2, MeanPS: bytes(2)})
+			}
+			return true
+		})
+	}
+	if len(pf.Fragments) != 1 {
+		t.Fatalf("the append's segment not found (%d)", len(pf.Fragments))
+	}
+	for _, np := range []int64{2, 1, 8} {
+		r, err := p.Run(Config{NP: int(np), Machine: handMachine(t), Profile: pf, Args: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := int64(r.Compute.Max), bytes(np); got != want {
+			t.Errorf("np=%d: compute %d ps a rank, want %d (a picosecond a byte)", np, got, want)
+		}
+	}
+}
+
 // TestAloneShare checks by hand how a fragment measured alone and shared
 // is charged: alone for a rank alone on its node, as measured (shared) on
 // a node whose cores are as busy as the profiling machine's, in between

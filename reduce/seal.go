@@ -222,6 +222,29 @@ func (a *analysis) inductionOf(fn *ssa.Function, n *model.Node) (*Induction, *ss
 // both sliced with an explicit high bound (x[lo:hi], x[:hi]), the bounds
 // that give the number of elements moved: min(hi − lo) over the two;
 // nil for other instructions.
+// costLengths returns the values that decide how many bytes instr
+// allocates or moves: a make's length, the bounds of the slices a copy
+// moves between (copyLengths), and those of the slice append(s, x...)
+// moves.
+func costLengths(instr ssa.Instruction) []ssa.Value {
+	switch in := instr.(type) {
+	case *ssa.MakeSlice:
+		return []ssa.Value{in.Len}
+	case *ssa.Call:
+		if b, ok := in.Call.Value.(*ssa.Builtin); ok && b.Name() == "append" && len(in.Call.Args) == 2 {
+			if sl, ok := in.Call.Args[1].(*ssa.Slice); ok && sl.High != nil {
+				if sl.Low != nil {
+					return []ssa.Value{sl.High, sl.Low}
+				}
+				return []ssa.Value{sl.High}
+			}
+			return nil
+		}
+		return copyLengths(in)
+	}
+	return nil
+}
+
 func copyLengths(instr ssa.Instruction) []ssa.Value {
 	call, ok := instr.(*ssa.Call)
 	if !ok {

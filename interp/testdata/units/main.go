@@ -10,7 +10,7 @@ import (
 )
 
 var (
-	part = flag.String("part", "pack", "pack, copy, alloc or segcopy")
+	part = flag.String("part", "pack", "pack, copy, alloc, segcopy or segappend")
 	n    = flag.Int("n", 4096, "problem size")
 )
 
@@ -41,6 +41,14 @@ func main() {
 			copy(part, out[np:])              // mark:segcopy
 			c.Send(part, commlib.ProcNull, 0) // the model keeps their lengths
 			c.Send(dst, commlib.ProcNull, 0)
+		case "segappend":
+			// A rank's share allocated afresh and copied by append, whose
+			// contents and lengths the model drops (nothing reads them),
+			// and two elements appended.
+			fresh := make([]float64, *n/np) // mark:segappend
+			kept := append([]float64(nil), fresh...)
+			kept = append(kept, 1, 2)
+			_ = kept
 		case "copy":
 			// np·4 copies of 64/np elements.
 			src := make([]float64, *n)
