@@ -49,6 +49,10 @@
 //     a per-cell check that can Abort
 //   - pool: a pool of -threads threads (4 by default, more than the cores)
 //     and plain goroutines with sync.WaitGroup and sync.Mutex
+//   - kmeans: goroutines with WaitGroup, Mutex, RWMutex and Once, a channel
+//     collected in a select, a map and a recursive sum
+//   - churn: diffusion on a ring that allocates its cells afresh every
+//     step and copies its state by append; Sendrecv ghosts, Allreduce
 //
 // The test in this directory builds every program (the corpus's too) and
 // checks that its checksum is the same at np = 1, 2, 3, 4 and 8.
