@@ -150,3 +150,28 @@ func TestCache(t *testing.T) {
 		t.Errorf("a NaN: %v, %v", stored, err)
 	}
 }
+
+// TestCacheReplayArgs: a cached profile whose record at another np ran
+// other arguments than the key's at that np ("-n {np*1000}" at np = 1
+// against a literal "-n 2000") is not reused; one whose record ran them is.
+func TestCacheReplayArgs(t *testing.T) {
+	c := Cache{Dir: filepath.Join(t.TempDir(), "profiles")}
+	prog, k := appModel(), cacheKey()
+	p := validProfile()
+	p.ContentHash = k.ContentHash
+	p.Replays = []Replay{{NP: 1, Args: []string{"-class", "S", "-n", "1000"}}}
+	if stored, err := c.Store(k, p); stored != Cached || err != nil {
+		t.Fatalf("store: %v, %v", stored, err)
+	}
+	at := func(n string) func(int) ([]string, error) {
+		return func(int) ([]string, error) { return []string{"-class", "S", "-n", n}, nil }
+	}
+	k.ArgsAt = at("1000")
+	if _, found := c.Load(k, prog); found != Hit {
+		t.Errorf("same arguments at np=1: %v, want a hit", found)
+	}
+	k.ArgsAt = at("2000")
+	if q, found := c.Load(k, prog); found != Missing || q != nil {
+		t.Errorf("other arguments at np=1: %v, want missing", found)
+	}
+}
