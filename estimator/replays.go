@@ -14,14 +14,15 @@ import (
 	"github.com/predict-tools/predict/profile"
 )
 
-// replayNP is the np of the second record: 1 beside a pass at np ≥ 2 (a
-// rank owns the whole problem: the run is the cheapest and the farthest
-// from the pass's own decomposition), 2 beside one at np = 1.
+// replayNP is the np of the second record: 2 beside a pass at np = 1,
+// else np/4 and at least 1 (1 beside the usual pass at np = 2: a rank
+// owns the whole problem). Not always 1: beside a pass at np = 64 one rank
+// would carry 64 ranks' data, probes on, in a run that may not fit.
 func replayNP(np int) int {
 	if np == 1 {
 		return 2
 	}
-	return 1
+	return max(1, np/4)
 }
 
 // replays reports whether a run recorded a value the interpreter replays.

@@ -25,6 +25,7 @@ type decision struct {
 	stats  *profile.DecisionStats // the profile's (of any record)
 	byRec  []map[int]*profile.RankOutcomes
 	byRank map[int]*profile.RankOutcomes // the run's record's (records.go)
+	from   recordChoice                  // which record that is
 	// exit: the decision is the exit test of the loop around it, stay the
 	// outcome that stays in it.
 	exit, stay bool
@@ -61,11 +62,11 @@ func (d *decision) source(w *World) string {
 	case d.stats == nil:
 		return fmt.Sprintf("not in the profile: taken as %v", d.def)
 	case d.wrapped:
-		return "outcomes " + w.recSource() + d.trendNote() + ", replayed past those recorded: the recorded sequence starts again"
+		return "outcomes " + w.recSource(d.from) + d.trendNote() + ", replayed past those recorded: the recorded sequence starts again"
 	case d.tailed:
-		return "outcomes " + w.recSource() + d.trendNote() + "; past the first runs the profile kept, the rest in the proportion it counted"
+		return "outcomes " + w.recSource(d.from) + d.trendNote() + "; past the first runs the profile kept, the rest in the proportion it counted"
 	}
-	return "outcomes " + w.recSource() + d.trendNote()
+	return "outcomes " + w.recSource(d.from) + d.trendNote()
 }
 
 func (w *World) noteDefault(d *decision) {
@@ -153,7 +154,7 @@ func (p *proc) decide(d *decision) bool {
 		p.cursors = make([]cursor, len(p.w.decisions))
 	}
 	c := &p.cursors[d.index]
-	ro := d.outcomes(p.w.profRank(p.rank))
+	ro := d.outcomes(p.w.profRank(p.rank, d.from.np))
 	if ro == nil {
 		return d.def
 	}
@@ -194,6 +195,19 @@ func (p *proc) decide(d *decision) bool {
 				}
 				if n := ro.True + ro.False - kept; n > 0 {
 					c.tailN, c.tailT, c.tailK = n, max(ro.True-keptTrue, 0), 0
+					if d.stretch > 0 {
+						// An exit test scaled to another np: its staying
+						// outcomes in the tail too.
+						stay := c.tailT
+						if !d.stay {
+							stay = n - c.tailT
+						}
+						more := scaled(stay, d.stretch, &c.carry) - stay
+						c.tailN += more
+						if d.stay {
+							c.tailT += more
+						}
+					}
 					d.tailed = true
 					return p.decide(d)
 				}
@@ -247,7 +261,7 @@ func (p *proc) nextTrips(lp *loopPlan) int64 {
 		c = &cursor{}
 		p.loopCursors[lp] = c
 	}
-	rt := lp.rankTrips(p.w.profRank(p.rank))
+	rt := lp.rankTrips(p.w.profRank(p.rank, lp.from.np))
 	if rt == nil {
 		return lp.meanTrips
 	}

@@ -180,7 +180,7 @@ func TestTruncatedOutcomes(t *testing.T) {
 	w := &World{Compiled: &Compiled{profNP: 1, rec: recordChoice{np: 1, exact: true}}}
 	p := &proc{w: w}
 	w.procs = []*proc{p}
-	d := &decision{stats: &profile.DecisionStats{}, byRank: map[int]*profile.RankOutcomes{
+	d := &decision{stats: &profile.DecisionStats{}, from: recordChoice{np: 1, exact: true}, byRank: map[int]*profile.RankOutcomes{
 		0: {Rank: 0, True: 5, False: 5, FirstTrue: true, Runs: []int64{2, 1}, Truncated: true},
 	}}
 	w.decisions = []*decision{d}

@@ -26,28 +26,24 @@ import (
 	"github.com/predict-tools/predict/profile"
 )
 
-// recordIndex is the record a run replays, and how it got there.
+// recordChoice is a record a run replays, and how it got there: the
+// run's (Compiled.rec, which opaque commlib arguments replay) or one
+// decision's or loop's (the nearest record that has it).
 type recordChoice struct {
 	index int  // into Compiled.recs
 	np    int  // its np
 	exact bool // the run's own np
-	pair  [2]int
-	trend bool // a second record gives the trends (pair)
 }
 
-// chooseRecord selects the record of a run at np and sets each replayed
+// chooseRecord selects the records of a run at np and sets each replayed
 // decision's and loop's values and scaling for it.
 func (cp *Compiled) chooseRecord(np int) {
 	if len(cp.recs) == 0 {
-		cp.rec = recordChoice{np: cp.profNP}
+		cp.rec = recordChoice{np: cp.profNP, exact: true}
 		return
 	}
 	i, exact := profile.Nearest(cp.recs, np)
-	ch := recordChoice{index: i, np: cp.recs[i].NP, exact: exact}
-	if !exact && len(cp.recs) >= 2 {
-		ch.pair, ch.trend = pairOf(cp.recs, np), true
-	}
-	cp.rec = ch
+	cp.rec = recordChoice{index: i, np: cp.recs[i].NP, exact: exact}
 	for _, d := range cp.decisions {
 		d.setRecord(cp, np)
 	}
@@ -59,6 +55,30 @@ func (cp *Compiled) chooseRecord(np int) {
 	for _, r := range cp.argReplays {
 		r.byRank = r.byRec[i]
 	}
+}
+
+// itemRecord chooses, among the records that have an item (has), the one
+// a run at np replays: its own np's, else the nearest; and, when it is
+// not np's own, the two nearest np's records that give its trend (trend
+// false with fewer than two). ok is false when no record has it.
+func (cp *Compiled) itemRecord(np int, has func(i int) bool) (ch recordChoice, pair [2]int, trend, ok bool) {
+	var idx []int
+	var recs []*profile.Record
+	for i, r := range cp.recs {
+		if has(i) {
+			idx, recs = append(idx, i), append(recs, r)
+		}
+	}
+	if len(idx) == 0 {
+		return recordChoice{np: cp.profNP}, pair, false, false
+	}
+	k, exact := profile.Nearest(recs, np)
+	ch = recordChoice{index: idx[k], np: recs[k].NP, exact: exact}
+	if !exact && len(idx) >= 2 {
+		p := pairOf(recs, np)
+		pair, trend = [2]int{idx[p[0]], idx[p[1]]}, true
+	}
+	return ch, pair, trend, true
 }
 
 // pairOf returns the two records nearest np, by ratio, lower np first.
@@ -79,25 +99,42 @@ func pairOf(recs []*profile.Record, np int) [2]int {
 	return [2]int{a, b}
 }
 
-// trendOf is the trend of a quantity q of the pair's records, and q at
-// the chosen record; ok is false where a record lacks it.
-func (cp *Compiled) trendOf(q func(rec int) (float64, bool)) (t profile.Trend, at float64, ok bool) {
-	ch := cp.rec
-	y0, ok0 := q(ch.pair[0])
-	y1, ok1 := q(ch.pair[1])
+// trendOf is the trend of a quantity q over the pair's records, the
+// record to scale from (base), and q there. The base is ch's record, or,
+// where q is zero there and not at the other record of the pair, that one
+// (nothing scales a sequence of zeros: a loop over the other ranks has no
+// trips at np = 1). ok is false where a record lacks q.
+func (cp *Compiled) trendOf(ch recordChoice, pair [2]int, q func(rec int) (float64, bool)) (t profile.Trend, base recordChoice, at float64, ok bool) {
+	y0, ok0 := q(pair[0])
+	y1, ok1 := q(pair[1])
 	at, okAt := q(ch.index)
 	if !ok0 || !ok1 || !okAt {
-		return t, 0, false
+		return t, ch, 0, false
 	}
-	return profile.Trend{NP0: cp.recs[ch.pair[0]].NP, NP1: cp.recs[ch.pair[1]].NP, Y0: y0, Y1: y1}, at, true
+	t = profile.Trend{NP0: cp.recs[pair[0]].NP, NP1: cp.recs[pair[1]].NP, Y0: y0, Y1: y1}
+	base = ch
+	if at == 0 {
+		for _, i := range pair {
+			if y, _ := q(i); y > 0 {
+				base, at = recordChoice{index: i, np: cp.recs[i].NP}, y
+				break
+			}
+		}
+	}
+	return t, base, at, true
 }
 
 // setRecord sets the decision's outcomes for the chosen record, and
 // their scaling to np where it is not np's own.
 func (d *decision) setRecord(cp *Compiled, np int) {
-	d.byRank = d.byRec[cp.rec.index]
 	d.thin, d.stretch, d.trend = 0, 0, ""
-	if !cp.rec.trend || d.stats == nil || d.check {
+	ch, pair, trend, ok := cp.itemRecord(np, func(i int) bool { return d.byRec[i] != nil })
+	d.from, d.byRank = ch, nil
+	if !ok {
+		return // in no record: its default
+	}
+	d.byRank = d.byRec[ch.index]
+	if !trend || d.stats == nil || d.check {
 		return
 	}
 	counts := func(rec int) (t, f int64, ok bool) {
@@ -110,7 +147,7 @@ func (d *decision) setRecord(cp *Compiled, np int) {
 		// Trips per entry: staying outcomes per leaving one, each rank
 		// entering at least once (a loop left by a return never tests
 		// false).
-		tr, at, ok := cp.trendOf(func(rec int) (float64, bool) {
+		tr, base, at, ok := cp.trendOf(ch, pair, func(rec int) (float64, bool) {
 			t, f, ok := counts(rec)
 			stay, leave := t, f
 			if !d.stay {
@@ -119,6 +156,7 @@ func (d *decision) setRecord(cp *Compiled, np int) {
 			return float64(stay) / float64(max(leave, int64(len(d.byRec[rec])))), ok
 		})
 		if ok && at > 0 {
+			d.from, d.byRank = base, d.byRec[base.index]
 			d.stretch = tr.At(np) / at
 			d.trend = fmt.Sprintf("the loop's trips per entry scaled by %.4g to np=%d (%s)", d.stretch, np, tr)
 		}
@@ -128,21 +166,19 @@ func (d *decision) setRecord(cp *Compiled, np int) {
 		t, f, ok := counts(rec)
 		return float64(t) / float64(t+f), ok
 	}
-	tr, at, ok := cp.trendOf(share)
+	tr, _, _, ok := cp.trendOf(ch, pair, share)
 	if !ok {
 		return
 	}
+	at, _ := share(ch.index) // thinning scales a share of zero too
 	// The outcome whose share falls with np follows the power law; the
 	// other is what is left of it.
 	what := "true"
 	if tr.Y1 > tr.Y0 {
 		tr.Y0, tr.Y1, at, what = 1-tr.Y0, 1-tr.Y1, 1-at, "false"
 	}
-	want := tr.At(np)
-	if want > 1 {
-		want = 1
-	}
-	if at <= 0 || want == at {
+	want := min(tr.At(np), 1)
+	if want == at {
 		return
 	}
 	// The falling outcome's share goes from at to want: where it falls,
@@ -159,17 +195,23 @@ func (d *decision) setRecord(cp *Compiled, np int) {
 // setRecord sets the loop's trips for the chosen record, and their
 // scaling to np where it is not np's own.
 func (lp *loopPlan) setRecord(cp *Compiled, np int) {
-	i := cp.rec.index
-	lp.byRank, lp.meanTrips, lp.scale, lp.trend = lp.byRec[i], lp.meanRec[i], 1, ""
-	if !cp.rec.trend {
+	lp.scale, lp.trend = 1, ""
+	ch, pair, trend, ok := cp.itemRecord(np, func(i int) bool { return lp.byRec[i] != nil })
+	if !ok {
+		lp.from, lp.byRank, lp.meanTrips = ch, nil, lp.meanRec[0]
 		return
 	}
-	tr, at, ok := cp.trendOf(func(rec int) (float64, bool) {
+	lp.from, lp.byRank, lp.meanTrips = ch, lp.byRec[ch.index], lp.meanRec[ch.index]
+	if !trend {
+		return
+	}
+	tr, base, at, ok := cp.trendOf(ch, pair, func(rec int) (float64, bool) {
 		return meanTripsOf(lp.byRec[rec]), lp.byRec[rec] != nil
 	})
 	if ok && at > 0 {
+		lp.from, lp.byRank = base, lp.byRec[base.index]
 		lp.scale = tr.At(np) / at
-		lp.meanTrips = int64(math.Round(float64(lp.meanTrips) * lp.scale))
+		lp.meanTrips = int64(math.Round(at * lp.scale))
 		lp.trend = fmt.Sprintf("scaled by %.4g to np=%d (trips per entry %s)", lp.scale, np, tr)
 	}
 }
@@ -200,9 +242,8 @@ func scaled(n int64, f float64, carry *float64) int64 {
 	return int64(k)
 }
 
-// recSource says where a run's replayed values come from.
-func (w *World) recSource() string {
-	ch := w.rec
+// recSource says where values replayed from record ch come from.
+func (w *World) recSource(ch recordChoice) string {
 	if w.prof == nil {
 		return "(no profile)"
 	}

@@ -93,3 +93,103 @@ func TestScaledRecords(t *testing.T) {
 		}
 	}
 }
+
+// replayFixture compiles, by hand, a profile's decisions (exit tests
+// where exit names them, staying on true) and one loop "loop" as the plan
+// does, for runs of decide and nextTrips.
+func replayFixture(p *profile.File, exit map[string]bool, names ...string) (*Compiled, map[string]*decision, *loopPlan) {
+	cp := &Compiled{prof: p, profNP: p.NP, recs: p.Records()}
+	ds := map[string]*decision{}
+	for i, name := range names {
+		d := &decision{index: i, stats: &profile.DecisionStats{Node: name}, exit: exit[name], stay: true}
+		for _, rec := range cp.recs {
+			var m map[int]*profile.RankOutcomes
+			if st := rec.Decisions[name]; st != nil {
+				m = map[int]*profile.RankOutcomes{}
+				for k := range st.Ranks {
+					m[st.Ranks[k].Rank] = &st.Ranks[k]
+				}
+			}
+			d.byRec = append(d.byRec, m)
+		}
+		ds[name] = d
+		cp.decisions = append(cp.decisions, d)
+	}
+	loop := &loopPlan{node: "loop", ranked: &profile.LoopStats{Node: "loop"}}
+	for _, rec := range cp.recs {
+		var m map[int]*profile.RankTrips
+		if ranks, ok := rec.Loops["loop"]; ok {
+			m = map[int]*profile.RankTrips{}
+			for k := range ranks {
+				m[ranks[k].Rank] = &ranks[k]
+			}
+		}
+		loop.byRec = append(loop.byRec, m)
+		loop.meanRec = append(loop.meanRec, int64(meanTripsOf(m)))
+	}
+	cp.loops = []*loopPlan{loop}
+	return cp, ds, loop
+}
+
+// TestScaledRecordsEdges: a record that lacks a decision gives way to one
+// that has it; a loop with no trips at the nearest record (a loop over the
+// other ranks: 0 at np = 1, 7 at np = 8) scales from the other, to 1 at
+// np = 2; a share that rises with np (is the neighbour someone else's:
+// 0, 1/2) thins the other outcome (3/4 at np = 4).
+func TestScaledRecordsEdges(t *testing.T) {
+	alt := []int64{1, 1, 1, 1, 1, 1, 1, 1}
+	ranks := func(np int, ro profile.RankOutcomes) []profile.RankOutcomes {
+		var out []profile.RankOutcomes
+		for r := range np {
+			ro.Rank = r
+			out = append(out, ro)
+		}
+		return out
+	}
+	trips := func(np int, n int64) []profile.RankTrips {
+		var out []profile.RankTrips
+		for r := range np {
+			out = append(out, profile.RankTrips{Rank: r, Runs: [][2]int64{{n, 1}}})
+		}
+		return out
+	}
+	p := &profile.File{NP: 8,
+		Decisions: []profile.DecisionStats{
+			{Node: "only8", Ranks: ranks(8, profile.RankOutcomes{True: 2, False: 1, FirstTrue: true, Runs: []int64{2, 1}})},
+		},
+		Loops: []profile.LoopStats{{Node: "loop", Ranks: trips(8, 7)}},
+		Replays: []profile.Replay{{NP: 1,
+			Loops: []profile.LoopTrips{{Node: "loop", Ranks: trips(1, 0)}}}},
+	}
+	cp, ds, loop := replayFixture(p, map[string]bool{"only8": true}, "only8")
+	cp.chooseRecord(2)
+	w := &World{Compiled: cp}
+	w.procs = []*proc{{w: w}, {w: w, rank: 1}}
+	stays := 0
+	for w.procs[0].decide(ds["only8"]) {
+		stays++
+	}
+	if stays != 2 {
+		t.Errorf("np=2: the exit test recorded at np=8 only stayed %d times, want 2 (the np=8 record's)", stays)
+	}
+	if got := w.procs[0].nextTrips(loop); got != 1 {
+		t.Errorf("np=2: the loop over the other ranks ran %d trips, want 1 (%s)", got, loop.trend)
+	}
+
+	q := &profile.File{NP: 2,
+		Decisions: []profile.DecisionStats{{Node: "theirs", Ranks: ranks(2, profile.RankOutcomes{True: 4, False: 4, FirstTrue: true, Runs: alt})}},
+		Replays:   []profile.Replay{{NP: 1, Decisions: []profile.DecisionStats{{Node: "theirs", Ranks: ranks(1, profile.RankOutcomes{False: 16, Runs: []int64{16}})}}}},
+	}
+	cp, ds, _ = replayFixture(q, nil, "theirs")
+	cp.chooseRecord(4)
+	w = &World{Compiled: cp}
+	w.procs = []*proc{{w: w}, {w: w, rank: 1}, {w: w, rank: 2}, {w: w, rank: 3}}
+	var got []bool
+	for range 8 {
+		got = append(got, w.procs[0].decide(ds["theirs"]))
+	}
+	T, F := true, false
+	if want := []bool{T, T, T, F, T, T, T, F}; !slices.Equal(got, want) {
+		t.Errorf("np=4: %v, want %v (%s)", got, want, ds["theirs"].trend)
+	}
+}

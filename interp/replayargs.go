@@ -67,7 +67,7 @@ func (c *compiler) opaqueArgs(cf *function, in ssa.CallInstruction, site string,
 			case missing:
 				p.w.noteAssumption(site, note(nil, "", all, ""))
 			default:
-				p.w.noteAssumption(site, note(replayed, p.w.recSource(), rest, ""))
+				p.w.noteAssumption(site, note(replayed, p.w.recSource(p.w.rec), rest, ""))
 			}
 		}
 		c := run(p, fr)
@@ -123,7 +123,7 @@ func (r *argReplay) unread(p *proc) {
 	}
 	// The value was the first of its run: back to the end of the one
 	// before (of the last, when the record had started again).
-	ra := r.byRank[p.w.profRank(p.rank)]
+	ra := r.byRank[p.w.profRank(p.rank, p.w.rec.np)]
 	if c.run == 0 {
 		c.run = len(ra.Runs)
 	}
@@ -218,7 +218,7 @@ func (r *argReplay) value(p *proc, fr *frame) (V, bool) {
 		// recorded at.
 		return V{}, false
 	}
-	ra := r.byRank[p.w.profRank(p.rank)]
+	ra := r.byRank[p.w.profRank(p.rank, p.w.rec.np)]
 	if ra == nil || len(ra.Runs) == 0 {
 		return V{}, false
 	}

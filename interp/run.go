@@ -166,6 +166,7 @@ type loopPlan struct {
 	byRec     []map[int]*profile.RankTrips // per record (records.go)
 	meanRec   []int64                      // mean trips per entry, per record
 	byRank    map[int]*profile.RankTrips   // the run's record's
+	from      recordChoice                 // which record that is
 	meanTrips int64                        // the run's record's, scaled
 	scale     float64                      // the run's scaling of trips (1: none)
 	trend     string                       // how it scales them

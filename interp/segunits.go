@@ -54,11 +54,12 @@ func (cp *Compiled) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node,
 				// append(s, x...) moves x's elements (and the literal
 				// arguments of append(s, a, b), which SSA passes as a
 				// slice of an array of theirs).
-				n, ok := c.lenOnEntry(cf, in.Call.Args[1], blocks)
-				if !ok {
-					return
+				// A length the model does not compute leaves the
+				// append out, as before appends were counted: the
+				// segment's other bytes still count.
+				if n, ok := c.lenOnEntry(cf, in.Call.Args[1], blocks); ok {
+					bytes = append(bytes, times(n, movedSize(in.Call.Args[1].Type())))
 				}
-				bytes = append(bytes, times(n, elemSize(in.Call.Args[1].Type())))
 				continue
 			}
 			if !ok || b.Name() != "copy" {
@@ -83,6 +84,15 @@ func (cp *Compiled) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node,
 	}
 	f.alloc = &allocUnits{bytes: bytes, unit: ut}
 	cp.unitFrags = append(cp.unitFrags, unitFrag{entry: f, units: f, minUnits: allocUnitsMin})
+}
+
+// movedSize is the size of an element of x that append(s, x...) moves: a
+// byte of a string, else an element of the slice.
+func movedSize(t types.Type) int64 {
+	if b, ok := t.Underlying().(*types.Basic); ok && b.Info()&types.IsString != 0 {
+		return 1
+	}
+	return elemSize(t)
 }
 
 // times returns n × size.

@@ -152,14 +152,14 @@ func TestSegmentCopyUnits(t *testing.T) {
 
 // TestSegmentAppendUnits: a segment that allocates a rank's share and
 // copies it by append costs the bytes it allocates and the elements it
-// moves, though the model keeps neither slice (their contents and lengths
-// decide nothing).
+// moves (a string's bytes one each), though the model keeps neither slice
+// (their contents and lengths decide nothing).
 func TestSegmentAppendUnits(t *testing.T) {
 	p := prepare(t, "./interp/testdata/units")
 	const n = 1 << 16
 	args := []string{"-part", "segappend", "-n", "65536"}
 	line := markLine(t, unitsFile, "segappend")
-	bytes := func(np int64) int64 { return 1 + n/np*8 + n/np*8 + 2*8 }
+	bytes := func(np int64) int64 { return 1 + n/np*8 + n/np*8 + 2*8 + 4 }
 	pf := syntheticProfile(t, p, 2, args)
 	for _, f := range p.Model.Functions {
 		model.Walk(f.Tree, func(x *model.Node) bool {

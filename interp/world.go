@@ -505,7 +505,7 @@ func (w *World) result() *Result {
 	}
 	for _, lp := range w.loops {
 		if lp.ranked != nil && lp.used {
-			r.Decisions = append(r.Decisions, DecisionUse{Node: lp.node, Pos: lp.pos, Source: "trip counts " + w.recSource() + lp.trendNote()})
+			r.Decisions = append(r.Decisions, DecisionUse{Node: lp.node, Pos: lp.pos, Source: "trip counts " + w.recSource(lp.from) + lp.trendNote()})
 		}
 	}
 	sort.Slice(r.Decisions, func(i, j int) bool { return r.Decisions[i].Pos < r.Decisions[j].Pos })
@@ -536,11 +536,13 @@ func (w *World) noteAssumption(site, what string) {
 }
 
 // profRank maps a rank to the recorded rank whose outcomes it replays
-// (of the run's record, records.go): itself when the record has it;
+// (of a record at np = pn, records.go): itself when the record has it;
 // otherwise the first rank for rank 0, the last for the last rank, and
 // the inner ranks cycled over the inner ones.
-func (w *World) profRank(r int) int {
-	pn := w.rec.np
+func (w *World) profRank(r, pn int) int {
+	if pn < 1 {
+		return r
+	}
 	np := len(w.procs)
 	switch {
 	case r < pn:

@@ -75,11 +75,16 @@ func (p *File) Validate() error {
 		v.rankTrips(at, l.Ranks, p.NP)
 	}
 	v.replayed("", p.Decisions, p.CommArgs, p.NP)
+	seen := map[int]bool{p.NP: true}
 	for i, r := range p.Replays {
 		at := fmt.Sprintf("replays[%d].", i)
-		if r.NP < 1 {
+		switch {
+		case r.NP < 1:
 			v.errorf(at+"np", "%d: want at least 1", r.NP)
+		case seen[r.NP]:
+			v.errorf(at+"np", "%d: a second record at that np (the profile's own is at np=%d)", r.NP, p.NP)
 		}
+		seen[r.NP] = true
 		for j, l := range r.Loops {
 			lat := fmt.Sprintf("%sloops[%d].", at, j)
 			v.node(lat, l.Node)

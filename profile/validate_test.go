@@ -53,6 +53,8 @@ func TestValidate(t *testing.T) {
 		{func(p *File) { p.Decisions[0].Ranks[0].False = -3 }, "decisions[0].ranks[0].false: -3"},
 		{func(p *File) { p.Decisions[0].Ranks[0].Rank = -1 }, "decisions[0].ranks[0].rank: -1: want a rank"},
 		{func(p *File) { p.Replays = []Replay{{NP: 0}} }, "replays[0].np: 0: want at least 1"},
+		{func(p *File) { p.Replays = []Replay{{NP: 2}} }, "replays[0].np: 2: a second record at that np (the profile's own is at np=2)"},
+		{func(p *File) { p.Replays = []Replay{{NP: 1}, {NP: 1}} }, "replays[1].np: 1: a second record"},
 		{func(p *File) {
 			p.Replays = []Replay{{NP: 1, Decisions: []DecisionStats{{Node: "n", Ranks: []RankOutcomes{{Rank: 1}}}}}}
 		}, "replays[0].decisions[0].ranks[0].rank: 1: want a rank of the profile's np=1"},

@@ -44,13 +44,6 @@ func (a *analysis) findRoots() {
 				}
 			}
 			for _, instr := range b.Instrs {
-				for _, v := range costLengths(instr) {
-					// What it allocates or moves: its cost, which the
-					// interpreter counts in bytes (interp/segunits.go).
-					if a.taint[v] == "" {
-						a.root(v, "length allocated or moved")
-					}
-				}
 				if a.channelOp(instr) {
 					continue
 				}

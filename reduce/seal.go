@@ -218,10 +218,57 @@ func (a *analysis) inductionOf(fn *ssa.Function, n *model.Node) (*Induction, *ss
 	return ind, loopTest(fn, n)
 }
 
-// copyLengths returns, for a call of the builtin copy whose arguments are
-// both sliced with an explicit high bound (x[lo:hi], x[:hi]), the bounds
-// that give the number of elements moved: min(hi − lo) over the two;
-// nil for other instructions.
+// rootCosts keeps, where it costs nothing else, the lengths that decide
+// what the program allocates and moves (costLengths), so that the
+// interpreter counts a segment in its bytes (interp/segunits.go). They are
+// soft roots: one that would need data the model does not compute, or
+// the body of a sealed loop (a length summed by a loop the model would
+// then run iteration by iteration), is left out, and its segment is
+// charged as measured.
+func (a *analysis) rootCosts() {
+	var vs []ssa.Value
+	for _, fn := range a.fns {
+		for _, b := range fn.Blocks {
+			if a.sealed[b] != nil {
+				continue // rootSealed's
+			}
+			for _, instr := range b.Instrs {
+				for _, v := range costLengths(instr) {
+					if !a.ctl[v] && a.taint[v] == "" {
+						vs = append(vs, v)
+					}
+				}
+			}
+		}
+	}
+	keep := func(vs ...ssa.Value) bool {
+		saved := a.saveControl()
+		if !a.trial(vs...) {
+			return false
+		}
+		for _, s := range a.sealedLoops {
+			if a.sealed[s.ind.Phi.Block()] == s && a.broken(s) {
+				a.restoreControl(saved)
+				return false
+			}
+		}
+		for _, v := range vs {
+			if a.roots[v] == "" {
+				a.roots[v] = "length allocated or moved"
+			}
+		}
+		return true
+	}
+	if len(vs) == 0 || keep(vs...) {
+		return
+	}
+	for _, v := range vs {
+		if !a.ctl[v] {
+			keep(v)
+		}
+	}
+}
+
 // costLengths returns the values that decide how many bytes instr
 // allocates or moves: a make's length, the bounds of the slices a copy
 // moves between (copyLengths), and those of the slice append(s, x...)
@@ -245,6 +292,10 @@ func costLengths(instr ssa.Instruction) []ssa.Value {
 	return nil
 }
 
+// copyLengths returns, for a call of the builtin copy whose arguments are
+// both sliced with an explicit high bound (x[lo:hi], x[:hi]), the bounds
+// that give the number of elements moved: min(hi − lo) over the two;
+// nil for other instructions.
 func copyLengths(instr ssa.Instruction) []ssa.Value {
 	call, ok := instr.(*ssa.Call)
 	if !ok {
@@ -458,6 +509,7 @@ func (a *analysis) control(prog *model.Program) {
 			left = append(left, s)
 		}
 		if len(left) == len(cands) {
+			a.rootCosts()
 			return
 		}
 		cands = left

@@ -44,11 +44,13 @@ func main() {
 		case "segappend":
 			// A rank's share allocated afresh and copied by append, whose
 			// contents and lengths the model drops (nothing reads them),
-			// and two elements appended.
+			// two elements appended, and four bytes of a string.
 			fresh := make([]float64, *n/np) // mark:segappend
 			kept := append([]float64(nil), fresh...)
 			kept = append(kept, 1, 2)
-			_ = kept
+			name := "partition"
+			b := append([]byte(nil), name[2:6]...) // 4 bytes of a string
+			_, _ = kept, b
 		case "copy":
 			// np·4 copies of 64/np elements.
 			src := make([]float64, *n)

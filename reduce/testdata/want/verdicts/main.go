@@ -24,6 +24,17 @@ func smooth(u, v []float64) {
 	}
 }
 
+// scratch sizes a buffer by a sum a loop computes: the buffer's length
+// is only its cost (a soft root), so the loop stays sealed rather than
+// run iteration by iteration to size an allocation.
+func scratch(np int) []float64 {
+	m := 0
+	for i := 0; i < *n; i++ { // want collapse:"counted" sealed
+		m += i % 3
+	}
+	return make([]float64, m/np)
+}
+
 // firstNegative leaves early: where it stops decides what follows.
 func firstNegative(ids []int) int {
 	for i, id := range ids { // want iterate:"left from several places"
@@ -91,5 +102,6 @@ func main() {
 		}
 		ids := make([]int, np)
 		_ = firstNegative(ids)
+		_ = scratch(np)
 	})
 }
