@@ -228,6 +228,7 @@ func (p *proc) blockedInColl(in *collInstance, r int, exit int64, g *group) {
 func (w *World) collectiveTimes(g *group, in *collInstance) (exits, ovh []int64) {
 	sim := &schedule{w: w, g: g, t: append([]int64(nil), in.enter...), ovh: make([]int64, g.size)}
 	in.alg = sim.run(in.name, in.root, in.bytes)
+	w.chargeSelf(g, in, sim.t, sim.ovh)
 	return sim.t, sim.ovh
 }
 

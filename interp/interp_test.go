@@ -70,6 +70,9 @@ func TestHandComputed(t *testing.T) {
 		// Recursive doubling allreduce of 8 B at np = 8: three exchange
 		// rounds of T + o each.
 		{"recursive doubling allreduce", 8, []string{"-bytes", "8", "-part", "allreduce"}, 3 * (T(8) + o)},
+		// Alltoall at np = 1: no message, the rank's own block of 4096 B
+		// copied at G a byte.
+		{"alltoall to itself", 1, []string{"-bytes", "4096", "-part", "alltoall"}, 4096 * G},
 	}
 	for _, c := range cases {
 		r, err := p.Run(Config{NP: c.np, Machine: m, Args: c.args})

@@ -1,6 +1,7 @@
 // Command pingpong is the interpreter's hand-computed test: rank 0 sends
 // -bytes bytes to rank 1, which sends them back, -reps times; then a ring
-// of one message per rank, a Bcast from rank 0 and an Allreduce; and a
+// of one message per rank, a Bcast from rank 0, an Allreduce and an
+// Alltoall; and a
 // nonblocking ring (Irecv, Isend, Waitall; -reps times) for benchmarks.
 package main
 
@@ -13,7 +14,7 @@ import (
 var (
 	bytes = flag.Int("bytes", 8, "message size")
 	reps  = flag.Int("reps", 1, "round trips")
-	part  = flag.String("part", "pingpong", "pingpong, ring, bcast, allreduce, iring or split")
+	part  = flag.String("part", "pingpong", "pingpong, ring, bcast, allreduce, alltoall, iring or split")
 )
 
 func main() {
@@ -53,6 +54,11 @@ func main() {
 			x := make([]float64, *bytes/8)
 			y := make([]float64, *bytes/8)
 			c.Allreduce(x, y, commlib.Sum)
+		case "alltoall":
+			// -bytes to each rank, itself included.
+			send := make([]byte, *bytes*np)
+			recv := make([]byte, *bytes*np)
+			c.Alltoall(send, recv)
 		case "split":
 			// Members call Split from two sites: each gets its own
 			// communicator back.
