@@ -17,13 +17,19 @@ import (
 //     is new (graph.go:93): no data flows from the levels into the queue's
 //     length, only which way their tests went, so its trips are replayed.
 func TestLoopExits(t *testing.T) {
-	for _, tc := range []struct{ name, prog, decision, loop string }{
+	for _, tc := range []struct{ name, prog, decision, loop, fromTrips string }{
 		{name: "flag", prog: "montecarlo", decision: "montecarlo/main.go:118:"},
 		{name: "queue", prog: "bfs", loop: "sequentialBFS/loop"},
 		// bfs's visit closure, called from a loop timed whole that the
 		// model runs iteration by iteration: it gets no timing probes,
 		// but its decision is recorded.
 		{name: "closure", prog: "bfs", decision: "bfs/main.go:194:"},
+		// bfs's loop over the vertices received (main.go:212) is timed
+		// whole, its trips recorded per rank, and the model runs it
+		// iteration by iteration (visit's decision is replayed): its exit
+		// test's outcomes are made of those trips. Before, it took its
+		// default and left at once: no received vertex was visited.
+		{name: "received", prog: "bfs", loop: "(*search).run/loop@+33:", fromTrips: "bfs/main.go:212:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := []string{"-class", "S"}
@@ -49,6 +55,21 @@ func TestLoopExits(t *testing.T) {
 				}
 				if res.Time <= 0 {
 					t.Errorf("np=%d: predicted %d ps", np, res.Time)
+				}
+				if tc.fromTrips == "" {
+					continue
+				}
+				found := false
+				for _, d := range res.Decisions {
+					if strings.Contains(d.Pos, tc.fromTrips) {
+						found = true
+						if !strings.Contains(d.Source, "made of its loop's trip counts") {
+							t.Errorf("np=%d: %s: %s", np, d.Pos, d.Source)
+						}
+					}
+				}
+				if !found && np == 2 {
+					t.Errorf("np=%d: no decision at %s among %+v", np, tc.fromTrips, res.Decisions)
 				}
 			}
 		})

@@ -42,6 +42,8 @@ type decision struct {
 	// the default (def) leaves that loop.
 	exitOf string
 	used   bool
+	// fromTrips: its outcomes are its loop's recorded trips (outcomesOfTrips).
+	fromTrips bool
 	// wrapped: a rank replayed past the outcomes recorded for it, and the
 	// sequence started again; tailed: past the runs a truncated record
 	// kept, the rest replayed in their counted proportion.
@@ -61,6 +63,8 @@ func (d *decision) source(w *World) string {
 		return fmt.Sprintf("not in the profile (the timing pass times the code around it whole): the exit test of the loop at %s, taken as leaving it at its first test", d.exitOf)
 	case d.stats == nil:
 		return fmt.Sprintf("not in the profile: taken as %v", d.def)
+	case d.fromTrips:
+		return "outcomes made of its loop's trip counts (the timing pass timed the loop whole) " + w.recSource(d.from) + d.trendNote()
 	case d.wrapped:
 		return "outcomes " + w.recSource(d.from) + d.trendNote() + ", replayed past those recorded: the recorded sequence starts again"
 	case d.tailed:
@@ -248,6 +252,55 @@ func (d *decision) thinned(c *cursor, o bool) bool {
 		return o
 	}
 	return !o
+}
+
+// maxTripOutcomes bounds the runs of outcomes made of a loop's recorded
+// trips (outcomesOfTrips): the rest are counted, and replayed in their
+// proportion, as those of a truncated record.
+const maxTripOutcomes = 1 << 18
+
+// outcomesOfTrips makes a rank's recorded trips of a loop into the
+// outcomes of its exit test: per entry, the staying outcome as many times
+// as it had trips, then the leaving one.
+func outcomesOfTrips(rt profile.RankTrips, stay bool) *profile.RankOutcomes {
+	ro := &profile.RankOutcomes{Rank: rt.Rank, Truncated: rt.Truncated}
+	add := func(o bool, n int64) {
+		if n <= 0 {
+			return
+		}
+		if o {
+			ro.True += n
+		} else {
+			ro.False += n
+		}
+		switch {
+		case len(ro.Runs) == 0:
+			ro.FirstTrue = o
+			ro.Runs = append(ro.Runs, n)
+		case (ro.FirstTrue == ((len(ro.Runs)-1)%2 == 0)) == o:
+			ro.Runs[len(ro.Runs)-1] += n // the same outcome as the last run
+		case len(ro.Runs) < maxTripOutcomes:
+			ro.Runs = append(ro.Runs, n)
+		default:
+			ro.Truncated = true // counted, not kept
+		}
+	}
+	for _, run := range rt.Runs {
+		for range min(run[1], maxTripOutcomes) {
+			add(stay, run[0])
+			add(!stay, 1)
+		}
+		if run[1] > maxTripOutcomes {
+			ro.Truncated = true
+			rest := run[1] - maxTripOutcomes
+			if stay {
+				ro.True, ro.False = ro.True+rest*run[0], ro.False+rest
+			} else {
+				ro.False, ro.True = ro.False+rest*run[0], ro.True+rest
+			}
+		}
+	}
+	return ro
 }
 
 // nextTrips returns the next trip count of a loop whose bound is opaque,

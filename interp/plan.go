@@ -30,7 +30,8 @@ func (cp *Compiled) plan() error {
 	fnOfRoot := map[string]*ssa.Function{} // by the ID of a function's root node
 	tests := map[*ssa.BasicBlock]*model.Node{}
 	condRoot := map[*model.Node]*model.Node{}
-	negated := map[*model.Node]bool{} // a test under an odd number of nots of its root
+	negated := map[*model.Node]bool{}           // a test under an odd number of nots of its root
+	loopOfTest := map[*model.Node]*model.Node{} // a loop's test → the loop
 	for _, mf := range prog.Model.Functions {
 		fn := prog.SSA[mf]
 		if fn == nil {
@@ -52,6 +53,12 @@ func (cp *Compiled) plan() error {
 				case n.Kind == model.KindLoop:
 					loopNodes[n.ID] = n
 					fnOfNode[n.ID] = fn
+					model.Walk(n.Cond, func(t *model.Node) bool {
+						if t.Kind == model.KindTest {
+							loopOfTest[t] = n
+						}
+						return true
+					})
 				case n.Kind == model.KindTest && n.Block != nil && n.Opaque != "":
 					tests[fn.Blocks[*n.Block]] = n
 					fnOfNode[n.ID] = fn
@@ -185,11 +192,28 @@ func (cp *Compiled) plan() error {
 		case n.Pos.Start.IsValid():
 		case root.Pos.Start.IsValid():
 			at = root.Pos.Start.String() // a loop-carried flag's test: its condition's place
+		case loopOfTest[n] != nil && loopOfTest[n].Pos.Start.IsValid():
+			at = loopOfTest[n].Pos.Start.String() // a range loop's test: its statement's place
 		default:
 			at = blockPos(b, prog.Loaded.PosString) // a range loop's test
 		}
 		d := &decision{index: len(cp.decisions), node: root.ID, pos: at, def: (n.Check == "true") != negated[n], check: n.Check != ""}
-		if ds := decStats[root.ID]; ds == nil && !d.check {
+		leave, isExit := exitOutcome(prog.Report.Plan, b, negated[n])
+		var fromTrips *model.Node // the loop whose recorded trips stand for this exit test's outcomes
+		if l := loopOfTest[n]; l != nil && isExit && !d.check && decStats[root.ID] == nil {
+			for _, rec := range cp.recs {
+				if _, ok := rec.Loops[l.ID]; ok {
+					fromTrips = l
+				}
+			}
+		}
+		if fromTrips != nil {
+			// The timing pass timed the loop whole and recorded its
+			// trips per entry; the model runs it iteration by
+			// iteration (a function it calls has replayed decisions):
+			// its exit test stays that many times, then leaves.
+			d.stats, d.fromTrips = &profile.DecisionStats{Node: root.ID, Pos: at}, true
+		} else if ds := decStats[root.ID]; ds == nil && !d.check {
 			// Not in the profile (a function the timing pass runs
 			// without probes, inside a loop it times whole): a loop's
 			// exit test leaves the loop.
@@ -204,13 +228,20 @@ func (cp *Compiled) plan() error {
 				for i := range ds.Ranks {
 					m[ds.Ranks[i].Rank] = &ds.Ranks[i]
 				}
+			} else if fromTrips != nil {
+				if ranks, ok := rec.Loops[fromTrips.ID]; ok {
+					m = map[int]*profile.RankOutcomes{}
+					for _, rt := range ranks {
+						m[rt.Rank] = outcomesOfTrips(rt, !leave)
+					}
+				}
 			}
 			d.byRec = append(d.byRec, m)
 		}
 		if len(d.byRec) > 0 {
 			d.byRank = d.byRec[0]
 		}
-		if leave, ok := exitOutcome(prog.Report.Plan, b, negated[n]); ok {
+		if isExit {
 			d.exit, d.stay = true, !leave
 		}
 		cp.decisions = append(cp.decisions, d)

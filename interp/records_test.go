@@ -193,3 +193,20 @@ func TestScaledRecordsEdges(t *testing.T) {
 		t.Errorf("np=4: %v, want %v (%s)", got, want, ds["theirs"].trend)
 	}
 }
+
+// TestOutcomesOfTrips: a loop's recorded trips per entry (2, 2, 0, 3)
+// make its exit test's outcomes: stay, stay, leave; stay, stay, leave;
+// leave; stay ×3, leave — runs 2 1 2 2 3 1, whichever outcome stays.
+func TestOutcomesOfTrips(t *testing.T) {
+	rt := profile.RankTrips{Rank: 1, Runs: [][2]int64{{2, 2}, {0, 1}, {3, 1}}}
+	for _, stay := range []bool{true, false} {
+		ro := outcomesOfTrips(rt, stay)
+		trues, falses := int64(7), int64(4)
+		if !stay {
+			trues, falses = falses, trues
+		}
+		if ro.Rank != 1 || ro.FirstTrue != stay || !slices.Equal(ro.Runs, []int64{2, 1, 2, 2, 3, 1}) || ro.True != trues || ro.False != falses || ro.Truncated {
+			t.Errorf("stay %v: %+v", stay, ro)
+		}
+	}
+}
