@@ -123,6 +123,27 @@ func (w *World) testPositions(fn *ssa.Function) map[int]string {
 // model's innermost loop around h's first instruction), or of that
 // instruction when the model has none.
 func (prog *Program) loopAt(h *ssa.BasicBlock) string {
+	// The loop whose test the header tests, by the model's tree.
+	for mf, f := range prog.SSA {
+		if f != h.Parent() {
+			continue
+		}
+		var found *model.Node
+		model.Walk(mf.Tree, func(n *model.Node) bool {
+			if n.Kind == model.KindLoop && n.Pos.Start.IsValid() && found == nil {
+				model.Walk(n.Cond, func(t *model.Node) bool {
+					if t.Kind == model.KindTest && t.Block != nil && *t.Block == h.Index {
+						found = n
+					}
+					return true
+				})
+			}
+			return found == nil
+		})
+		if found != nil {
+			return found.Pos.String()
+		}
+	}
 	var at model.Pos
 	for _, in := range h.Instrs {
 		if _, phi := in.(*ssa.Phi); !phi && in.Pos().IsValid() {
