@@ -35,6 +35,23 @@ func replays(raw *probe.Raw) bool {
 	return false
 }
 
+// decisionsRun runs the instrumented program at np with args, recording
+// its decisions (what says more of why), and reads what it wrote to path.
+func decisionsRun(cfg Config, instr, path string, np int, args []string, what string) (*probe.Raw, error) {
+	err := Step(cfg.Log, fmt.Sprintf("running at np=%d with probes, recording its decisions%s", np, what), func() error {
+		_, err := run(instr, np, args, []string{probe.OutEnv + "=" + path}, cfg.Timeout)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	raw, err := readRaw(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the decisions at np=%d: %v", np, err)
+	}
+	return raw, nil
+}
+
 // recordReplay runs the instrumented program at np, recording its
 // decisions and timing nothing it keeps, and returns what it recorded
 // of the replayed values.
@@ -46,17 +63,9 @@ func recordReplay(cfg Config, plan *Plan, instr, work string, np int) (*profile.
 			return nil, fmt.Errorf("the program's arguments at np=%d: %v", np, err)
 		}
 	}
-	path := filepath.Join(work, fmt.Sprintf("decisions-np%d.json", np))
-	err := Step(cfg.Log, fmt.Sprintf("running at np=%d with probes, recording its decisions at a second np", np), func() error {
-		_, err := run(instr, np, args, []string{probe.OutEnv + "=" + path}, cfg.Timeout)
-		return err
-	})
+	raw, err := decisionsRun(cfg, instr, filepath.Join(work, fmt.Sprintf("decisions-np%d.json", np)), np, args, " at a second np")
 	if err != nil {
 		return nil, err
-	}
-	raw, err := readRaw(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading the decisions at np=%d: %v", np, err)
 	}
 	p := &profile.File{NP: np, Alpha: cfg.Alpha}
 	fill(p, plan, raw)

@@ -289,15 +289,8 @@ func Run(cfg Config) (*profile.File, error) {
 		if i == 0 && cfg.Repeat >= 2 {
 			// A run of its own records the decisions and times nothing:
 			// recording a decision tested in hot code slows what it is in.
-			decPath := filepath.Join(work, "decisions.json")
-			if err := Step(cfg.Log, fmt.Sprintf("running at np=%d with probes, recording its decisions", cfg.NP), func() error {
-				_, err := run(instr, cfg.NP, cfg.Args, []string{probe.OutEnv + "=" + decPath}, cfg.Timeout)
-				return err
-			}); err != nil {
+			if decRaw, err = decisionsRun(cfg, instr, filepath.Join(work, "decisions.json"), cfg.NP, cfg.Args, ""); err != nil {
 				return nil, err
-			}
-			if decRaw, err = readRaw(decPath); err != nil {
-				return nil, fmt.Errorf("reading the decisions: %v", err)
 			}
 		}
 		rawPath := filepath.Join(work, fmt.Sprintf("raw%d.json", i))

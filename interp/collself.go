@@ -12,8 +12,8 @@ package interp
 func selfBytes(in *collInstance, r, n int) int64 {
 	args := in.args[r]
 	esize := func(v V) int64 {
-		if _, count, bytes := bufInfo(v); count > 0 {
-			return bytes / int64(count)
+		if i, _ := v.R.(*iface); i != nil {
+			return i.esize // as bufInfo counts a buffer's bytes
 		}
 		return 0
 	}

@@ -47,9 +47,10 @@ type Compiled struct {
 	allFrags  []*fragment // every fragment charged, derived ones too
 	decisions []*decision
 	// commArgs are the profile's opaque communication arguments, by
-	// call site and argument (argKey); nArgCursors counts the replays
-	// compiled (replayargs.go).
-	commArgs    map[string]*profile.ArgStats
+	// call site and argument (argKey), each per record (recs; nil where
+	// a record has none); nArgCursors counts the replays compiled
+	// (replayargs.go).
+	commArgs    map[string][]*profile.ArgStats
 	nArgCursors int
 	argReplays  []*argReplay
 	loops       []*loopPlan
@@ -84,14 +85,15 @@ func (prog *Program) compile(prof *profile.File, mach *machine.Machine, units ma
 	if prof != nil {
 		cp.profNP = max(prof.NP, 1)
 		cp.recs = prof.Records()
-		cp.rec = recordChoice{np: cp.profNP, exact: true}
-		cp.commArgs = map[string]*profile.ArgStats{}
-		for _, rec := range cp.recs {
+		cp.commArgs = map[string][]*profile.ArgStats{}
+		for k, rec := range cp.recs {
 			for i := range rec.CommArgs {
 				a := &rec.CommArgs[i]
-				if k := argKey(a.Site, a.Arg); cp.commArgs[k] == nil {
-					cp.commArgs[k] = a
+				key := argKey(a.Site, a.Arg)
+				if cp.commArgs[key] == nil {
+					cp.commArgs[key] = make([]*profile.ArgStats, len(cp.recs))
 				}
+				cp.commArgs[key][k] = a
 			}
 		}
 	}

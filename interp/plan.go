@@ -76,10 +76,7 @@ func (cp *Compiled) plan() error {
 		for i := range pf.Loops {
 			loopStats[pf.Loops[i].Node] = &pf.Loops[i]
 		}
-		decStats = map[string]*profile.DecisionStats{}
-		for i := range pf.Decisions {
-			decStats[pf.Decisions[i].Node] = &pf.Decisions[i]
-		}
+		decStats = cp.recs[0].Decisions // the profile's own record
 		for _, fs := range pf.Fragments {
 			f := cp.track(&fragment{index: len(cp.frags), node: fs.Node, kind: "compute", pos: fs.Pos, mean: fs.MeanPS, seen: fs.Executions, errRel: fs.ErrorRel})
 			switch fs.Kind {
@@ -224,10 +221,7 @@ func (cp *Compiled) plan() error {
 		for _, rec := range cp.recs {
 			var m map[int]*profile.RankOutcomes
 			if ds := rec.Decisions[root.ID]; ds != nil {
-				m = map[int]*profile.RankOutcomes{}
-				for i := range ds.Ranks {
-					m[ds.Ranks[i].Rank] = &ds.Ranks[i]
-				}
+				m = rankMap(ds.Ranks, func(ro *profile.RankOutcomes) int { return ro.Rank })
 			} else if fromTrips != nil {
 				if ranks, ok := rec.Loops[fromTrips.ID]; ok {
 					m = map[int]*profile.RankOutcomes{}
@@ -237,9 +231,6 @@ func (cp *Compiled) plan() error {
 				}
 			}
 			d.byRec = append(d.byRec, m)
-		}
-		if len(d.byRec) > 0 {
-			d.byRank = d.byRec[0]
 		}
 		if isExit {
 			d.exit, d.stay = true, !leave
@@ -365,10 +356,7 @@ func (cp *Compiled) planLoop(c *compiler, pl *reduce.Loop, f *fragment, ls *prof
 		for k, rec := range cp.recs {
 			var m map[int]*profile.RankTrips
 			if ranks, ok := rec.Loops[n.ID]; ok {
-				m = map[int]*profile.RankTrips{}
-				for i := range ranks {
-					m[ranks[i].Rank] = &ranks[i]
-				}
+				m = rankMap(ranks, func(rt *profile.RankTrips) int { return rt.Rank })
 			}
 			lp.byRec = append(lp.byRec, m)
 			if k > 0 {
@@ -376,7 +364,6 @@ func (cp *Compiled) planLoop(c *compiler, pl *reduce.Loop, f *fragment, ls *prof
 			}
 			lp.meanRec = append(lp.meanRec, mean)
 		}
-		lp.byRank, lp.meanTrips, lp.scale = lp.byRec[0], lp.meanRec[0], 1
 	}
 	lp.exit = cf.blockOf(pl.Exit)
 	lp.exitFrom = cf.blockOf(pl.ExitFrom)

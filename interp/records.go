@@ -75,28 +75,10 @@ func (cp *Compiled) itemRecord(np int, has func(i int) bool) (ch recordChoice, p
 	k, exact := profile.Nearest(recs, np)
 	ch = recordChoice{index: idx[k], np: recs[k].NP, exact: exact}
 	if !exact && len(idx) >= 2 {
-		p := pairOf(recs, np)
+		p := profile.Pair(recs, np)
 		pair, trend = [2]int{idx[p[0]], idx[p[1]]}, true
 	}
 	return ch, pair, trend, true
-}
-
-// pairOf returns the two records nearest np, by ratio, lower np first.
-func pairOf(recs []*profile.Record, np int) [2]int {
-	dist := func(i int) float64 { return math.Abs(math.Log(float64(np) / float64(recs[i].NP))) }
-	a, b := -1, -1
-	for i := range recs {
-		switch {
-		case a < 0 || dist(i) < dist(a):
-			a, b = i, a
-		case b < 0 || dist(i) < dist(b):
-			b = i
-		}
-	}
-	if recs[a].NP > recs[b].NP {
-		a, b = b, a
-	}
-	return [2]int{a, b}
 }
 
 // trendOf is the trend of a quantity q over the pair's records, the
@@ -214,6 +196,15 @@ func (lp *loopPlan) setRecord(cp *Compiled, np int) {
 		lp.meanTrips = int64(math.Round(at * lp.scale))
 		lp.trend = fmt.Sprintf("scaled by %.4g to np=%d (trips per entry %s)", lp.scale, np, tr)
 	}
+}
+
+// rankMap indexes a record's entries (one per rank) by their rank.
+func rankMap[T any](xs []T, rank func(*T) int) map[int]*T {
+	m := make(map[int]*T, len(xs))
+	for i := range xs {
+		m[rank(&xs[i])] = &xs[i]
+	}
+	return m
 }
 
 // meanTripsOf is the mean trips per entry over every rank's record.

@@ -34,27 +34,8 @@ func TestScaledRecords(t *testing.T) {
 			Loops: []profile.LoopTrips{{Node: "loop", Ranks: []profile.RankTrips{{Rank: 0, Runs: [][2]int64{{2000, 1}}}}}},
 		}},
 	}
-	cp := &Compiled{prof: p, profNP: 2, recs: p.Records()}
-	mine := &decision{index: 0, stats: &p.Decisions[0]}
-	exit := &decision{index: 1, stats: &p.Decisions[1], exit: true, stay: true}
-	loop := &loopPlan{node: "loop", ranked: &p.Loops[0]}
-	for _, rec := range cp.recs {
-		for _, d := range []*decision{mine, exit} {
-			m := map[int]*profile.RankOutcomes{}
-			ds := rec.Decisions[map[*decision]string{mine: "mine", exit: "exit"}[d]]
-			for i := range ds.Ranks {
-				m[ds.Ranks[i].Rank] = &ds.Ranks[i]
-			}
-			d.byRec = append(d.byRec, m)
-		}
-		m := map[int]*profile.RankTrips{}
-		for i, r := range rec.Loops["loop"] {
-			m[r.Rank] = &rec.Loops["loop"][i]
-		}
-		loop.byRec = append(loop.byRec, m)
-		loop.meanRec = append(loop.meanRec, int64(meanTripsOf(m)))
-	}
-	cp.decisions, cp.loops = []*decision{mine, exit}, []*loopPlan{loop}
+	cp, ds, loop := replayFixture(p, map[string]bool{"exit": true}, "mine", "exit")
+	mine, exit := ds["mine"], ds["exit"]
 	run := func(np int) (mineOut []bool, stays int, trips int64) {
 		cp.chooseRecord(np)
 		w := &World{Compiled: cp}
@@ -105,10 +86,7 @@ func replayFixture(p *profile.File, exit map[string]bool, names ...string) (*Com
 		for _, rec := range cp.recs {
 			var m map[int]*profile.RankOutcomes
 			if st := rec.Decisions[name]; st != nil {
-				m = map[int]*profile.RankOutcomes{}
-				for k := range st.Ranks {
-					m[st.Ranks[k].Rank] = &st.Ranks[k]
-				}
+				m = rankMap(st.Ranks, func(ro *profile.RankOutcomes) int { return ro.Rank })
 			}
 			d.byRec = append(d.byRec, m)
 		}
@@ -119,10 +97,7 @@ func replayFixture(p *profile.File, exit map[string]bool, names ...string) (*Com
 	for _, rec := range cp.recs {
 		var m map[int]*profile.RankTrips
 		if ranks, ok := rec.Loops["loop"]; ok {
-			m = map[int]*profile.RankTrips{}
-			for k := range ranks {
-				m[ranks[k].Rank] = &ranks[k]
-			}
+			m = rankMap(ranks, func(rt *profile.RankTrips) int { return rt.Rank })
 		}
 		loop.byRec = append(loop.byRec, m)
 		loop.meanRec = append(loop.meanRec, int64(meanTripsOf(m)))

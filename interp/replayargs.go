@@ -155,9 +155,9 @@ func (c *compiler) replayedArgs(cf *function, in ssa.CallInstruction, site strin
 		whats[a.Index] = append(whats[a.Index], a.String())
 	}
 	for _, i := range order {
-		as := c.cp.commArgs[argKey(site, i)]
+		byRec := c.cp.commArgs[argKey(site, i)]
 		slice, iface, ok := replayable(values[i])
-		if as == nil || !ok || i >= len(args) || parts[i] == "" {
+		if byRec == nil || !ok || i >= len(args) || parts[i] == "" {
 			rest = append(rest, whats[i]...)
 			continue
 		}
@@ -165,20 +165,16 @@ func (c *compiler) replayedArgs(cf *function, in ssa.CallInstruction, site strin
 			what: strings.Join(whats[i], "; "), site: site, slot: cf.nslots}
 		c.cp.nArgCursors++
 		cf.nslots++
-		for _, rec := range c.cp.recs {
+		for _, as := range byRec {
 			var m map[int]*profile.RankArgs
-			for _, a := range rec.CommArgs {
-				if argKey(a.Site, a.Arg) != argKey(as.Site, as.Arg) {
-					continue
-				}
-				m = map[int]*profile.RankArgs{}
-				for k := range a.Ranks {
-					m[a.Ranks[k].Rank] = &a.Ranks[k]
-				}
+			if as != nil {
+				m = rankMap(as.Ranks, func(ra *profile.RankArgs) int { return ra.Rank })
 			}
 			r.byRec = append(r.byRec, m)
 		}
-		r.byRank = r.byRec[0]
+		// Compiled when the run first calls it: the run's record is
+		// chosen (chooseRecord sets it again for the next run).
+		r.byRank = r.byRec[c.cp.rec.index]
 		c.cp.argReplays = append(c.cp.argReplays, r)
 		args[i] = operand{slot: r.slot}
 		reps = append(reps, r)

@@ -119,35 +119,11 @@ func TestAllocUnits(t *testing.T) {
 // arguments are: a slice expression with a bound, one without, a slice
 // the model makes.
 func TestSegmentCopyUnits(t *testing.T) {
-	p := prepare(t, "./interp/testdata/units")
 	const n = 1 << 16
-	args := []string{"-part", "segcopy", "-n", "65536"}
-	line := markLine(t, unitsFile, "segcopy")
 	// The segment holding the copy: at np the rank allocates n/np int32s,
 	// copies nothing into them (from an empty literal) and
 	// min(n/np, n−np) float64s into part.
-	bytes := func(np int64) int64 { return 1 + n/np*4 + min(n/np, n-np)*8 }
-	pf := syntheticProfile(t, p, 2, args)
-	for _, f := range p.Model.Functions {
-		model.Walk(f.Tree, func(x *model.Node) bool {
-			if lf := x.Leaf; lf != nil && lf.Kind == model.LeafCB && x.Pos.Start.Line <= line && x.Pos.End.Line >= line {
-				pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: x.ID, Kind: profile.FragSegment, Pos: x.Pos.String(), Executions: 2, MeanPS: bytes(2)})
-			}
-			return true
-		})
-	}
-	if len(pf.Fragments) != 1 {
-		t.Fatalf("the copy's segment not found (%d)", len(pf.Fragments))
-	}
-	for _, np := range []int64{2, 1, 8, 64} {
-		r, err := p.Run(Config{NP: int(np), Machine: handMachine(t), Profile: pf, Args: args})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := int64(r.Compute.Max), bytes(np); got != want {
-			t.Errorf("np=%d: compute %d ps a rank, want %d (a picosecond a byte)", np, got, want)
-		}
-	}
+	checkSegmentUnits(t, "segcopy", "65536", []int64{2, 1, 8, 64}, func(np int64) int64 { return 1 + n/np*4 + min(n/np, n-np)*8 })
 }
 
 // TestSegmentAppendUnits: a segment that allocates a rank's share and
@@ -155,11 +131,18 @@ func TestSegmentCopyUnits(t *testing.T) {
 // moves (a string's bytes one each), though the model keeps neither slice
 // (their contents and lengths decide nothing).
 func TestSegmentAppendUnits(t *testing.T) {
-	p := prepare(t, "./interp/testdata/units")
 	const n = 1 << 16
-	args := []string{"-part", "segappend", "-n", "65536"}
-	line := markLine(t, unitsFile, "segappend")
-	bytes := func(np int64) int64 { return 1 + n/np*8 + n/np*8 + 2*8 + 4 }
+	checkSegmentUnits(t, "segappend", "65536", []int64{2, 1, 8}, func(np int64) int64 { return 1 + n/np*8 + n/np*8 + 2*8 + 4 })
+}
+
+// checkSegmentUnits profiles, synthetically at np = 2, the segment of the
+// units program's part that holds its mark (1 ps a unit: bytes(2) an
+// execution), and checks that a rank at each np computes bytes(np).
+func checkSegmentUnits(t *testing.T, part, n string, nps []int64, bytes func(np int64) int64) {
+	t.Helper()
+	p := prepare(t, "./interp/testdata/units")
+	args := []string{"-part", part, "-n", n}
+	line := markLine(t, unitsFile, part)
 	pf := syntheticProfile(t, p, 2, args)
 	for _, f := range p.Model.Functions {
 		model.Walk(f.Tree, func(x *model.Node) bool {
@@ -170,9 +153,9 @@ func TestSegmentAppendUnits(t *testing.T) {
 		})
 	}
 	if len(pf.Fragments) != 1 {
-		t.Fatalf("the append's segment not found (%d)", len(pf.Fragments))
+		t.Fatalf("the %s segment not found (%d)", part, len(pf.Fragments))
 	}
-	for _, np := range []int64{2, 1, 8} {
+	for _, np := range nps {
 		r, err := p.Run(Config{NP: int(np), Machine: handMachine(t), Profile: pf, Args: args})
 		if err != nil {
 			t.Fatal(err)

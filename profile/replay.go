@@ -68,6 +68,9 @@ func (p *File) Records() []*Record {
 	return out
 }
 
+// npDistance is how far np is from record r's np, by ratio.
+func npDistance(np int, r *Record) float64 { return math.Abs(math.Log(float64(np) / float64(r.NP))) }
+
 // Nearest returns the index of the record whose np is nearest np (by
 // ratio; the larger on a tie), and whether it is np's own.
 func Nearest(recs []*Record, np int) (int, bool) {
@@ -76,12 +79,31 @@ func Nearest(recs []*Record, np int) (int, bool) {
 		if r.NP == np {
 			return i, true
 		}
-		d := math.Abs(math.Log(float64(np) / float64(r.NP)))
+		d := npDistance(np, r)
 		if d < dist-1e-12 || (math.Abs(d-dist) <= 1e-12 && r.NP > recs[best].NP) {
 			best, dist = i, d
 		}
 	}
 	return best, false
+}
+
+// Pair returns the indices of the two records nearest np, by ratio, the
+// lower np first: those a trend at np is drawn between. recs holds at
+// least two.
+func Pair(recs []*Record, np int) [2]int {
+	a, b := -1, -1
+	for i, r := range recs {
+		switch d := npDistance(np, r); {
+		case a < 0 || d < npDistance(np, recs[a]):
+			a, b = i, a
+		case b < 0 || d < npDistance(np, recs[b]):
+			b = i
+		}
+	}
+	if recs[a].NP > recs[b].NP {
+		a, b = b, a
+	}
+	return [2]int{a, b}
 }
 
 // Trend is how a replayed quantity changes with np, from its values at

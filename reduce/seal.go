@@ -247,7 +247,7 @@ func (a *analysis) rootCosts() {
 			return false
 		}
 		for _, s := range a.sealedLoops {
-			if a.sealed[s.ind.Phi.Block()] == s && a.broken(s) {
+			if a.sealBroken(s) {
 				a.restoreControl(saved)
 				return false
 			}
@@ -479,6 +479,11 @@ func naturalLoop(header *ssa.BasicBlock, covered map[int]bool) map[int]bool {
 	return blocks
 }
 
+// sealBroken reports whether s is sealed and the closure breaks it.
+func (a *analysis) sealBroken(s *sealedLoop) bool {
+	return a.sealed[s.ind.Phi.Block()] == s && a.broken(s)
+}
+
 // resetControl forgets the roots and the closure, to compute them again
 // with fewer sealed loops.
 func (a *analysis) resetControl() {
@@ -503,7 +508,7 @@ func (a *analysis) control(prog *model.Program) {
 		a.rootMessages()
 		var left []*sealedLoop
 		for _, s := range cands {
-			if a.sealed[s.ind.Phi.Block()] == s && a.broken(s) {
+			if a.sealBroken(s) {
 				continue
 			}
 			left = append(left, s)
