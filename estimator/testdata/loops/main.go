@@ -126,13 +126,13 @@ func early(xs []int) int {
 	return s
 }
 
-// resumed is a perfect nest of n outer iterations of 2000 additions (long
+// resumed is a perfect nest of n outer iterations of 50000 additions (long
 // enough to be sampled): a sampled entry resumes in the original copy
 // after its samples, and records its own trip count, not the nest's.
 func resumed(n int) int {
 	s := 0
 	for i := 0; i < n; i++ {
-		for j := 0; j < 2000; j++ {
+		for j := 0; j < 50000; j++ {
 			s += i ^ j
 		}
 	}
@@ -145,7 +145,7 @@ func main() {
 		b := box{n: 5, data: xs}
 		got := []int{int(unsignedSpan(5, 15)), downward(10), narrow(), int(rangeInt(7)), floatBound(), labeled(), shrinking(10), early(xs),
 			fieldBound(b), fieldShrinking(b), resumed(640)}
-		want := []int{95, 22, 500, 21, 500, 12, 36, 15, 10, 3, 1288453120}
+		want := []int{95, 22, 500, 21, 500, 12, 36, 15, 10, 3, 800010918912}
 		for i := range got {
 			if got[i] != want[i] {
 				c.Abort(fmt.Errorf("loop %d: sum %d, want %d", i, got[i], want[i]))
