@@ -236,12 +236,17 @@ func instrument(p *reduce.Prepared, coarse map[string]bool) (*Plan, error) {
 }
 
 // usesThreads reports whether the program creates pool or Parallel
-// threads or starts goroutines: then a fragment's wall time would include
+// threads or starts goroutines (go statements, WaitGroup.Go, errgroup's
+// Go and TryGo): then a fragment's wall time would include
 // the time its thread waited for a core, which the interpreter, sharing
 // the cores among the logical threads itself, must not charge.
 func usesThreads(prog *model.Program) bool {
 	return hasLeaf(prog, func(l *model.Leaf) bool {
-		return l.Op == "Comm.NewPool" || l.Op == "Comm.Parallel" || l.Kind == model.LeafSpawn
+		switch l.Op {
+		case "Comm.NewPool", "Comm.Parallel", "sync.WaitGroup.Go", "errgroup.Group.Go", "errgroup.Group.TryGo":
+			return true
+		}
+		return l.Kind == model.LeafSpawn
 	})
 }
 

@@ -39,6 +39,13 @@ func (c *compiler) call(cf *function, in *ssa.Call) op {
 				fr.s[dst] = V{R: e.Error()}
 				return cNext
 			}
+			if _, ok := r.R.(rootContext); ok {
+				v, ok := rootContextMethod(method.Name())
+				if !ok {
+					return p.fail(site, "context.Context."+method.Name()+" is not modeled (Err, Done and Value are)")
+				}
+				return set(fr, dst, v)
+			}
 			fn, i, msg := c.methodOf(r, method)
 			if msg != "" {
 				return p.fail(site, msg)
@@ -99,6 +106,9 @@ func (c *compiler) call(cf *function, in *ssa.Call) op {
 			}
 		}
 		if op := modelgen.GoSyncOp(f); op != "" {
+			if isErrgroupOp(op) {
+				return c.errgroupOp(op, f, args, dst, site)
+			}
 			return c.goSyncOp(op, args, dst, site)
 		}
 		if op := c.goAtomicOp(f, args, dst, site); op != nil {
@@ -280,6 +290,11 @@ func (c *compiler) externalFunc(name string, sig *types.Signature) extFunc {
 				return set(fr, dst, V{R: fmt.Sprint(goArgs(a[0])...)})
 			}
 			return set(fr, dst, V{R: fmt.Sprintln(goArgs(a[0])...)})
+		}
+	case "context.Background", "context.TODO":
+		// A root context, never cancelled: what an errgroup is given.
+		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
+			return set(fr, dst, V{R: rootContext{}})
 		}
 	case "errors.New":
 		return func(p *proc, fr *frame, a []V, dst int, site string) ctl {
@@ -537,7 +552,12 @@ func (c *compiler) deferOp(cf *function, in *ssa.Defer) op {
 	}
 	if f := cc.StaticCallee(); f != nil && modelgen.GoSyncOp(f) != "" {
 		// A deferred sync call (WaitGroup.Done, Mutex.Unlock), likewise.
-		sop := c.goSyncOp(modelgen.GoSyncOp(f), args, -1, site)
+		var sop op
+		if name := modelgen.GoSyncOp(f); isErrgroupOp(name) {
+			sop = c.errgroupOp(name, f, args, -1, site)
+		} else {
+			sop = c.goSyncOp(name, args, -1, site)
+		}
 		return func(p *proc, fr *frame) ctl {
 			fr.defers = append(fr.defers, deferred{fn: V{R: &closure{op: sop}}})
 			return cNext

@@ -75,7 +75,7 @@ func (c *compiler) spawnOp(cf *function, in *ssa.Go) op {
 			if msg != "" {
 				return p.fail(site, "go statement: "+msg)
 			}
-			return p.spawn(fn, nil, append([]V{self}, evalArgs(args, fr)...), nil, site)
+			return p.spawn(fn, nil, append([]V{self}, evalArgs(args, fr)...), nil, nil, site)
 		}
 	}
 	if f := cc.StaticCallee(); f != nil {
@@ -86,7 +86,7 @@ func (c *compiler) spawnOp(cf *function, in *ssa.Go) op {
 		fn := fv.fn
 		env := c.closureEnv(cf, cc)
 		return func(p *proc, fr *frame) ctl {
-			return p.spawn(fn, evalArgs(env, fr), evalArgs(args, fr), nil, site)
+			return p.spawn(fn, evalArgs(env, fr), evalArgs(args, fr), nil, nil, site)
 		}
 	}
 	fnv := c.operand(cf, cc.Value)
@@ -95,7 +95,7 @@ func (c *compiler) spawnOp(cf *function, in *ssa.Go) op {
 		if cl == nil || cl.fn == nil {
 			return p.fail(site, "go statement: the goroutine's function is nil or not the program's")
 		}
-		return p.spawn(cl.fn, cl.env, evalArgs(args, fr), nil, site)
+		return p.spawn(cl.fn, cl.env, evalArgs(args, fr), nil, nil, site)
 	}
 }
 
@@ -114,8 +114,9 @@ func (c *compiler) dynMethod(r V, method *types.Func) (fn *function, self V, msg
 }
 
 // spawn starts a goroutine running fn(args) with free variables env; wg,
-// if not nil, is the WaitGroup its end marks Done (WaitGroup.Go).
-func (p *proc) spawn(fn *function, env, args []V, wg *wgV, site string) ctl {
+// if not nil, is the WaitGroup its end marks Done (WaitGroup.Go), and
+// grp, if not nil, the errgroup its end reports to (errgroup.go).
+func (p *proc) spawn(fn *function, env, args []V, wg *wgV, grp *groupV, site string) ctl {
 	costs := &p.w.mach.Threads
 	if !p.spend(int64(costs.Create), site, "go") {
 		return cStop
@@ -130,7 +131,7 @@ func (p *proc) spawn(fn *function, env, args []V, wg *wgV, site string) ctl {
 		}
 		ts = p.gos
 	}
-	th := &thread{id: len(ts.threads), task: -1, wg: wg}
+	th := &thread{id: len(ts.threads), task: -1, wg: wg, group: grp}
 	saved := p.cur
 	th.clock = start
 	p.cur = &th.exec
@@ -144,6 +145,23 @@ func (p *proc) spawn(fn *function, env, args []V, wg *wgV, site string) ctl {
 		p.useCores(ts)
 	}
 	return cNext
+}
+
+// goroutineEnd is the end of goroutine th, in its turn: errgroup's
+// error and token (groupEnd), then its WaitGroup's Done (CAS). False when
+// the run stops.
+func (p *proc) goroutineEnd(th *thread) bool {
+	if th.group != nil {
+		p.groupEnd(th.group, th.ret)
+	}
+	th.ret = V{}
+	if th.wg != nil {
+		p.cur.clock = addTime(p.cur.clock, int64(p.w.mach.Threads.CAS))
+		if p.wgAdd(th.wg, -1, "") == cStop {
+			return false
+		}
+	}
+	return true
 }
 
 // endGoroutines runs, when the rank ends, the goroutines its main thread
@@ -243,7 +261,7 @@ func (c *compiler) goSyncOp(name string, args []operand, dst int, site string) o
 				return cStop
 			}
 			g.count++
-			return p.spawn(cl.fn, cl.env, nil, g, site)
+			return p.spawn(cl.fn, cl.env, nil, g, nil, site)
 		}
 	case "sync.Mutex.Lock":
 		return func(p *proc, fr *frame) ctl { return p.lock(mu(p, fr), site, name) }

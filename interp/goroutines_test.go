@@ -90,6 +90,25 @@ func TestGoroutinesHandComputed(t *testing.T) {
 		// 15 ns, spins 4 U, is Done at 4 U + 21 ns; then 1 U and the
 		// deferred Close's 2 U.
 		{"iface", 7*U + 21_000},
+		// errgroup.Group.Go: Add (CAS) and go, 13 ns each: the goroutines
+		// start at 15, 28 and 41 ns. The 20 U one returns its error at
+		// 20 U + 28 ns, kept (errOnce: CAS) at + 34 ns, Done at + 40 ns,
+		// the last; Wait's error then takes 5 U more.
+		{"errgroup", 25*U + 40_000},
+		// SetLimit(2): each Go sends a token (CAS) first: 19 ns a Go.
+		// The first two start at 21 and 40 ns. The third Go's token
+		// waits from 44 ns until the first ends (10 U + 21 ns) and takes
+		// its token back (10 U + 27 ns); the third goroutine starts at
+		// 10 U + 42 ns and ends at 15 U + 42 ns, whose token lets the
+		// fourth Go on at 15 U + 48 ns: it starts at 15 U + 63 ns, ends
+		// at 20 U + 63 ns, takes its token back at + 69 ns, is Done at
+		// + 75 ns, after the second (20 U + 52 ns).
+		{"errlimit", 20*U + 75_000},
+		// SetLimit(1): the first TryGo starts its goroutine at 21 ns;
+		// the second finds no token (at 19 ns, CAS: 25 ns) and returns
+		// false; the main goroutine spins 3 U; the goroutine ends at
+		// 10 U + 21 ns, its token back at + 27 ns, Done at + 33 ns.
+		{"trygo", 10*U + 33_000},
 	}
 	for _, c := range cases {
 		r, err := p.Run(Config{NP: 1, Machine: m, Profile: pf, Args: []string{"-part", c.part}})

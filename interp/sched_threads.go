@@ -29,6 +29,12 @@ type thread struct {
 	// wg is the WaitGroup its end marks Done (a goroutine of
 	// WaitGroup.Go), or nil.
 	wg *wgV
+	// group is the errgroup whose goroutine it is, or nil.
+	group *groupV
+	// ending: its function returned (ret) and its end, an operation on
+	// wg or group, waits for its turn (goroutineEnd).
+	ending bool
+	ret    V
 	// pend is its send waiting for a receiver; recvOn the channel it
 	// waits to receive from; sel the channels of the select it waits in
 	// (channels.go).
@@ -110,6 +116,8 @@ func (ts *threadSet) candidate(th *thread, start int64) (int64, bool) {
 	switch {
 	case th.done || th.blocked != nil:
 		return 0, false
+	case th.ending:
+		return th.clock, true
 	case th.stack != nil:
 		return th.clock, true
 	case ts.pool != nil && ts.pool.next < len(ts.pool.queue):
@@ -173,6 +181,16 @@ func (p *proc) runThreadsUntil(ts *threadSet, until func() bool) (bool, bool) {
 		if th == nil {
 			break
 		}
+		if th.ending {
+			// A goroutine's end (WaitGroup.Go's Done, errgroup's error
+			// and token), taken at its clock in turn with the others.
+			p.cur, p.curThread = &th.exec, th.id+1
+			th.ending, th.done = false, true
+			if !p.goroutineEnd(th) {
+				return false, false
+			}
+			continue
+		}
 		if th.stack == nil {
 			// An idle worker takes the next task.
 			pool := ts.pool
@@ -195,14 +213,13 @@ func (p *proc) runThreadsUntil(ts *threadSet, until func() bool) (bool, bool) {
 				pool.results[th.task] = p.result.F()
 				pool.end = max(pool.end, th.clock)
 				th.task = -1
+			} else if th.wg != nil || th.group != nil {
+				// Its Done (and errgroup's token) are operations on
+				// objects the other threads share: they happen in turn,
+				// at its clock, after what the threads before it do.
+				th.ending, th.ret = true, p.result
 			} else {
 				th.done = true
-				if th.wg != nil {
-					p.cur.clock = addTime(p.cur.clock, int64(p.w.mach.Threads.CAS))
-					if p.wgAdd(th.wg, -1, "") == cStop {
-						return false, false
-					}
-				}
 			}
 		case cBlock:
 			p.fail("", "a thread or goroutine of the rank blocked in communication: not modeled (only the rank's main goroutine may communicate)")

@@ -1,4 +1,5 @@
-// This file names the operations of Go's sync package that the model
+// This file names the operations of Go's sync package (and of
+// golang.org/x/sync/errgroup, built of them) that the model
 // follows as synchronization of a rank's goroutines (issue 19): a call of
 // one is a cfc leaf, as a commlib thread operation is, so the reduction
 // keeps it and the interpreter runs it.
@@ -20,8 +21,18 @@ var goSyncOps = map[string]bool{
 	"Once.Do": true,
 }
 
+// errgroupPath is golang.org/x/sync's errgroup: a WaitGroup, a semaphore
+// channel and a Once, which the model follows as it does those.
+const errgroupPath = "golang.org/x/sync/errgroup"
+
+// errgroupOps are errgroup.Group's followed methods (and WithContext).
+var errgroupOps = map[string]bool{
+	"Group.Go": true, "Group.TryGo": true, "Group.Wait": true, "Group.SetLimit": true,
+}
+
 // GoSyncOp names fn as "sync.WaitGroup.Wait" when it is a method of
-// package sync that the model follows, and returns "" otherwise.
+// package sync that the model follows, or as "errgroup.Group.Go" (and
+// "errgroup.WithContext") for errgroup's, and returns "" otherwise.
 func GoSyncOp(fn *ssa.Function) string {
 	if fn == nil {
 		return ""
@@ -30,11 +41,18 @@ func GoSyncOp(fn *ssa.Function) string {
 		fn = o
 	}
 	obj, _ := fn.Object().(*types.Func)
-	if obj == nil || obj.Pkg() == nil || obj.Pkg().Path() != "sync" {
+	if obj == nil || obj.Pkg() == nil {
+		return ""
+	}
+	pkg := obj.Pkg().Path()
+	if pkg != "sync" && pkg != errgroupPath {
 		return ""
 	}
 	recv := fn.Signature.Recv()
 	if recv == nil {
+		if pkg == errgroupPath && fn.Name() == "WithContext" {
+			return "errgroup.WithContext"
+		}
 		return ""
 	}
 	t := recv.Type()
@@ -46,6 +64,12 @@ func GoSyncOp(fn *ssa.Function) string {
 		return ""
 	}
 	name := n.Obj().Name() + "." + fn.Name()
+	if pkg == errgroupPath {
+		if !errgroupOps[name] {
+			return ""
+		}
+		return "errgroup." + name
+	}
 	if !goSyncOps[name] {
 		return ""
 	}

@@ -391,6 +391,12 @@ func (a *analysis) backwardCall(call *ssa.Call, k int) {
 		}
 		return
 	}
+	if modelgen.GoSyncOp(callee) == "errgroup.Group.Wait" {
+		// Its error is the first its goroutines' functions return.
+		for _, fn := range a.groupFuncs() {
+			a.markResults(fn, -1)
+		}
+	}
 	if targets := a.callees[call]; len(targets) > 0 {
 		for _, t := range targets {
 			a.markResults(t, k)

@@ -318,6 +318,11 @@ func (a *analysis) taintCall(call ssa.CallInstruction) bool {
 	for _, arg := range args {
 		t = least(t, a.taint[arg], a.pointeeTaint(arg))
 	}
+	if modelgen.GoSyncOp(cc.StaticCallee()) == "errgroup.Group.Wait" {
+		for _, fn := range a.groupFuncs() {
+			t = least(t, a.taint[a.resultsOf(fn)])
+		}
+	}
 	if res != nil && a.setTaint(res, t) {
 		grew = true
 	}
@@ -445,6 +450,21 @@ func (a *analysis) taintCommlib(call ssa.CallInstruction, callee *ssa.Function, 
 
 // taskFuncs returns the functions passed to Pool.SetTask anywhere.
 func (a *analysis) taskFuncs() []*ssa.Function {
+	return a.funcsPassedTo(func(callee *ssa.Function) bool { return isCommlib(callee) && opName(callee) == "Pool.SetTask" })
+}
+
+// groupFuncs returns the functions passed to an errgroup.Group's Go or
+// TryGo anywhere: the first error they return is what Wait returns.
+func (a *analysis) groupFuncs() []*ssa.Function {
+	return a.funcsPassedTo(func(callee *ssa.Function) bool {
+		op := modelgen.GoSyncOp(callee)
+		return op == "errgroup.Group.Go" || op == "errgroup.Group.TryGo"
+	})
+}
+
+// funcsPassedTo returns the program's functions passed as an argument to
+// a call of a function that is accepts, anywhere.
+func (a *analysis) funcsPassedTo(is func(callee *ssa.Function) bool) []*ssa.Function {
 	var out []*ssa.Function
 	for _, fn := range a.fns {
 		for _, b := range fn.Blocks {
@@ -454,7 +474,7 @@ func (a *analysis) taskFuncs() []*ssa.Function {
 					continue
 				}
 				callee := call.Common().StaticCallee()
-				if callee == nil || !isCommlib(callee) || opName(callee) != "Pool.SetTask" {
+				if callee == nil || !is(callee) {
 					continue
 				}
 				for _, arg := range call.Common().Args {

@@ -1,18 +1,22 @@
 // Command goroutines is the interpreter's hand-computed goroutine test
 // (issue 19): spin(u) costs u units of a synthetic profile, so the clocks
 // of goroutines, WaitGroup joins, sync.Mutex, sync.RWMutex and sync.Once
-// can be computed by hand.
+// (and golang.org/x/sync/errgroup) can be computed by hand.
 package main
 
 import (
+	"context"
 	"flag"
+	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/predict-tools/predict/commlib"
 )
 
-var part = flag.String("part", "join", "join, mutex, causal, rwmutex, wggo, nested, once, unjoined, fanout, worksharing, pipeline, buffered, rangeclose, select, single, iface, chandeadlock, negative, forever or deadlock")
+var part = flag.String("part", "join", "join, mutex, causal, rwmutex, wggo, nested, once, unjoined, fanout, worksharing, pipeline, buffered, rangeclose, select, single, iface, errgroup, errlimit, trygo, chandeadlock, negative, forever or deadlock")
 
 var sink int
 
@@ -235,6 +239,49 @@ func main() {
 			go r.Run(&wg)
 			wg.Wait()
 			deferred(spinner{2})
+		case "errgroup":
+			// errgroup: goroutines of 10, 20 and 15; the 20 one fails,
+			// and Wait's error decides 5 more.
+			var g errgroup.Group
+			for _, u := range []int{10, 20, 15} {
+				g.Go(func() error {
+					spin(u)
+					if u == 20 {
+						return fmt.Errorf("task of %d failed", u)
+					}
+					return nil
+				})
+			}
+			if err := g.Wait(); err != nil {
+				spin(5)
+			}
+		case "errlimit":
+			// At most two at once: the third and fourth Go wait for a
+			// token.
+			g, ctx := errgroup.WithContext(context.Background())
+			g.SetLimit(2)
+			for _, u := range []int{10, 20, 5, 5} {
+				g.Go(func() error {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					spin(u)
+					return nil
+				})
+			}
+			if g.Wait() != nil {
+				spin(100)
+			}
+		case "trygo":
+			// One at a time: the second TryGo fails, and the main
+			// goroutine does its 3 itself.
+			var g errgroup.Group
+			g.SetLimit(1)
+			g.TryGo(func() error { spin(10); return nil })
+			if !g.TryGo(func() error { spin(3); return nil }) {
+				spin(3)
+			}
+			_ = g.Wait()
 		case "chandeadlock":
 			// A receive no goroutine sends to: all goroutines asleep.
 			ch := make(chan int)
