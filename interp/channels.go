@@ -144,7 +144,7 @@ func (p *proc) chanSend(ch *chanV, v V, site string) ctl {
 		th.pend = nil
 		return cNext
 	}
-	if c, wait := p.chanTurn(); wait {
+	if c, wait := p.turn(); wait {
 		return c
 	}
 	if ch.closed {
@@ -182,7 +182,7 @@ func (p *proc) chanRecv(ch *chanV, fr *frame, dst int, commaOk bool, site string
 		th.recvOn.receivers--
 		th.recvOn = nil
 	}
-	if c, wait := p.chanTurn(); wait {
+	if c, wait := p.turn(); wait {
 		return c
 	}
 	if !ch.ready() {
@@ -278,20 +278,25 @@ func (p *proc) goBehind(t int64) bool {
 }
 
 // mainCatchUp runs, before an operation of the main thread on a channel,
-// the goroutines that can run before its clock. False when the run stops.
+// a lock, a Once or an atomic, the goroutines that can run before its
+// clock. False when the run stops.
 func (p *proc) mainCatchUp() bool {
 	if p.cur != &p.main || p.threads != nil || !p.goBehind(p.main.clock) {
 		return true
 	}
+	// Their operations at clocks past the main thread's wait for its
+	// (letEarlierGo): it asked first.
+	p.mainAsks = true
 	_, ok := p.runThreadsUntil(p.gos, func() bool { return !p.goBehind(p.main.clock) })
+	p.mainAsks = false
 	return ok
 }
 
-// chanTurn lets the threads before the running one go first: a thread
+// turn lets the threads before the running one go first: a thread
 // with a smaller clock (it yields: cYield), or, for the main thread, the
 // goroutines behind it (run now; cStop if the run stops). wait says that
 // the operation does not go on now.
-func (p *proc) chanTurn() (ctl, bool) {
+func (p *proc) turn() (ctl, bool) {
 	if p.letEarlierGo() {
 		return cYield, true
 	}
@@ -306,7 +311,7 @@ func (p *proc) chanClose(ch *chanV, site string) ctl {
 	if ch == nil {
 		return p.fail(site, "close of nil channel")
 	}
-	if c, wait := p.chanTurn(); wait {
+	if c, wait := p.turn(); wait {
 		return c
 	}
 	if ch.closed {
@@ -359,7 +364,7 @@ func (c *compiler) selectOp(cf *function, in *ssa.Select, site string) op {
 			}
 			th.sel = nil
 		}
-		if c, wait := p.chanTurn(); wait {
+		if c, wait := p.turn(); wait {
 			return c
 		}
 		// The ready case whose value has waited longest.

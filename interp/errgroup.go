@@ -84,7 +84,7 @@ func (c *compiler) errgroupOp(name string, f *ssa.Function, args []operand, dst 
 			}
 			if g.sem != nil {
 				if try {
-					if c, wait := p.chanTurn(); wait {
+					if c, wait := p.turn(); wait {
 						return c
 					}
 					if !g.sem.sendReady() {

@@ -85,8 +85,8 @@ func (c *compiler) goAtomicOp(f *ssa.Function, args []operand, dst int, site str
 		if cell.R == nil {
 			return p.fail(site, name+" on a nil pointer (invalid memory address or nil pointer dereference)")
 		}
-		if p.letEarlierGo() {
-			return cYield
+		if c, wait := p.turn(); wait {
+			return c
 		}
 		old := loadFrom(cell, false)
 		// The operands after the address (or the receiver).

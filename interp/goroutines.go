@@ -9,8 +9,11 @@
 // threads by smallest clock, and its locks are taken in the order of the
 // clocks at which they are asked for. Goroutines started by the rank's
 // main thread run when the main thread waits for them (WaitGroup.Wait, as
-// a pool's tasks run at WaitForAll): the main thread's own lock
-// operations before that wait are taken before theirs. Goroutines the
+// a pool's tasks run at WaitForAll), and before each of its operations
+// on what they share (a channel, a lock, a Once, an atomic): those behind
+// its clock run up to it, and their operations past it wait for its
+// (mainCatchUp), so that every operation happens in the order of the
+// clocks at which it is asked for. Goroutines the
 // main thread never waits for run when the rank ends; its end does not
 // wait for them (as a Go program's does not), and the run says so.
 //
@@ -294,8 +297,8 @@ func (c *compiler) goSyncOp(name string, args []operand, dst int, site string) o
 			if o == nil {
 				return nilRecv(p)
 			}
-			if p.letEarlierGo() {
-				return cYield
+			if c, wait := p.turn(); wait {
+				return c
 			}
 			if !p.spend(int64(costs.CAS), site, name) {
 				return cStop
@@ -379,8 +382,8 @@ func (p *proc) wgWait(g *wgV, site, name string) ctl {
 // TryLock: a reader after the latest writer's release, a writer after
 // every holder's. try answers at once, in dst, whether it took m.
 func (p *proc) rwLock(m *rwMutexV, read, try bool, fr *frame, dst int, site, name string) ctl {
-	if p.letEarlierGo() {
-		return cYield
+	if c, wait := p.turn(); wait {
+		return c
 	}
 	costs := &p.w.mach.Threads
 	busy, since := m.writer || m.readers > 0, m.released
@@ -402,7 +405,18 @@ func (p *proc) rwLock(m *rwMutexV, read, try bool, fr *frame, dst int, site, nam
 			th.blocked = m
 			return cYield
 		}
-		return p.fail(site, name+" of an RWMutex held by the rank's main thread (it would wait forever)")
+		if !p.mainWaits(func() bool {
+			if read {
+				return !m.writer
+			}
+			return !m.writer && m.readers == 0
+		}, site, fmt.Sprintf("%s of RWMutex %d", name, m.id)) {
+			return cStop
+		}
+		since = m.released
+		if read {
+			since = m.wrote
+		}
 	}
 	enter, ok := p.acquire(since, site, name)
 	if !ok {

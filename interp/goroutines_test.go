@@ -109,6 +109,14 @@ func TestGoroutinesHandComputed(t *testing.T) {
 		// false; the main goroutine spins 3 U; the goroutine ends at
 		// 10 U + 21 ns, its token back at + 27 ns, Done at + 33 ns.
 		{"trygo", 10*U + 33_000},
+		// The main goroutine's Lock (at 8 U + 13 ns) first runs its
+		// goroutine up to then: the goroutine, asking at 5 U + 15 ns,
+		// holds the lock from 5 U + 16 ns and releases it at
+		// 15 U + 20 ns; the main goroutine gets it at 15 U + 21 ns,
+		// spins 1 U, unlocks (16 U + 25 ns); the goroutine was Done at
+		// 15 U + 26 ns, and Wait returns at 16 U + 31 ns. (Before, the
+		// main goroutine ran ahead and took the lock at 8 U.)
+		{"mainlock", 16*U + 31_000},
 	}
 	for _, c := range cases {
 		r, err := p.Run(Config{NP: 1, Machine: m, Profile: pf, Args: []string{"-part", c.part}})

@@ -306,7 +306,9 @@ func (p *proc) letEarlierGo() bool {
 			return true
 		}
 	}
-	return false
+	// The main thread catching up on its goroutines asked at its clock
+	// (first on ties).
+	return p.mainAsks && p.threads == p.gos && p.main.clock <= me.clock
 }
 
 // wake makes the threads waiting for o runnable again.

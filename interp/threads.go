@@ -12,6 +12,8 @@
 package interp
 
 import (
+	"strconv"
+
 	"github.com/predict-tools/predict/commlib"
 	"github.com/predict-tools/predict/commlib/catalog"
 	"github.com/predict-tools/predict/trace"
@@ -343,15 +345,17 @@ func (p *proc) lock(m *mutexV, site, name string) ctl {
 	if m == nil {
 		return p.fail(site, "Lock of a nil mutex")
 	}
-	if p.letEarlierGo() {
-		return cYield
+	if c, wait := p.turn(); wait {
+		return c
 	}
 	if m.held {
 		if th := p.thisThread(); th != nil {
 			th.blocked = m // until its holder unlocks it
 			return cYield
 		}
-		return p.fail(site, "Lock of a mutex the rank's main thread holds already (it would wait forever)")
+		if !p.mainWaits(func() bool { return !m.held }, site, "Lock of mutex "+strconv.FormatInt(m.id, 10)) {
+			return cStop
+		}
 	}
 	enter, ok := p.acquire(m.released, site, name)
 	if !ok {
@@ -387,8 +391,8 @@ func (p *proc) tryLock(m *mutexV, fr *frame, dst int, site, name string) ctl {
 	if m == nil {
 		return p.fail(site, "TryLock of a nil mutex")
 	}
-	if p.letEarlierGo() {
-		return cYield
+	if c, wait := p.turn(); wait {
+		return c
 	}
 	if !p.spend(int64(p.w.mach.Threads.TryLock), site, name) {
 		return cStop

@@ -28,6 +28,9 @@ type proc struct {
 	// (goroutines.go).
 	gos     *threadSet
 	gosSite string // the go statement that started the first of gos
+	// mainAsks: the main thread runs gos behind its clock before its
+	// own operation (mainCatchUp); theirs past its clock wait for it.
+	mainAsks bool
 	syncs   map[*structV]any
 
 	compute, overhead, wait int64

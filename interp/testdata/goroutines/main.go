@@ -16,7 +16,7 @@ import (
 	"github.com/predict-tools/predict/commlib"
 )
 
-var part = flag.String("part", "join", "join, mutex, causal, rwmutex, wggo, nested, once, unjoined, fanout, worksharing, pipeline, buffered, rangeclose, select, single, iface, errgroup, errlimit, trygo, chandeadlock, negative, forever or deadlock")
+var part = flag.String("part", "join", "join, mutex, causal, rwmutex, wggo, nested, once, unjoined, fanout, worksharing, pipeline, buffered, rangeclose, select, single, iface, errgroup, errlimit, trygo, mainlock, chandeadlock, negative, forever or deadlock")
 
 var sink int
 
@@ -282,6 +282,24 @@ func main() {
 				spin(3)
 			}
 			_ = g.Wait()
+		case "mainlock":
+			// The goroutine asks for the lock at 5, before the main
+			// goroutine does (at 8): it gets it first and holds it 10.
+			var mu sync.Mutex
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				spin(5)
+				mu.Lock()
+				spin(10)
+				mu.Unlock()
+			}()
+			spin(8)
+			mu.Lock()
+			spin(1)
+			mu.Unlock()
+			wg.Wait()
 		case "chandeadlock":
 			// A receive no goroutine sends to: all goroutines asleep.
 			ch := make(chan int)
