@@ -31,7 +31,7 @@ type proc struct {
 	// mainAsks: the main thread runs gos behind its clock before its
 	// own operation (mainCatchUp); theirs past its clock wait for it.
 	mainAsks bool
-	syncs   map[*structV]any
+	syncs    map[*structV]any
 
 	compute, overhead, wait int64
 	// coreWait is the time its threads waited for a core (cores.go).
