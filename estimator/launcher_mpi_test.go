@@ -4,6 +4,7 @@ package estimator
 
 import (
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -99,9 +100,26 @@ func TestProfileUnderLauncher(t *testing.T) {
 	if both == 0 || len(gotRanks) != len(wantRanks) {
 		t.Errorf("decisions under the launcher %v, in one process %v: want the same, some of both ranks", gotRanks, wantRanks)
 	}
+	// The stencil is deterministic: each rank's outcomes, and the trip
+	// counts of every loop both profiles timed, are those of one process
+	// exactly, though each rank's come from a file of its own.
+	if !reflect.DeepEqual(mpi.Decisions, in.Decisions) {
+		t.Errorf("decisions under the launcher:\n%+v\nin one process:\n%+v", mpi.Decisions, in.Decisions)
+	}
+	inLoops := map[string]profile.LoopStats{}
+	for _, lp := range in.Loops {
+		inLoops[lp.Node] = lp
+	}
+	for _, lp := range mpi.Loops {
+		if w, ok := inLoops[lp.Node]; ok && (!reflect.DeepEqual(lp.Trips, w.Trips) || !reflect.DeepEqual(lp.Ranks, w.Ranks)) {
+			t.Errorf("loop %s: trips %v ranks %v under the launcher, %v %v in one process", lp.Node, lp.Trips, lp.Ranks, w.Trips, w.Ranks)
+		}
+	}
 	// The record at a second np ran under the launcher at np 1.
 	if len(mpi.Replays) != 1 || mpi.Replays[0].NP != 1 || len(mpi.Replays[0].Decisions) == 0 {
 		t.Errorf("replays %+v, want one at np=1 with decisions", mpi.Replays)
+	} else if len(in.Replays) != 1 || !reflect.DeepEqual(mpi.Replays[0].Decisions, in.Replays[0].Decisions) {
+		t.Errorf("decisions at np=1 under the launcher %+v, in one process %+v", mpi.Replays[0].Decisions, in.Replays)
 	}
 	// The fragments were scaled to the plain run: their sum was within
 	// [minScale, maxScale] of its compute.
