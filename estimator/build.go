@@ -22,10 +22,13 @@ import (
 )
 
 // build compiles the package pattern (relative to the module directory)
-// into bin, with the files of overlay (absolute paths: replaced or added)
-// written under work/name.
-func build(l *modelgen.Loaded, pattern, work, name, bin string, overlay map[string][]byte) error {
+// into bin with the build tags, with the files of overlay (absolute paths:
+// replaced or added) written under work/name.
+func build(l *modelgen.Loaded, pattern, work, name, bin string, tags []string, overlay map[string][]byte) error {
 	args := []string{"build", "-o", bin}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
+	}
 	// Never write the user's go.mod or go.sum, whatever GOFLAGS says; a
 	// vendor directory keeps its own mode (the probes must be vendored).
 	if _, err := os.Stat(filepath.Join(l.ModuleDir, "vendor", "modules.txt")); err != nil {
@@ -61,6 +64,11 @@ func build(l *modelgen.Loaded, pattern, work, name, bin string, overlay map[stri
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
+		if slices.Contains(tags, mpiTag) {
+			if hint := mpiBuildHint(out.String()); hint != "" {
+				return fmt.Errorf("building the program with -tags %s (for --launcher): %s\n%s", strings.Join(tags, ","), hint, tail(out.String()))
+			}
+		}
 		what := "the program"
 		if name == instrumentedName {
 			what = "the instrumented program (if the plain build worked, a bug of predict or a mismatch between this predict (" + ownVersion() + ") and the " + PredictModule + " your module requires: please report it with this output)"
@@ -98,12 +106,21 @@ type runResult struct {
 	others float64
 }
 
-// run runs bin with np ranks and the program's arguments, with env added.
-func run(bin string, np int, args []string, env []string, timeout time.Duration) (runResult, error) {
+// run runs bin with np ranks and the program's arguments, with env added:
+// one process with -np, or under launcher l (nil: none) with its number of
+// ranks set to np.
+func run(l *Launcher, bin string, np int, args []string, env []string, timeout time.Duration) (runResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append([]string{"-np", strconv.Itoa(np)}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
+	var cmd *exec.Cmd
+	if l == nil {
+		cmd = exec.CommandContext(ctx, bin, append([]string{"-np", strconv.Itoa(np)}, args...)...)
+		cmd.Env = append(os.Environ(), env...)
+	} else {
+		var done func()
+		cmd, done = l.command(ctx, cancel, np, bin, args, env)
+		defer done()
+	}
 	// Once the deadline has killed it, wait at most this long for its
 	// output to close (a descendant may hold it): never past --timeout.
 	cmd.WaitDelay = 5 * time.Second
@@ -122,10 +139,31 @@ func run(bin string, np int, args []string, env []string, timeout time.Duration)
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return res, fmt.Errorf("the program did not finish within %v (raise --timeout)\n%s", timeout, tail(res.output))
+	case ctx.Err() != nil:
+		return res, fmt.Errorf("interrupted: the launcher %s and its ranks were stopped", l)
+	case err != nil && l != nil:
+		return res, fmt.Errorf("the program failed under --launcher %s: %v\n%s", l, err, tail(res.output))
 	case err != nil:
 		return res, fmt.Errorf("the program failed: %v\n%s", err, tail(res.output))
 	}
 	return res, nil
+}
+
+// mpiTag is the build tag of commlib's MPI runtime.
+const mpiTag = "mpi"
+
+// mpiBuildHint says what a build with the mpi tag lacks, from its output
+// ("" when it is not the MPI library).
+func mpiBuildHint(out string) string {
+	switch {
+	case strings.Contains(out, `"pkg-config": executable file not found`):
+		return "pkg-config is missing (Debian/Ubuntu: apt-get install pkg-config libopenmpi-dev)"
+	case strings.Contains(out, "ompi-c") || strings.Contains(out, "mpi.h"):
+		return "Open MPI's development files are missing (Debian/Ubuntu: apt-get install libopenmpi-dev; MPICH: build with -tags mpi,mpich)"
+	case strings.Contains(out, "C compiler") || strings.Contains(out, `"gcc": executable file not found`):
+		return "cgo needs a C compiler (Debian/Ubuntu: apt-get install gcc)"
+	}
+	return ""
 }
 
 // tail keeps the end of a long output.

@@ -75,6 +75,16 @@
 // Profiles are versioned JSON keyed by node IDs and the content hash of the
 // program's sources: a stale profile is an error, never used silently.
 //
+// With Config.Launcher (predict profile --launcher 'mpirun -np 2',
+// launcher.go) the programs are built with the mpi tag and every run
+// runs under the launcher, one process a rank, the launcher's number of
+// ranks changed for the record at a second np; each rank writes its own
+// files, merged into what one process writes (ranks.go, probe.Merge,
+// runclock.Merge); the alone and loaded runs, which need the in-process
+// runtime, are skipped with a warning. A launched run past its deadline,
+// or when predict is stopped, ends with all its processes
+// (session_unix.go).
+//
 // [MeasureLocal] is the quick calibration of this machine's in-process
 // runtime (commlib's ranks as goroutines): message and thread costs, as a
 // machine.Machine of origin measured.

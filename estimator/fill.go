@@ -18,6 +18,18 @@ import (
 
 // readRaw reads what the probes wrote.
 func readRaw(path string) (*probe.Raw, error) {
+	raw, err := decodeRaw(path)
+	if err != nil {
+		return nil, err
+	}
+	if raw.Error != "" {
+		return nil, fmt.Errorf("the instrumented run failed: %s", raw.Error)
+	}
+	return raw, nil
+}
+
+// decodeRaw reads the raw data in path, of this predict's version.
+func decodeRaw(path string) (*probe.Raw, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -28,9 +40,6 @@ func readRaw(path string) (*probe.Raw, error) {
 	}
 	if raw.Version != probe.RawVersion {
 		return nil, fmt.Errorf("%s: raw data version %d, want %d", path, raw.Version, probe.RawVersion)
-	}
-	if raw.Error != "" {
-		return nil, fmt.Errorf("the instrumented run failed: %s", raw.Error)
 	}
 	return &raw, nil
 }

@@ -31,7 +31,7 @@ type PlainProgram struct {
 func BuildPlain(l *modelgen.Loaded, work string, log io.Writer) (*PlainProgram, error) {
 	bin := filepath.Join(work, plainName)
 	err := Step(log, "building "+l.Main.Pkg.Path(), func() error {
-		return build(l, l.Main.Pkg.Path(), work, plainName, bin, plainOverlay(l))
+		return build(l, l.Main.Pkg.Path(), work, plainName, bin, nil, plainOverlay(l))
 	})
 	if err != nil {
 		return nil, err
@@ -68,7 +68,7 @@ func (pp *PlainProgram) Run(np int, args []string, traceFile string, timeout tim
 	if traceFile != "" {
 		env = append(env, "COMMLIB_TRACE="+traceFile)
 	}
-	res, err := run(pp.Bin, np, args, env, timeout)
+	res, err := run(nil, pp.Bin, np, args, env, timeout)
 	if err != nil {
 		return RealRun{}, err
 	}

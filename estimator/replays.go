@@ -39,13 +39,13 @@ func replays(raw *probe.Raw) bool {
 // its decisions (what says more of why), and reads what it wrote to path.
 func decisionsRun(cfg Config, instr, path string, np int, args []string, what string) (*probe.Raw, error) {
 	err := Step(cfg.Log, fmt.Sprintf("running at np=%d with probes, recording its decisions%s", np, what), func() error {
-		_, err := run(instr, np, args, []string{probe.OutEnv + "=" + path}, cfg.Timeout)
+		_, err := run(cfg.Launcher, instr, np, args, []string{probe.OutEnv + "=" + path}, cfg.Timeout)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	raw, err := readRaw(path)
+	raw, err := readProbed(cfg.Launcher, path, np)
 	if err != nil {
 		return nil, fmt.Errorf("reading the decisions at np=%d: %v", np, err)
 	}

@@ -52,8 +52,12 @@ type Config struct {
 	// because its probes cost as much as it does (region.go). The
 	// fragments of such regions then read slow or zero.
 	Fine bool
-	Work string    // directory for builds and raw data ("" is a temporary one)
-	Log  io.Writer // progress messages, or nil
+	// Launcher, when set, runs every run of the pass under an MPI
+	// launcher (launcher.go), its programs built with the mpi tag: NP is
+	// then the launcher's (0 takes it; another is an error).
+	Launcher *Launcher
+	Work     string    // directory for builds and raw data ("" is a temporary one)
+	Log      io.Writer // progress messages, or nil
 }
 
 // PassVersion changes when the timing pass measures other fragments or
@@ -77,6 +81,9 @@ const (
 
 // Run performs the timing pass and returns the profile.
 func Run(cfg Config) (*profile.File, error) {
+	if err := cfg.checkLauncher(); err != nil {
+		return nil, err
+	}
 	if cfg.NP == 0 {
 		cfg.NP = 1
 	}
@@ -134,15 +141,16 @@ func Run(cfg Config) (*profile.File, error) {
 		defer os.RemoveAll(work)
 	}
 	pattern := l.Main.Pkg.Path()
+	tags := cfg.buildTags()
 	plain, instr := filepath.Join(work, plainName), filepath.Join(work, instrumentedName)
 	logf("building %s (plain and with %d probes)", pattern, len(plan.Fragments))
 	if err := Step(cfg.Log, "  building the plain program", func() error {
-		return build(l, pattern, work, plainName, plain, plainOverlay(l))
+		return build(l, pattern, work, plainName, plain, tags, plainOverlay(l))
 	}); err != nil {
 		return nil, err
 	}
 	if err := Step(cfg.Log, "  building the instrumented program", func() error {
-		return build(l, pattern, work, instrumentedName, instr, plan.Overlay)
+		return build(l, pattern, work, instrumentedName, instr, tags, plan.Overlay)
 	}); err != nil {
 		return nil, err
 	}
@@ -153,11 +161,11 @@ func Run(cfg Config) (*profile.File, error) {
 		// whole (region.go).
 		if err := Step(cfg.Log, fmt.Sprintf("running at np=%d with probes (pilot)", cfg.NP), func() error {
 			rawPath := filepath.Join(work, "pilot.json")
-			if _, err := run(instr, cfg.NP, cfg.Args, []string{probe.OutEnv + "=" + rawPath, probe.NoBranchesEnv + "=1"}, cfg.Timeout); err != nil {
+			if _, err := run(cfg.Launcher, instr, cfg.NP, cfg.Args, []string{probe.OutEnv + "=" + rawPath, probe.NoBranchesEnv + "=1"}, cfg.Timeout); err != nil {
 				return err
 			}
 			var err error
-			pilot, err = readRaw(rawPath)
+			pilot, err = readProbed(cfg.Launcher, rawPath, cfg.NP)
 			return err
 		}); err != nil {
 			return nil, err
@@ -169,7 +177,7 @@ func Run(cfg Config) (*profile.File, error) {
 				return nil, err
 			}
 			if err := Step(cfg.Log, "  building the instrumented program again", func() error {
-				return build(l, pattern, work, instrumentedName, instr, plan.Overlay)
+				return build(l, pattern, work, instrumentedName, instr, tags, plan.Overlay)
 			}); err != nil {
 				return nil, err
 			}
@@ -192,7 +200,7 @@ func Run(cfg Config) (*profile.File, error) {
 	assemble := func() *profile.File {
 		p := &profile.File{
 			Format: profile.Format, Version: profile.Version,
-			Package: pattern, Module: l.Module, ContentHash: hash, NP: cfg.NP, Args: cfg.Args,
+			Package: pattern, Module: l.Module, ContentHash: hash, NP: cfg.NP, Args: cfg.Args, Launcher: cfg.launcherString(),
 			Host:    profile.ThisHost(),
 			Created: time.Now().UTC().Format(time.RFC3339), Alpha: cfg.Alpha,
 			WallPS: probed.wall.Nanoseconds() * 1000, PlainWallPS: base.wall.Nanoseconds() * 1000,
@@ -231,24 +239,29 @@ func Run(cfg Config) (*profile.File, error) {
 	alone := extraRuns{on: cfg.NP >= 2, name: "alone", what: "the ranks taking turns (alone)", env: SerialEnv + "=1"}
 	loaders := min(runtime.NumCPU()-cfg.NP, maxLoaders)
 	loaded := extraRuns{on: loaders >= 1, name: "loaded", what: fmt.Sprintf("%d co-runner(s) streaming through memory (loaded)", loaders), env: fmt.Sprintf("%s=%d", StreamEnv, loaders)}
+	skipped := cfg.skipUnderLauncher(&alone, &loaded)
+	for _, w := range skipped {
+		logf("profile: WARNING: %s", w)
+	}
 	extraRun := func(x *extraRuns, i int) {
 		if !x.on || x.err != nil {
 			return
 		}
 		rawPath := filepath.Join(work, fmt.Sprintf("%s%d.json", x.name, i))
 		x.err = Step(cfg.Log, fmt.Sprintf("running at np=%d with probes, %s", cfg.NP, x.what), func() error {
-			_, err := run(instr, cfg.NP, cfg.Args, []string{probe.OutEnv + "=" + rawPath, x.env, probe.NoBranchesEnv + "=1"}, cfg.Timeout)
+			_, err := run(cfg.Launcher, instr, cfg.NP, cfg.Args, []string{probe.OutEnv + "=" + rawPath, x.env, probe.NoBranchesEnv + "=1"}, cfg.Timeout)
 			return err
 		})
 		var r *probe.Raw
 		if x.err == nil {
-			r, x.err = readRaw(rawPath)
+			r, x.err = readProbed(cfg.Launcher, rawPath, cfg.NP)
 		}
 		if x.err == nil {
 			x.raws = append(x.raws, r)
 		}
 	}
 	finish := func(p *profile.File) *profile.File {
+		p.Warnings = append(p.Warnings, skipped...)
 		switch {
 		case alone.err != nil:
 			p.Warnings = append(p.Warnings, fmt.Sprintf("the run measuring each fragment alone failed (%v): the fragments are charged as measured with the %d ranks sharing this machine at every np", firstLine(alone.err), cfg.NP))
@@ -270,12 +283,12 @@ func Run(cfg Config) (*profile.File, error) {
 		var b runResult
 		if err := Step(cfg.Log, fmt.Sprintf("running at np=%d without probes", cfg.NP), func() error {
 			var err error
-			b, err = run(plain, cfg.NP, cfg.Args, []string{runclock.OutEnv + "=" + runPath}, cfg.Timeout)
+			b, err = run(cfg.Launcher, plain, cfg.NP, cfg.Args, []string{runclock.OutEnv + "=" + runPath}, cfg.Timeout)
 			return err
 		}); err != nil {
 			return nil, err
 		}
-		t, err := readRunTimes(runPath)
+		t, err := readTimes(cfg.Launcher, runPath, cfg.NP)
 		if err != nil {
 			return nil, err
 		}
@@ -304,12 +317,12 @@ func Run(cfg Config) (*profile.File, error) {
 		var pr runResult
 		if err := Step(cfg.Log, fmt.Sprintf("running at np=%d %s", cfg.NP, what), func() error {
 			var err error
-			pr, err = run(instr, cfg.NP, cfg.Args, env, cfg.Timeout)
+			pr, err = run(cfg.Launcher, instr, cfg.NP, cfg.Args, env, cfg.Timeout)
 			return err
 		}); err != nil {
 			return nil, err
 		}
-		r, err := readRaw(rawPath)
+		r, err := readProbed(cfg.Launcher, rawPath, cfg.NP)
 		if err != nil {
 			return nil, fmt.Errorf("reading the measurements: %v", err)
 		}

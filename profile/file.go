@@ -57,9 +57,12 @@ type File struct {
 	ContentHash string   `json:"content_hash"`
 	NP          int      `json:"np"`
 	Args        []string `json:"args,omitempty"`
-	Host        string   `json:"host"`    // GOOS/GOARCH and CPUs of the machine measured
-	Created     string   `json:"created"` // RFC 3339
-	Alpha       float64  `json:"alpha"`   // balance threshold: D ≤ alpha·mean
+	// Launcher is the MPI launcher the runs ran under (predict profile
+	// --launcher), one process a rank; absent: one process ran every rank.
+	Launcher string  `json:"launcher,omitempty"`
+	Host     string  `json:"host"`    // GOOS/GOARCH and CPUs of the machine measured
+	Created  string  `json:"created"` // RFC 3339
+	Alpha    float64 `json:"alpha"`   // balance threshold: D ≤ alpha·mean
 
 	// Clock is the clock the fragments were timed by: "wall" (or absent),
 	// or "thread", the CPU time of the OS thread that ran the fragment, for

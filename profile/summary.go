@@ -20,6 +20,9 @@ func (p *File) WriteSummary(w io.Writer, top int) error {
 	if len(p.Args) > 0 {
 		fmt.Fprintf(&b, " with %s", strings.Join(p.Args, " "))
 	}
+	if p.Launcher != "" {
+		fmt.Fprintf(&b, " under %s (one process a rank)", p.Launcher)
+	}
 	fmt.Fprintf(&b, " (%s)\n", p.Host)
 	plain, probed := p.PlainRunTime()
 	slow := 0.0

@@ -24,6 +24,7 @@ func newProfileCmd() *cobra.Command {
 		top     int
 		fine    bool
 		runs    int
+		launch  string
 	)
 	cmd := &cobra.Command{
 		Use:   "profile PKG [-- PROGRAM ARGS...]",
@@ -43,8 +44,18 @@ region), so that the time between fragments (loop control, conditions, small
 calls) is measured too and charged per call or per iteration. A pilot run with
 probes finds the regions that take less than 40 probe pairs per execution: they
 are timed whole with nothing timed inside (--fine keeps their fragments). The
-fragment times are then scaled to the plain run's time outside commlib.`,
-		Example: `  predict profile ./testprogs/stencil -np 1 -o stencil.profile.json -- -class W`,
+fragment times are then scaled to the plain run's time outside commlib.
+
+With --launcher (e.g. 'mpirun -np 2'), the programs are built with -tags mpi
+(commlib's MPI runtime, which needs Open MPI's development files and cgo) and
+every run of the pass runs under the launcher, one process a rank: the number
+of ranks is the launcher's, changed in its words for the run that records the
+decisions at a second np. Each rank writes its own measurements, merged into
+one profile. The runs that measure the fragments alone or beside a memory load
+need the in-process runtime: under a launcher they are skipped, and the profile
+says so.`,
+		Example: `  predict profile ./testprogs/stencil -np 1 -o stencil.profile.json -- -class W
+  predict profile ./testprogs/stencil --launcher 'mpirun --oversubscribe -np 2' -o stencil.mpi.json -- -class W`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 || cmd.ArgsLenAtDash() == 0 {
 				return usagef(cmd, "missing PKG: the program to profile, e.g. predict profile ./testprogs/stencil")
@@ -57,6 +68,17 @@ fragment times are then scaled to the plain run's time outside commlib.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if np < 1 {
 				return usagef(cmd, "-np %d: want at least 1 rank", np)
+			}
+			var launcher *estimator.Launcher
+			if cmd.Flags().Changed("launcher") {
+				var err error
+				if launcher, err = estimator.ParseLauncher(launch); err != nil {
+					return usagef(cmd, "%v", err)
+				}
+				if cmd.Flags().Changed("np") && np != launcher.NP {
+					return usagef(cmd, "-np %d and --launcher %s (%d ranks) disagree: give one of them, or the same number", np, launcher, launcher.NP)
+				}
+				np = launcher.NP
 			}
 			if runs < 1 {
 				return usagef(cmd, "--runs %d: want at least 1 run", runs)
@@ -82,7 +104,7 @@ fragment times are then scaled to the plain run's time outside commlib.`,
 				return usagef(cmd, "program arguments at -np %d: %v", np, err)
 			}
 			p, err := estimator.Run(estimator.Config{Pattern: args[0], Tags: tags, NP: np, Args: progArgs, ArgsAt: given.At,
-				Alpha: alpha, Timeout: timeout, Fine: fine, Repeat: runs, Log: cmd.ErrOrStderr()})
+				Alpha: alpha, Timeout: timeout, Fine: fine, Repeat: runs, Launcher: launcher, Log: cmd.ErrOrStderr()})
 			if err != nil {
 				return err
 			}
@@ -106,6 +128,7 @@ fragment times are then scaled to the plain run's time outside commlib.`,
 	flags.StringSliceVar(&tags, "tags", nil, "build `TAGS` (comma-separated), as for go build")
 	flags.IntVar(&top, "top", 15, "print the `N` fragments that take most time")
 	flags.IntVar(&runs, "runs", estimator.DefaultRuns, "runs of each program, plain and probed alternately: fragment means are medians over them")
+	flags.StringVar(&launch, "launcher", "", "run the ranks under MPI with this launcher `COMMAND` (e.g. 'mpirun -np 2'; its -np/-n/-c sets the ranks), built with -tags mpi")
 	flags.BoolVar(&fine, "fine", false, "time every fragment, even in regions cheaper than their probes (no pilot run)")
 	return cmd
 }

@@ -11,10 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/predict-tools/predict/estimator/runclock"
 )
 
 // RawVersion is the version of the raw data format.
-const RawVersion = 7
+const RawVersion = 8
 
 // OutEnv is the environment variable naming the file the data is written
 // to.
@@ -23,10 +25,14 @@ const OutEnv = "PREDICT_PROBE_OUT"
 // Raw is what a probed run measured. Times are nanoseconds.
 type Raw struct {
 	Version int      `json:"version"`
-	NP      int      `json:"np"`              // ranks of the latest run
-	Args    []string `json:"args,omitempty"`  // the program's arguments
-	WallNS  int64    `json:"wall_ns"`         // from the first rank's start to the end of the latest run
-	Error   string   `json:"error,omitempty"` // the run's error, if it failed
+	NP      int      `json:"np"`             // ranks of the latest run
+	Args    []string `json:"args,omitempty"` // the program's arguments
+	WallNS  int64    `json:"wall_ns"`        // from the first rank's start to the end of the latest run
+	// StartUnixNS is when WallNS began, by the wall clock (Unix ns): the
+	// processes of a launched run share it, so that Merge finds the span
+	// across them (0: no rank started).
+	StartUnixNS int64  `json:"start_unix_ns,omitempty"`
+	Error       string `json:"error,omitempty"` // the run's error, if it failed
 	// Clock is the clock of the fragments' durations and of the overheads:
 	// ClockWall, or ClockThread for the CPU time of the OS thread that ran
 	// the fragment (DeclareThreads). WallNS is always wall time.
@@ -171,6 +177,7 @@ func Snapshot() Raw {
 			end = wallNow()
 		}
 		raw.WallNS = end - t0
+		raw.StartUnixNS = start.UnixNano() + t0
 	}
 	raw.Overhead = Overhead()
 	t := tab.Load()
@@ -218,21 +225,7 @@ func (f *frag) raw(id int32) (RawFragment, bool) {
 	rf.SumSqNS = float64(sqHi)*math.Exp2(64) + float64(sqLo)
 	if loop {
 		rf.Kind = "loop"
-		for t, n := range trips {
-			rf.Trips = append(rf.Trips, [2]int64{t, n})
-		}
-		if len(rf.Trips) > maxTripValues {
-			// Keep the most frequent trip counts.
-			slices.SortFunc(rf.Trips, func(a, b [2]int64) int { return cmp.Or(cmp.Compare(b[1], a[1]), cmp.Compare(a[0], b[0])) })
-			for _, t := range rf.Trips[maxTripValues:] {
-				other.add(t[0], t[1])
-			}
-			rf.Trips = rf.Trips[:maxTripValues]
-		}
-		slices.SortFunc(rf.Trips, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
-		if other.Count > 0 {
-			rf.TripsOther = &other
-		}
+		rf.Trips, rf.TripsOther = tripTable(trips, other)
 	}
 
 	if f.region.Load() {
@@ -291,6 +284,29 @@ func (f *frag) raw(id int32) (RawFragment, bool) {
 	return rf, rf.Count > 0 || rf.IterSeen > 0
 }
 
+// tripTable returns trip counts (trip count → entries) as Trips and
+// TripsOther hold them: at most maxTripValues, the most frequent, by trip
+// count, the rest added to other (nil when it counts none).
+func tripTable(trips map[int64]int64, other RawTripsOther) ([][2]int64, *RawTripsOther) {
+	var out [][2]int64
+	for t, n := range trips {
+		out = append(out, [2]int64{t, n})
+	}
+	if len(out) > maxTripValues {
+		// Keep the most frequent trip counts.
+		slices.SortFunc(out, func(a, b [2]int64) int { return cmp.Or(cmp.Compare(b[1], a[1]), cmp.Compare(a[0], b[0])) })
+		for _, t := range out[maxTripValues:] {
+			other.add(t[0], t[1])
+		}
+		out = out[:maxTripValues]
+	}
+	slices.SortFunc(out, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+	if other.Count == 0 {
+		return out, nil
+	}
+	return out, &other
+}
+
 // merge adds p's entries.
 func (o *RawTripsOther) merge(p RawTripsOther) {
 	if p.Count == 0 {
@@ -323,12 +339,17 @@ func flushAtEnd(err error) {
 	}
 }
 
-// write writes raw to $PREDICT_PROBE_OUT, through a temporary file renamed
-// into place, so that a reader never sees half of it.
+// write writes raw to $PREDICT_PROBE_OUT (its rank's file in a launched
+// run: runclock.PerRankEnv), through a temporary file renamed into place,
+// so that a reader never sees half of it.
 func write(raw Raw) error {
 	path := os.Getenv(OutEnv)
 	if path == "" {
 		return nil
+	}
+	path, err := runclock.OutPath(path, int(firstRank.Load())-1)
+	if err != nil {
+		return fmt.Errorf("writing the measurements: %v", err)
 	}
 	data, err := json.Marshal(raw)
 	if err != nil {

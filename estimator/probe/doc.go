@@ -150,4 +150,10 @@
 // Outcome runs are capped at 100000 per rank: beyond, "truncated" is set,
 // the runs are the beginning of the sequence and true/false still count
 // every outcome.
+//
+// Under an MPI launcher each rank is a process of its own: with
+// runclock.PerRankEnv set, each writes its rank's file (FILE.rankN, the
+// rank commlib started in it), with "start_unix_ns", the wall clock at its
+// start, and [Merge] makes of the ranks' files what one process running
+// every rank writes.
 package probe

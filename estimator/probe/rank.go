@@ -42,6 +42,11 @@ var (
 	wallT0  atomic.Int64 // wallNow at the first RankStart
 	wallEnd atomic.Int64 // wallNow at the end of the latest rank to end, or at the latest RunEnd of a failed run
 
+	// firstRank is the first rank started in this process, +1 (0: none
+	// yet): under an MPI launcher, the process's one rank, whose file it
+	// writes (runclock.PerRankEnv).
+	firstRank atomic.Int64
+
 	labelMu sync.Mutex                             // serializes writers of byLabel
 	byLabel atomic.Pointer[map[unsafe.Pointer]int] // label set → rank, copied on write
 
@@ -62,6 +67,7 @@ func init() {
 // rankStart runs in the goroutine of a rank as it starts.
 func rankStart(rank, n int) {
 	np.Store(int64(n))
+	firstRank.CompareAndSwap(0, int64(rank)+1)
 	defer wallT0.CompareAndSwap(0, wallNow()) // the span starts with a rank's body, after this set-up
 	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(RankLabel, strconv.Itoa(rank))))
 	l := getProfLabel()

@@ -13,6 +13,11 @@
 // threads) over the same span, where the system reports it (-1 where
 // not).
 //
+// Under an MPI launcher each rank is a process of its own: with
+// [PerRankEnv] set, each writes its rank's file ([RankFile]), stamped with
+// the wall clock at its start, and [Merge] makes of them the times one
+// process running every rank would have written.
+//
 // [Install] registers only commlib's RankStart, RankEnd and RunEnd hooks: no
 // commlib call is timed, nothing runs while the program computes. The
 // overlay file calls it from an init function; importing the package
@@ -40,11 +45,16 @@ type Times struct {
 	// ComputeNS is the ranks' time outside commlib, summed over the
 	// ranks: from each rank's start to its end, less its commlib calls.
 	ComputeNS int64 `json:"compute_ns,omitempty"`
+	// StartUnixNS is when the span began, by the wall clock (Unix ns):
+	// the processes of a launched run share it, so that Merge finds the
+	// run's span across them (0: no rank started).
+	StartUnixNS int64 `json:"start_unix_ns,omitempty"`
 }
 
 var (
 	start   = time.Now()
 	t0      atomic.Int64 // wall clock at the first rank's start, ns since start (+1: 0 is "not yet")
+	rank0   atomic.Int64 // the first rank started in this process, +1 (0: none yet)
 	cpu0    atomic.Int64 // CPU time then
 	install sync.Once
 
@@ -69,6 +79,7 @@ func callTime(rank int, d time.Duration) { compute.Add(-int64(d)) }
 
 func rankStart(rank, np int) {
 	compute.Add(-int64(time.Since(start)))
+	rank0.CompareAndSwap(0, int64(rank)+1)
 	if t0.Load() != 0 {
 		return
 	}
@@ -114,8 +125,16 @@ func runEnd(err error) {
 		return
 	}
 	t := Times{WallNS: wall, CPUNS: cpu}
+	if t0.Load() != 0 {
+		t.StartUnixNS = start.UnixNano() + t0.Load() - 1
+	}
 	if err == nil {
 		t.ComputeNS = max(0, compute.Load())
+	}
+	path, perr := OutPath(path, int(rank0.Load())-1)
+	if perr != nil {
+		fmt.Fprintf(os.Stderr, "predict runclock: %v\n", perr)
+		return
 	}
 	if err := write(path, t); err != nil {
 		fmt.Fprintf(os.Stderr, "predict runclock: %v\n", err)
