@@ -25,6 +25,10 @@ type Hooks struct {
 	// synchronization rather than computing. It costs two clock readings
 	// per call.
 	CallTime func(rank int, d time.Duration)
+	// CallStart, if set, is called in the calling goroutine as every
+	// commlib call starts, before its CallTime: a tool that times calls
+	// by another clock (a thread's CPU time) reads it there.
+	CallStart func(rank int)
 }
 
 var (

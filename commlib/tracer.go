@@ -23,6 +23,8 @@ type tracer struct {
 	header trace.Header
 	full   bool                       // events are wanted (a file or a hook), not only call times
 	timing []func(int, time.Duration) // Hooks.CallTime
+	// starting are Hooks.CallStart.
+	starting []func(int)
 }
 
 func newTracer(cfg Config) *tracer {
@@ -81,8 +83,12 @@ func (w *world) now() trace.Time {
 
 // traceStart returns the enter time of a call, or 0 when tracing is off.
 func (c *Comm) traceStart() trace.Time {
-	if c.w.tracer == nil {
+	t := c.w.tracer
+	if t == nil {
 		return 0
+	}
+	for _, f := range t.starting {
+		f(c.p.rank)
 	}
 	return c.w.now()
 }

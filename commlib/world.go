@@ -215,14 +215,18 @@ func newWorld(cfg Config) (*world, *commShared, []Hooks) {
 	}
 	hs := currentHooks()
 	var timing []func(int, time.Duration)
+	var starting []func(int)
 	for _, h := range hs {
 		if h.CallTime != nil {
 			timing = append(timing, h.CallTime)
 		}
+		if h.CallStart != nil {
+			starting = append(starting, h.CallStart)
+		}
 	}
-	if cfg.TraceFile != "" || cfg.Hook != nil || len(timing) > 0 {
+	if cfg.TraceFile != "" || cfg.Hook != nil || len(timing) > 0 || len(starting) > 0 {
 		w.tracer = newTracer(cfg)
-		w.tracer.timing = timing
+		w.tracer.timing, w.tracer.starting = timing, starting
 	}
 	worldShared := &commShared{id: 0, name: "world", group: make([]int, cfg.NP)}
 	w.procs = make([]*process, cfg.NP)

@@ -104,16 +104,23 @@ func combine(p *profile.File, plan *Plan, raws []*probe.Raw, plainNS []int64) {
 	}
 	setTotals(p)
 	total := float64(p.MeasuredPS)
-	if plan.Regions && p.PlainComputePS > 0 && total > 0 {
+	if plan.Regions && p.Clock != profile.ClockThread && p.PlainComputePS > 0 && total > 0 {
 		if cov := total / float64(p.PlainComputePS); cov < MinCoverage {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("the fragments and regions measured %.0f%% of the plain run's compute (%v of %v): the rest is time the probes' compensation or their perturbation hid; spread over the fragments by scaling",
 				100*cov, time.Duration(total/1000), time.Duration(p.PlainComputePS/1000)))
 		}
 		scaleToPlain(p, float64(p.PlainComputePS)/total)
 	} else if cov := p.Coverage(); cov > 0 && cov < MinCoverage {
-		// No regions (threads or goroutines): what the fragments leave
-		// out is in no fragment, so not in the prediction.
-		p.Warnings = append(p.Warnings, fmt.Sprintf("the fragments (and commlib) account for %.0f%% of the plain run's time: the rest is in no fragment and is not in the prediction (a program that runs threads or goroutines has no regions)", 100*cov))
+		// By the thread clock (threads or goroutines), fragments and
+		// regions against the plain run's CPU time, which holds the
+		// runtime's own work (the garbage collector's, commlib's polling)
+		// too: not scaled, said.
+		if p.Clock == profile.ClockThread {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("the fragments and regions account for %.0f%% of the plain run's CPU time: the rest (the runtime's own threads, the garbage collector, commlib's polling, or time the probes' compensation hid) is not in the prediction", 100*cov))
+		} else {
+			// A plan without regions (an earlier version's).
+			p.Warnings = append(p.Warnings, fmt.Sprintf("the fragments (and commlib) account for %.0f%% of the plain run's time: the rest is in no fragment and is not in the prediction", 100*cov))
+		}
 	}
 }
 

@@ -150,7 +150,9 @@ func instrument(p *reduce.Prepared, coarse map[string]bool) (*Plan, error) {
 	if in.plan.Threads = usesThreads(prog); in.plan.Threads {
 		in.now = "__probe.NowThread()"
 	}
-	in.plan.Regions = !in.plan.Threads && !spawns(prog)
+	// Regions by the wall clock per rank, or, with threads or goroutines,
+	// by the thread clock per OS thread (probe/region.go).
+	in.plan.Regions = true
 	files := map[string]*ast.File{}
 	for _, p := range l.Packages {
 		for _, f := range pkgFiles(l, p) {
@@ -438,6 +440,9 @@ func (in *instrumenter) segment(run []ast.Stmt, fc *funcCtx) {
 	covers := in.covered(rng, fc)
 	if len(covers) == 0 {
 		return // nothing the model executes (declarations only)
+	}
+	if fc.region >= 0 && in.coarse[covers[0]] {
+		return // cheaper than its probes: its region's own time (coarseRegions)
 	}
 	id := in.fragment(profile.FragSegment, fc, covers[0], covers, rng)
 	if !fc.usedSegs {

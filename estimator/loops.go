@@ -44,6 +44,13 @@ func (in *instrumenter) loopFragment(s ast.Stmt, body *ast.BlockStmt, fc *funcCt
 	}
 	if opaqueBound(node) {
 		record = "LoopRanked" // the interpreter replays its trip counts per rank
+		if fc.coarse > 0 && in.plan.Regions {
+			// Timed inside a region timed whole (its own function's,
+			// or its callers'): accounted apart there as it runs, or
+			// the region would count its time again.
+			record = "LoopRankedApart"
+			in.plan.Fragments[id].Apart = true
+		}
 	}
 	t, n, it, ls := fmt.Sprintf("__lt%d", id), fmt.Sprintf("__ln%d", id), fmt.Sprintf("__li%d", id), fmt.Sprintf("__ls%d", id)
 	fc.vars = append(fc.vars, t, n, it, ls)

@@ -28,13 +28,6 @@ import (
 	"golang.org/x/tools/go/ssa"
 )
 
-// spawns reports whether the program has go statements: their
-// goroutines would account for time in their rank's regions as the rank
-// runs, so regions are off (as for threads).
-func spawns(prog *model.Program) bool {
-	return hasLeaf(prog, func(l *model.Leaf) bool { return l.Kind == model.LeafSpawn })
-}
-
 // loopNode returns the model's loop of loop statement s (not a loop a
 // goto makes that starts with it), or nil.
 func (in *instrumenter) loopNode(s ast.Stmt, fc *funcCtx) *model.Node {
@@ -144,12 +137,28 @@ func coarseNS(ov probe.RawOverhead) float64 { return 40 * max(ov.PairNS, 1) }
 // coarseRegions returns the regions of a pilot run that took less than
 // coarseNS per execution, probes included, by node ID: measured inside,
 // their fragments would be as small as a probe and read slow (the probes
-// keep the compiler from optimizing them) or zero.
+// keep the compiler from optimizing them) or zero. With them, the
+// segments inside a region that cost less than a probe pair.
 func coarseRegions(plan *Plan, raw *probe.Raw) map[string]bool {
 	limit := coarseNS(raw.Overhead)
+	// A counted loop measured in a region keeps its region measured
+	// inside when an entry costs 4 probe pairs or more: its time then
+	// follows its trip count, which the model computes at every np and
+	// call, where a coarse region would charge its mean per call (a
+	// kernel called on chunks and once on the whole domain).
+	counted := map[int32]bool{}
+	for _, rf := range raw.Fragments {
+		if int(rf.ID) >= len(plan.Fragments) || rf.Count == 0 {
+			continue
+		}
+		if fr := plan.Fragments[rf.ID]; fr.Kind == profile.FragLoop && fr.Static && fr.Parent >= 0 &&
+			float64(rf.SumNS)/float64(rf.Count) >= 4*max(raw.Overhead.PairNS, 1) {
+			counted[fr.Parent] = true
+		}
+	}
 	coarse := map[string]bool{}
 	for _, rf := range raw.Fragments {
-		if int(rf.ID) >= len(plan.Fragments) || rf.Kind != "region" || rf.Count == 0 {
+		if int(rf.ID) >= len(plan.Fragments) || rf.Kind != "region" || rf.Count == 0 || counted[rf.ID] {
 			continue
 		}
 		fr := plan.Fragments[rf.ID]
@@ -158,6 +167,18 @@ func coarseRegions(plan *Plan, raw *probe.Raw) map[string]bool {
 			execs = max(rf.Iterations, 1)
 		}
 		if float64(rf.InclNS)/float64(execs) < limit {
+			coarse[fr.Node] = true
+		}
+	}
+	// A straight-line fragment inside a region that costs less than its
+	// probes (a few statements) is not probed alone: its time is its
+	// region's own, which the region's probes measure whole.
+	for _, rf := range raw.Fragments {
+		if int(rf.ID) >= len(plan.Fragments) || rf.Kind != string(profile.FragSegment) || rf.Count == 0 {
+			continue
+		}
+		fr := plan.Fragments[rf.ID]
+		if fr.Parent >= 0 && !fr.Apart && float64(rf.SumNS)/float64(rf.Count)-raw.Overhead.SegNS < max(raw.Overhead.PairNS, 1) {
 			coarse[fr.Node] = true
 		}
 	}

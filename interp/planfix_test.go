@@ -90,21 +90,32 @@ func TestClockValueUsedAfter(t *testing.T) {
 	}
 }
 
-// TestCompoundCondTimedInParts: a loop whose condition is not a single
-// test has no header to charge its iterations at: the timing pass times
-// its parts, and a profile that times it whole is refused by name rather
-// than its time dropped.
-func TestCompoundCondTimedInParts(t *testing.T) {
+// TestCompoundCondTimedWhole: a loop whose condition has several tests
+// (i < n && i < len(xs)) starts at its first test and is left for one
+// block from either: it is timed whole, and charged its time per
+// iteration by hand: collapsed where the profile recorded its trips per
+// rank, iterated (charged where the tests let the body run) where it did
+// not; 10 iterations of 1 ns either way.
+func TestCompoundCondTimedWhole(t *testing.T) {
 	p := prepare(t, "./interp/testdata/andcond")
 	n, pl := markedLoop(t, p, "interp/testdata/andcond/main.go", "loop")
-	if pl.Whole {
-		t.Errorf("plan: the loop may be timed whole; want its parts timed (no header)")
+	if !pl.Whole || pl.Verdict != reduce.Collapse || pl.Header == nil || pl.IterStart == nil {
+		t.Fatalf("plan: whole %v, %s (%s): want timed whole and collapsed", pl.Whole, pl.Verdict, pl.Why)
 	}
-	pf := syntheticProfile(t, p, 1, nil)
-	pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: n.ID, Kind: profile.FragLoop, Pos: n.Pos.String(), Executions: 1, MeanPS: 10000})
-	pf.Loops = append(pf.Loops, profile.LoopStats{Node: n.ID, PerIterPS: 1000, Balanced: true, Trips: []profile.TripCount{{Trips: 10, Count: 1}}})
-	_, err := p.Run(Config{NP: 1, Machine: handMachine(t), Profile: pf})
-	if err == nil || !strings.Contains(err.Error(), "no place to charge its iterations") {
-		t.Errorf("got %v, want the profile refused: no place to charge its iterations", err)
+	for _, ranked := range []bool{true, false} {
+		pf := syntheticProfile(t, p, 1, nil)
+		pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: n.ID, Kind: profile.FragLoop, Pos: n.Pos.String(), Executions: 1, MeanPS: 10000})
+		ls := profile.LoopStats{Node: n.ID, PerIterPS: 1000, Balanced: true, Trips: []profile.TripCount{{Trips: 10, Count: 1}}}
+		if ranked {
+			ls.Ranks = []profile.RankTrips{{Rank: 0, Runs: [][2]int64{{10, 1}}}}
+		}
+		pf.Loops = append(pf.Loops, ls)
+		r, err := p.Run(Config{NP: 1, Machine: handMachine(t), Profile: pf})
+		if err != nil {
+			t.Fatalf("trips per rank %v: %v", ranked, err)
+		}
+		if got := int64(r.Compute.Max); got != 10*1000 {
+			t.Errorf("trips per rank %v: compute %d ps, hand computation 10000 ps", ranked, got)
+		}
 	}
 }

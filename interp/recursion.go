@@ -2,9 +2,9 @@
 // A profile with regions (estimator/region.go) charges every call of a
 // function measured inside its time outside its fragments, and the time
 // of a function not measured inside to its caller's region. Without them
-// (a program that runs threads or goroutines, a profile of an earlier
-// version) the work of a recursive function outside its fragments is in
-// no fragment: the prediction leaves it out, and says so.
+// (a profile of an earlier version) the work of a recursive function
+// outside its fragments is in no fragment: the prediction leaves it out,
+// and says so.
 
 package interp
 

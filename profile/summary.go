@@ -36,7 +36,7 @@ func (p *File) WriteSummary(w io.Writer, top int) error {
 	fmt.Fprintf(&b, "\nprobe overhead %v per fragment, %v per sampled iteration, %v per counted iteration, %v per iteration of a sampled copy, %v per sampled entry (compensated)\n",
 		trace.Time(p.Overhead.SegPS), trace.Time(p.Overhead.IterPS), trace.Time(p.Overhead.CounterPS), trace.Time(p.Overhead.TestPS), trace.Time(p.Overhead.SampledPS))
 	if p.Clock == ClockThread {
-		fmt.Fprintf(&b, "measured: %v in %d fragments, timed by the CPU clock of their threads (the program runs pool or Parallel threads), %.1f%% of the plain run's CPU time; %v inside commlib; program-level error bound ±%.2f%%\n",
+		fmt.Fprintf(&b, "measured: %v in %d fragments and regions, timed by the CPU clock of their threads (the program runs threads or goroutines), %.1f%% of the plain run's CPU time; %v inside commlib; program-level error bound ±%.2f%%\n",
 			trace.Time(p.MeasuredPS), len(p.Fragments), 100*p.Coverage(), trace.Time(p.CommPS), 100*p.ErrorRel)
 	} else if p.Regions && p.PlainComputePS > 0 {
 		cov := float64(p.MeasuredPS) / float64(p.PlainComputePS)

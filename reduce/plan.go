@@ -216,11 +216,22 @@ func (a *analysis) planLoop(p *Plan, fn *ssa.Function, n *model.Node, sealed boo
 	}
 	if t := n.Loop.Trip; t != nil {
 		l.Trips, l.Work = t.Formula, t.Nest
-		// A loop whose condition is not a single test has no header to
-		// run it from or to charge its iterations at: its parts are
-		// timed instead.
-		l.Whole = t.Communicates == "" && t.Replays == "" && l.Test != nil
+		l.Whole = t.Communicates == "" && t.Replays == ""
 	}
+	if l.Test == nil && !n.Loop.TestAtBottom && len(loopTests(fn, n)) > 1 {
+		// A condition of several tests (i < len(x) && j < len(y)): the
+		// loop starts at its first, the block that dominates the loop's
+		// others, and an iteration where the tests let the body run.
+		l.Header = compoundHeader(fn, l.Blocks)
+		if l.Header != nil {
+			l.Blocks = naturalLoop(l.Header, l.Blocks)
+			l.Clock = clockTest(l.Header, l.Blocks)
+			l.IterStart = bodyStart(fn, n, l.Blocks)
+		}
+	}
+	// A loop with no header to run it from or to charge its iterations at
+	// (a bottom test of several conditions) has its parts timed instead.
+	l.Whole = l.Whole && (l.Test != nil || l.Header != nil)
 	if l.Test != nil {
 		l.Header = l.Test.Block()
 		if n.Loop.TestAtBottom {
@@ -282,7 +293,12 @@ func (p *Plan) verdict(l *Loop) (Verdict, string) {
 	case 0:
 		return Iterate, "it is never left by its test"
 	case 2:
-		return Iterate, "it is left from several places"
+		// Its tests (a condition of several) may leave it for one block
+		// from several: no matter from which when that block has no φ
+		// the model keeps.
+		if l.Test != nil || !p.oneExit(l) {
+			return Iterate, "it is left from several places"
+		}
 	}
 	if ind := l.Ind; ind != nil {
 		// The bound must be known on entry: computed before the loop
@@ -340,6 +356,83 @@ func (p *Plan) verdict(l *Loop) (Verdict, string) {
 		return Collapse, "it runs until a moment of modeled time"
 	}
 	return Collapse, "its trip counts are replayed from the profile, per rank"
+}
+
+// compoundHeader returns the block of blocks (a loop's) that dominates
+// the others: where a loop whose condition has several tests starts.
+func compoundHeader(fn *ssa.Function, blocks map[int]bool) *ssa.BasicBlock {
+	for _, b := range slices.Sorted(maps.Keys(blocks)) {
+		h := fn.Blocks[b]
+		all := true
+		for o := range blocks {
+			if !h.Dominates(fn.Blocks[o]) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return h
+		}
+	}
+	return nil
+}
+
+// bodyStart returns where an iteration of loop n, whose condition has
+// several tests, starts: the first instruction of the one block inside
+// the loop that a test branches to and that is not a test's; nil when
+// there is not exactly one.
+func bodyStart(fn *ssa.Function, n *model.Node, blocks map[int]bool) ssa.Instruction {
+	tests := map[*ssa.BasicBlock]bool{}
+	for _, iff := range loopTests(fn, n) {
+		tests[iff.Block()] = true
+	}
+	var body *ssa.BasicBlock
+	for t := range tests {
+		for _, s := range t.Succs {
+			if !blocks[s.Index] || tests[s] {
+				continue
+			}
+			if body != nil && body != s {
+				return nil
+			}
+			body = s
+		}
+	}
+	if body == nil {
+		return nil
+	}
+	return firstNonPhi(body, 0)
+}
+
+// oneExit reports whether every edge that leaves loop l goes to one block
+// with no φ the model keeps, and makes the header's edge (or the first)
+// l's exit edge.
+func (p *Plan) oneExit(l *Loop) bool {
+	fn := l.Fn
+	var exit, from *ssa.BasicBlock
+	for _, b := range slices.Sorted(maps.Keys(l.Blocks)) {
+		for _, s := range fn.Blocks[b].Succs {
+			if l.Blocks[s.Index] {
+				continue
+			}
+			if exit != nil && s != exit {
+				return false
+			}
+			if exit == nil || fn.Blocks[b] == l.Header {
+				exit, from = s, fn.Blocks[b]
+			}
+		}
+	}
+	if exit == nil {
+		return false
+	}
+	for _, instr := range exit.Instrs {
+		if phi, ok := instr.(*ssa.Phi); ok && p.keep[phi] {
+			return false
+		}
+	}
+	l.Exit, l.ExitFrom = exit, from
+	return true
 }
 
 // measure says what the timing pass measures for loop l.

@@ -31,3 +31,6 @@ func threadNS() int64 {
 	}
 	return ts.Nano() + 1
 }
+
+// threadID returns the calling OS thread's id.
+func threadID() int { return syscall.Gettid() }

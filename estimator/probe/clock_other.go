@@ -7,3 +7,6 @@ package probe
 
 // threadNS returns -1: no thread clock here.
 func threadNS() int64 { return -1 }
+
+// threadID returns 0: with no thread clock, no region asks.
+func threadID() int { return 0 }

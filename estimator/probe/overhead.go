@@ -91,6 +91,7 @@ func calibrate() {
 		SampledNS: max(0, median(sampleds)),
 		PairNS:    median(pairs),
 	}
+	pairOutNS.Store(int64(max(0, overhead.PairNS-overhead.SegNS)))
 	calibrateRanked()
 }
 
@@ -100,10 +101,7 @@ func calibrate() {
 // rank is found by its label.
 func calibrateRanked() {
 	branch := calibrateBranch()
-	var in, out float64
-	if !threadClock { // regions are wall-clock only (region.go)
-		in, out = calibrateRegions()
-	}
+	in, out := calibrateRegions()
 	overheadMu.Lock()
 	overhead.BranchNS, overhead.RegionInNS, overhead.RegionOutNS = branch, in, out
 	overheadMu.Unlock()

@@ -61,6 +61,7 @@ func init() {
 		RankEnd:   rankEnd,
 		RunEnd:    runEnd,
 		CallTime:  callTime,
+		CallStart: callStart,
 	})
 }
 
@@ -213,4 +214,5 @@ func callTime(rank int, d time.Duration) {
 	commNS[rank] += int64(d)
 	commMu.Unlock()
 	addComm(rank, int64(d))
+	callEnd()
 }

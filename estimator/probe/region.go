@@ -19,12 +19,22 @@
 // is what ran inside apart from its own code. A region that never ends (a
 // loop left by a return) leaves its time in the accumulator, so the
 // region around it still accounts for it. Only a rank's own goroutine
-// updates its accumulator: the instrumenter gives no regions to programs
-// that run threads or goroutines.
+// updates its accumulator.
+//
+// In a program that runs threads or goroutines (the thread clock, see
+// clock.go) the accounting is per OS thread instead, by the thread's CPU
+// clock: a region locks its goroutine to its OS thread from its start to
+// its end (runtime.LockOSThread nests), so that no other goroutine runs on
+// that thread meanwhile and the thread's clock and accumulator are its
+// goroutine's alone. A commlib call inside a region counts its CPU time
+// on the thread as timed apart (CallStart and CallTime read the clock);
+// a goroutine blocked inside a region holds its thread idle, whose CPU
+// clock does not advance.
 
 package probe
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 )
@@ -36,15 +46,23 @@ type Token struct {
 	a        *account
 }
 
-// account is a rank's accumulator of time timed apart, one cache line.
+// account is a rank's (or, by the thread clock, an OS thread's)
+// accumulator of time timed apart, one cache line. depth and callT0 are an
+// OS thread's: the regions open on it (its goroutine holds it while
+// depth > 0), and the thread clock at the start of the commlib call in
+// progress inside them (0: none).
 type account struct {
-	ns int64
-	_  [56]byte
+	ns     int64
+	depth  int64
+	callT0 int64
+	_      [40]byte
 }
 
 // regionOutNS is the part of a region's probes outside its interval
-// (RawOverhead.RegionOutNS), as the regions read it while the ranks run.
-var regionOutNS atomic.Int64
+// (RawOverhead.RegionOutNS), as the regions read it while the ranks run;
+// pairOutNS that of a fragment's pair (PairNS − SegNS), which a loop
+// accounted apart (loopApart) adds to its entry's time.
+var regionOutNS, pairOutNS atomic.Int64
 
 var (
 	accMu    sync.Mutex                 // serializes growing accounts
@@ -54,8 +72,28 @@ var (
 // accountOf returns rank r's accumulator.
 func accountOf(r int) *account { return perRank(&accounts, &accMu, r) }
 
+// threadAccounts are the OS threads' accumulators, by thread id.
+var threadAccounts sync.Map
+
+// threadAccount returns the calling OS thread's accumulator (by the thread
+// clock; the caller holds its thread or does not care which it gets).
+func threadAccount() *account {
+	t := threadID()
+	if a, ok := threadAccounts.Load(t); ok {
+		return a.(*account)
+	}
+	a, _ := threadAccounts.LoadOrStore(t, &account{})
+	return a.(*account)
+}
+
 // RegionStart starts an entry of a region.
 func RegionStart() Token {
+	if threadClock {
+		runtime.LockOSThread() // until the region's end
+		a := threadAccount()
+		a.depth++
+		return Token{t0: threadNS(), acc0: a.ns, a: a}
+	}
 	a := accountOf(callerRank())
 	return Token{t0: Now(), acc0: a.ns, a: a}
 }
@@ -72,7 +110,7 @@ func RegionLoop(id int32, tok Token, iters int64) {
 }
 
 func regionEnd(id int32, tok Token, iters int64) {
-	incl := Now() - tok.t0
+	incl := clock() - tok.t0
 	f := fragOf(id)
 	c := cellOf(id)
 	c.mu.Lock()
@@ -86,20 +124,71 @@ func regionEnd(id int32, tok Token, iters int64) {
 	// The regions around this one see all of it as timed apart,
 	// including the part of this probe outside its own interval.
 	tok.a.ns = tok.acc0 + incl + regionOutNS.Load()
+	if threadClock {
+		tok.a.depth--
+		runtime.UnlockOSThread()
+	}
 }
 
-// addComm adds the time of a commlib call to its rank's accumulator.
+// addComm adds the time of a commlib call to its rank's accumulator (by
+// the wall clock; by the thread clock, callStart and callEnd do).
 func addComm(rank int, ns int64) {
+	if threadClock {
+		return
+	}
 	a := accountOf(rank)
 	a.ns += ns
 }
 
+// callStart, by the thread clock, marks the start of a commlib call made
+// inside a region of the calling goroutine.
+func callStart(int) {
+	if !threadClock {
+		return
+	}
+	if a := threadAccount(); a.depth > 0 {
+		a.callT0 = threadNS()
+	}
+}
+
+// callEnd, by the thread clock, accounts the CPU time of the commlib call
+// callStart marked as timed apart.
+func callEnd() {
+	if !threadClock {
+		return
+	}
+	if a := threadAccount(); a.depth > 0 && a.callT0 != 0 {
+		a.ns += threadNS() - a.callT0
+		a.callT0 = 0
+	}
+}
+
 // LoopApart is Loop for a loop timed in the regions of several callers
 // (a function timed from its call sites): it also accounts for the
-// entry's time, probe included, in the calling rank's regions.
+// entry's time, probes included (the part before t0 by the calibration),
+// in the calling rank's regions (by the
+// thread clock, the calling thread's, when a region holds it).
 func LoopApart(id int32, t0 int64, trips int64) {
-	Loop(id, t0, trips)
-	d := Now() - t0
+	loopApart(id, t0, trips, Loop)
+}
+
+// LoopRankedApart is LoopRanked for a loop timed inside a region timed
+// whole (a coarse one): it accounts for the entry as LoopApart does.
+func LoopRankedApart(id int32, t0 int64, trips int64) {
+	loopApart(id, t0, trips, LoopRanked)
+}
+
+func loopApart(id int32, t0 int64, trips int64, record func(int32, int64, int64)) {
+	if threadClock {
+		a := threadAccount() // the fragment holds its thread until record
+		record(id, t0, trips)
+		if a.depth > 0 {
+			a.ns += threadNS() - t0 + pairOutNS.Load()
+		}
+		return
+	}
+	record(id, t0, trips)
+	d := Now() - t0 + pairOutNS.Load()
 	accountOf(callerRank()).ns += d
 }
 

@@ -136,7 +136,7 @@ func owners(r *rand.Rand, n int) []int {
 	b := 0
 	for i := range owner { // want iterate:"effects the model keeps" trips:"max(0, len(owner))"
 		owner[i] = b
-		for b < n && r.Float64() < 0.5 { // want iterate:"no trip count" opaque:"random numbers"
+		for b < n && r.Float64() < 0.5 { // want iterate:"left from several places" opaque:"random numbers"
 			b++
 		}
 	}

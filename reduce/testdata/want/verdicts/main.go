@@ -35,6 +35,25 @@ func scratch(np int) []float64 {
 	return make([]float64, m/np)
 }
 
+// mergeInto merges sorted x and y: a condition of two tests, each of
+// which can leave the loop for the same block, and nothing it computes
+// kept: timed whole, its trips replayed.
+func mergeInto(dst, x, y []float64) {
+	i, j, k := 0, 0, 0
+	for i < len(x) && j < len(y) { // want collapse:"replayed" source:"replayed"
+		if y[j] < x[i] { // want opaque:"the contents of make"
+			dst[k] = y[j]
+			j++
+		} else {
+			dst[k] = x[i]
+			i++
+		}
+		k++
+	}
+	k += copy(dst[k:], x[i:])
+	copy(dst[k:], y[j:])
+}
+
 // firstNegative leaves early: where it stops decides what follows.
 func firstNegative(ids []int) int {
 	for i, id := range ids { // want iterate:"left from several places"
@@ -103,5 +122,6 @@ func main() {
 		ids := make([]int, np)
 		_ = firstNegative(ids)
 		_ = scratch(np)
+		mergeInto(all, u[:*n/2], v[:*n/2])
 	})
 }
