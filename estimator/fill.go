@@ -131,6 +131,10 @@ func fill(p *profile.File, plan *Plan, raw *probe.Raw) {
 	}
 	p.Fragments = append(p.Fragments, regions(plan, raw)...)
 	p.Regions = plan.Regions
+	if raw.SkippedRegions > 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%d entries of regions were not timed: more than %d goroutines were inside regions at once, each holding an OS thread (their regions' time per entry comes from the entries timed)",
+			raw.SkippedRegions, probe.MaxHeldThreads))
+	}
 	p.ProbesPS = ps(probeCost(plan, raw))
 	for _, ns := range raw.CommNS {
 		p.CommPS += ns * 1000

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -151,8 +152,10 @@ func instrument(p *reduce.Prepared, coarse map[string]bool) (*Plan, error) {
 		in.now = "__probe.NowThread()"
 	}
 	// Regions by the wall clock per rank, or, with threads or goroutines,
-	// by the thread clock per OS thread (probe/region.go).
-	in.plan.Regions = true
+	// by the thread clock per OS thread (probe/region.go), which only
+	// Linux reads: elsewhere such a program has no regions (a rank's
+	// goroutines would share its wall-clock account).
+	in.plan.Regions = !in.plan.Threads || runtime.GOOS == "linux"
 	files := map[string]*ast.File{}
 	for _, p := range l.Packages {
 		for _, f := range pkgFiles(l, p) {

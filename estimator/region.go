@@ -172,13 +172,27 @@ func coarseRegions(plan *Plan, raw *probe.Raw) map[string]bool {
 	}
 	// A straight-line fragment inside a region that costs less than its
 	// probes (a few statements) is not probed alone: its time is its
-	// region's own, which the region's probes measure whole.
+	// region's own, which the region's probes measure whole. Only where
+	// it runs at most once per execution of its region (a call, an
+	// iteration): one inside a loop with no region of its own would add
+	// its iterations' time to each call, which would not follow the
+	// loop's trips.
+	execs := map[int32]int64{}
+	for _, rf := range raw.Fragments {
+		if int(rf.ID) < len(plan.Fragments) && rf.Kind == "region" {
+			execs[rf.ID] = rf.Count
+			if isLoopRegion(plan.Fragments[rf.ID]) {
+				execs[rf.ID] = rf.Iterations
+			}
+		}
+	}
 	for _, rf := range raw.Fragments {
 		if int(rf.ID) >= len(plan.Fragments) || rf.Kind != string(profile.FragSegment) || rf.Count == 0 {
 			continue
 		}
 		fr := plan.Fragments[rf.ID]
-		if fr.Parent >= 0 && !fr.Apart && float64(rf.SumNS)/float64(rf.Count)-raw.Overhead.SegNS < max(raw.Overhead.PairNS, 1) {
+		if fr.Parent >= 0 && !fr.Apart && rf.Count <= execs[fr.Parent] &&
+			float64(rf.SumNS)/float64(rf.Count)-raw.Overhead.SegNS < max(raw.Overhead.PairNS, 1) {
 			coarse[fr.Node] = true
 		}
 	}

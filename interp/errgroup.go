@@ -28,9 +28,6 @@ type groupV struct {
 	wg  *wgV
 	sem *chanV // nil: no limit
 	err V      // the first non-nil error a goroutine returned
-	// active counts the goroutines started and not ended: SetLimit
-	// while some are active panics, as errgroup's does.
-	active int
 }
 
 // rootContext is context.Background's (and TODO's) context: an opaque,
@@ -104,7 +101,6 @@ func (c *compiler) errgroupOp(name string, f *ssa.Function, args []operand, dst 
 				return cStop
 			}
 			g.wg.count++
-			g.active++
 			if c := p.spawn(cl.fn, cl.env, nil, g.wg, g, site); c != cNext {
 				return c
 			}
@@ -138,7 +134,8 @@ func (c *compiler) errgroupOp(name string, f *ssa.Function, args []operand, dst 
 				g.sem = nil
 				return cNext
 			}
-			if g.active > 0 {
+			if g.sem != nil && len(g.sem.buf)+len(g.sem.sends) > 0 {
+				// errgroup panics only when its semaphore holds tokens.
 				return p.fail(site, "errgroup: modify limit while goroutines in the group are still active")
 			}
 			g.sem = &chanV{id: p.w.newID(), cap: int(n)}
@@ -153,7 +150,6 @@ func (c *compiler) errgroupOp(name string, f *ssa.Function, args []operand, dst 
 // res: the first non-nil error is kept (errOnce.Do), and its token taken
 // back. The caller then marks the WaitGroup Done.
 func (p *proc) groupEnd(g *groupV, res V) {
-	g.active--
 	if res.R != nil && g.err.R == nil {
 		p.cur.clock = addTime(p.cur.clock, int64(p.w.mach.Threads.CAS))
 		g.err = res

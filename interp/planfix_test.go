@@ -102,6 +102,11 @@ func TestCompoundCondTimedWhole(t *testing.T) {
 	if !pl.Whole || pl.Verdict != reduce.Collapse || pl.Header == nil || pl.IterStart == nil {
 		t.Fatalf("plan: whole %v, %s (%s): want timed whole and collapsed", pl.Whole, pl.Verdict, pl.Why)
 	}
+	// An iteration starts in the body, not at the second test (which
+	// runs once more on the entry that leaves by it).
+	if b := pl.IterStart.Block(); !strings.HasPrefix(b.Comment, "for.body") {
+		t.Errorf("iterations start at %v in block %s, want the body's first instruction", pl.IterStart, pl.IterStart.Block().Comment)
+	}
 	for _, ranked := range []bool{true, false} {
 		pf := syntheticProfile(t, p, 1, nil)
 		pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: n.ID, Kind: profile.FragLoop, Pos: n.Pos.String(), Executions: 1, MeanPS: 10000})

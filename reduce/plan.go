@@ -218,16 +218,12 @@ func (a *analysis) planLoop(p *Plan, fn *ssa.Function, n *model.Node, sealed boo
 		l.Trips, l.Work = t.Formula, t.Nest
 		l.Whole = t.Communicates == "" && t.Replays == ""
 	}
-	if l.Test == nil && !n.Loop.TestAtBottom && len(loopTests(fn, n)) > 1 {
+	compound := l.Test == nil && !n.Loop.TestAtBottom && len(loopTests(fn, n)) > 1
+	if compound {
 		// A condition of several tests (i < len(x) && j < len(y)): the
 		// loop starts at its first, the block that dominates the loop's
 		// others, and an iteration where the tests let the body run.
 		l.Header = compoundHeader(fn, l.Blocks)
-		if l.Header != nil {
-			l.Blocks = naturalLoop(l.Header, l.Blocks)
-			l.Clock = clockTest(l.Header, l.Blocks)
-			l.IterStart = bodyStart(fn, n, l.Blocks)
-		}
 	}
 	// A loop with no header to run it from or to charge its iterations at
 	// (a bottom test of several conditions) has its parts timed instead.
@@ -251,7 +247,12 @@ func (a *analysis) planLoop(p *Plan, fn *ssa.Function, n *model.Node, sealed boo
 	if l.Header != nil {
 		l.Blocks = naturalLoop(l.Header, l.Blocks)
 		l.Clock = clockTest(l.Header, l.Blocks)
-		l.IterStart = iterStart(n, l.Header, l.Blocks)
+		if compound {
+			// Not the header's successor: with &&, that is the next test.
+			l.IterStart = bodyStart(fn, n, l.Blocks)
+		} else {
+			l.IterStart = iterStart(n, l.Header, l.Blocks)
+		}
 	}
 	l.Guards = loopGuards(fn, n, l.Ind)
 	if in := model.InnerLoop(n); in != nil && a.counted[in] != nil && l.Ind != nil {

@@ -53,6 +53,9 @@
 //     collected in a select, a map and a recursive sum
 //   - churn: diffusion on a ring that allocates its cells afresh every
 //     step and copies its state by append; Sendrecv ghosts, Allreduce
+//   - psort: sample sort; a recursive merge sort that starts goroutines
+//     for its halves (WaitGroup), errgroup-limited merges of the received
+//     runs; Allgather samples, Alltoall counts, Alltoallv keys
 //
 // The test in this directory builds every program (the corpus's too) and
 // checks that its checksum is the same at np = 1, 2, 3, 4 and 8.

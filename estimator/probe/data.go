@@ -42,6 +42,9 @@ type Raw struct {
 	// CommNS is, per rank, the time spent inside commlib calls (blocked,
 	// copying, synchronizing): not compute.
 	CommNS map[int]int64 `json:"comm_ns,omitempty"`
+	// SkippedRegions counts the entries of regions not timed because
+	// regions held MaxHeldThreads OS threads already (region.go).
+	SkippedRegions int64 `json:"skipped_regions,omitempty"`
 }
 
 // RawOverhead are the costs of the probes, medians in nanoseconds.
@@ -180,6 +183,7 @@ func Snapshot() Raw {
 		raw.StartUnixNS = start.UnixNano() + t0
 	}
 	raw.Overhead = Overhead()
+	raw.SkippedRegions = skippedRegions.Load()
 	t := tab.Load()
 	for i, f := range t.frags[1:] {
 		if rf, ok := f.raw(int32(i)); ok {

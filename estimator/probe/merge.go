@@ -61,6 +61,7 @@ func Merge(ranks []Raw) (Raw, error) {
 			out.Error = fmt.Sprintf("rank %d: %s", r, raw.Error)
 		}
 		starts[r], walls[r] = raw.StartUnixNS, raw.WallNS
+		out.SkippedRegions += raw.SkippedRegions
 		for k, ns := range raw.CommNS {
 			if out.CommNS == nil {
 				out.CommNS = map[int]int64{}

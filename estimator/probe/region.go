@@ -86,11 +86,29 @@ func threadAccount() *account {
 	return a.(*account)
 }
 
+// MaxHeldThreads is how many OS threads regions may hold at once by the
+// thread clock: a goroutine blocked inside a region holds its thread, and
+// thousands of them (a goroutine per item, each waiting to send its
+// result) would reach the runtime's limit of 10000 threads. An outermost
+// entry beyond it is not timed (the region's time per entry comes from
+// the others) and counted in skippedRegions.
+const MaxHeldThreads = 256
+
+var heldThreads, skippedRegions atomic.Int64
+
 // RegionStart starts an entry of a region.
 func RegionStart() Token {
 	if threadClock {
 		runtime.LockOSThread() // until the region's end
 		a := threadAccount()
+		if a.depth == 0 {
+			if heldThreads.Add(1) > MaxHeldThreads {
+				heldThreads.Add(-1)
+				skippedRegions.Add(1)
+				runtime.UnlockOSThread()
+				return Token{}
+			}
+		}
 		a.depth++
 		return Token{t0: threadNS(), acc0: a.ns, a: a}
 	}
@@ -110,6 +128,9 @@ func RegionLoop(id int32, tok Token, iters int64) {
 }
 
 func regionEnd(id int32, tok Token, iters int64) {
+	if tok.a == nil {
+		return // not timed (MaxHeldThreads)
+	}
 	incl := clock() - tok.t0
 	f := fragOf(id)
 	c := cellOf(id)
@@ -125,7 +146,9 @@ func regionEnd(id int32, tok Token, iters int64) {
 	// including the part of this probe outside its own interval.
 	tok.a.ns = tok.acc0 + incl + regionOutNS.Load()
 	if threadClock {
-		tok.a.depth--
+		if tok.a.depth--; tok.a.depth == 0 {
+			heldThreads.Add(-1)
+		}
 		runtime.UnlockOSThread()
 	}
 }
@@ -146,9 +169,12 @@ func callStart(int) {
 	if !threadClock {
 		return
 	}
+	// Held while it looks, so that the account is its thread's.
+	runtime.LockOSThread()
 	if a := threadAccount(); a.depth > 0 {
 		a.callT0 = threadNS()
 	}
+	runtime.UnlockOSThread()
 }
 
 // callEnd, by the thread clock, accounts the CPU time of the commlib call
@@ -157,10 +183,12 @@ func callEnd() {
 	if !threadClock {
 		return
 	}
+	runtime.LockOSThread()
 	if a := threadAccount(); a.depth > 0 && a.callT0 != 0 {
 		a.ns += threadNS() - a.callT0
 		a.callT0 = 0
 	}
+	runtime.UnlockOSThread()
 }
 
 // LoopApart is Loop for a loop timed in the regions of several callers
@@ -180,10 +208,14 @@ func LoopRankedApart(id int32, t0 int64, trips int64) {
 
 func loopApart(id int32, t0 int64, trips int64, record func(int32, int64, int64)) {
 	if threadClock {
-		a := threadAccount() // the fragment holds its thread until record
-		record(id, t0, trips)
-		if a.depth > 0 {
+		// The fragment holds its thread until record; a region around
+		// it (depth > 0) holds it after. Without one the goroutine may
+		// resume elsewhere, so the depth is read first.
+		if a := threadAccount(); a.depth > 0 {
+			record(id, t0, trips)
 			a.ns += threadNS() - t0 + pairOutNS.Load()
+		} else {
+			record(id, t0, trips)
 		}
 		return
 	}

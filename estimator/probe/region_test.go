@@ -109,3 +109,45 @@ func TestRegionAccountingThreads(t *testing.T) {
 		t.Errorf("two goroutines in regions at once share an account")
 	}
 }
+
+// TestRegionThreadsHeld: by the thread clock, goroutines blocked inside
+// regions hold an OS thread each, up to MaxHeldThreads; the entries
+// beyond are not timed and are counted.
+func TestRegionThreadsHeld(t *testing.T) {
+	if threadNS() < 0 {
+		t.Skip("no thread CPU clock here")
+	}
+	saved := threadClock
+	threadClock = true
+	defer func() { threadClock = saved }()
+	forget(idRegionOuter)
+	skipped0 := skippedRegions.Load()
+	const n = MaxHeldThreads + 20
+	started, hold := make(chan bool, n), make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := RegionStart()
+			started <- r.a != nil
+			<-hold // blocked inside the region
+			Region(idRegionOuter, r)
+		}()
+	}
+	timed := 0
+	for range n {
+		if <-started {
+			timed++
+		}
+	}
+	close(hold)
+	wg.Wait()
+	if timed != MaxHeldThreads || skippedRegions.Load()-skipped0 != n-MaxHeldThreads || heldThreads.Load() != 0 {
+		t.Errorf("%d entries timed, %d skipped, %d threads still held; want %d, %d, 0",
+			timed, skippedRegions.Load()-skipped0, heldThreads.Load(), MaxHeldThreads, n-MaxHeldThreads)
+	}
+	if got := fragment(t, idRegionOuter).Count; got != MaxHeldThreads {
+		t.Errorf("the region recorded %d entries, want %d", got, MaxHeldThreads)
+	}
+}
