@@ -36,9 +36,9 @@
 // fragments would be as small as a probe, so the program is instrumented
 // again with those timed whole and nothing timed inside them but the
 // opaque decisions and the trip counts the model replays (when it finds
-// none, its measurements count as one more probed run), and the
-// straight-line fragments inside a region that cost less than a probe
-// pair, left to their region. Regions are wall-clock measurements of one
+// none, its measurements count as one more probed run); a region with a
+// counted loop of 4 probe pairs or more an entry stays measured inside.
+// Regions are wall-clock measurements of one
 // goroutine per rank, or, in a program with threads or goroutines, CPU
 // time of the OS thread their goroutine holds while they run
 // (probe/region.go). The wall-clock profile's fragment times are then

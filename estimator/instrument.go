@@ -444,9 +444,6 @@ func (in *instrumenter) segment(run []ast.Stmt, fc *funcCtx) {
 	if len(covers) == 0 {
 		return // nothing the model executes (declarations only)
 	}
-	if fc.region >= 0 && in.coarse[covers[0]] {
-		return // cheaper than its probes: its region's own time (coarseRegions)
-	}
 	id := in.fragment(profile.FragSegment, fc, covers[0], covers, rng)
 	if !fc.usedSegs {
 		fc.usedSegs = true

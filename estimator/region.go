@@ -137,8 +137,7 @@ func coarseNS(ov probe.RawOverhead) float64 { return 40 * max(ov.PairNS, 1) }
 // coarseRegions returns the regions of a pilot run that took less than
 // coarseNS per execution, probes included, by node ID: measured inside,
 // their fragments would be as small as a probe and read slow (the probes
-// keep the compiler from optimizing them) or zero. With them, the
-// segments inside a region that cost less than a probe pair.
+// keep the compiler from optimizing them) or zero.
 func coarseRegions(plan *Plan, raw *probe.Raw) map[string]bool {
 	limit := coarseNS(raw.Overhead)
 	// A counted loop measured in a region keeps its region measured
@@ -167,32 +166,6 @@ func coarseRegions(plan *Plan, raw *probe.Raw) map[string]bool {
 			execs = max(rf.Iterations, 1)
 		}
 		if float64(rf.InclNS)/float64(execs) < limit {
-			coarse[fr.Node] = true
-		}
-	}
-	// A straight-line fragment inside a region that costs less than its
-	// probes (a few statements) is not probed alone: its time is its
-	// region's own, which the region's probes measure whole. Only where
-	// it runs at most once per execution of its region (a call, an
-	// iteration): one inside a loop with no region of its own would add
-	// its iterations' time to each call, which would not follow the
-	// loop's trips.
-	execs := map[int32]int64{}
-	for _, rf := range raw.Fragments {
-		if int(rf.ID) < len(plan.Fragments) && rf.Kind == "region" {
-			execs[rf.ID] = rf.Count
-			if isLoopRegion(plan.Fragments[rf.ID]) {
-				execs[rf.ID] = rf.Iterations
-			}
-		}
-	}
-	for _, rf := range raw.Fragments {
-		if int(rf.ID) >= len(plan.Fragments) || rf.Kind != string(profile.FragSegment) || rf.Count == 0 {
-			continue
-		}
-		fr := plan.Fragments[rf.ID]
-		if fr.Parent >= 0 && !fr.Apart && rf.Count <= execs[fr.Parent] &&
-			float64(rf.SumNS)/float64(rf.Count)-raw.Overhead.SegNS < max(raw.Overhead.PairNS, 1) {
 			coarse[fr.Node] = true
 		}
 	}
