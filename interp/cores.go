@@ -120,7 +120,13 @@ func (p *proc) useCores(ts *threadSet) {
 	if ts.coreFree != nil {
 		return
 	}
-	if n := p.w.threadCores(p); n < len(ts.threads) {
+	// The main thread computes beside the goroutines it started (not
+	// beside a pool's tasks, which run while it waits for them).
+	busy := len(ts.threads)
+	if ts == p.gos {
+		busy++
+	}
+	if n := p.w.threadCores(p); n < busy {
 		ts.coreFree = make([]int64, n)
 	}
 }
@@ -147,10 +153,9 @@ func (w *World) threadShareOf(p *proc, n int) float64 {
 }
 
 // onCore returns when the running thread, ready at clock, starts a
-// compute of t on the core that frees first, and takes that core until
-// it ends; the time before it starts is waiting for a core.
-func (p *proc) onCore(clock, t int64) int64 {
-	cores := p.threads.coreFree
+// compute of t on the core of cores that frees first, and takes that core
+// until it ends; the time before it starts is waiting for a core.
+func (p *proc) onCore(cores []int64, clock, t int64) int64 {
 	k := 0
 	for i, free := range cores {
 		if free < cores[k] {

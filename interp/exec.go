@@ -106,9 +106,17 @@ func (p *proc) step() ctl {
 			fr.pc++
 			switch c := o(p, fr); c {
 			case cNext:
+				if p.yieldAfter {
+					p.yieldAfter = false
+					return cYield // done: the thread goes on at the next op
+				}
 			case cJump:
 				if p.cur.stack == nil {
 					return cStop
+				}
+				if p.yieldAfter {
+					p.yieldAfter = false
+					return cYield
 				}
 				goto next
 			case cYield:
@@ -453,8 +461,19 @@ func (p *proc) charge(fr *fragment, t int64) ctl {
 		// see with the rank's threads running.
 		t = unshared(fr, t, p.threads.share)
 	}
+	if p.cur == &p.main && p.threads == nil && p.gos != nil && p.gos.coreFree != nil && t > 0 {
+		// Beside its goroutines, on the cores they share.
+		at = p.onCore(p.gos.coreFree, at, t)
+	}
 	if p.curThread > 0 && p.threads != nil && p.threads.coreFree != nil && t > 0 {
-		at = p.onCore(at, t)
+		at = p.onCore(p.threads.coreFree, at, t)
+		// The threads book the cores in the order of their clocks: one
+		// whose clock is now behind another's lets it book first, or a
+		// thread stepping through many computes at once would book the
+		// cores far ahead of those that are ready before (psort's
+		// recursion: three quarters on two cores ran as 2 + 1, not 1.5).
+		// Not inside a critical section, which runs to its end.
+		p.yieldAfter = p.threads.inPlace == 0
 	}
 	run := t // what runs now; the rest, after a preemption
 	if p.cores != nil && p.cur == &p.main {

@@ -144,8 +144,8 @@ func (p *proc) spawn(fn *function, env, args []V, wg *wgV, grp *groupV, site str
 		return cStop
 	}
 	ts.threads = append(ts.threads, th)
-	if ts == p.threads {
-		p.useCores(ts)
+	if ts == p.threads || ts == p.gos {
+		p.useCores(ts) // the main thread computes beside its goroutines from now on
 	}
 	return cNext
 }

@@ -160,6 +160,56 @@ func TestGoroutinesOnCores(t *testing.T) {
 	}
 }
 
+// TestGoroutinesBesideMain checks by hand, on a node of two cores, that
+// the main goroutine computing beside its goroutines takes one of the
+// cores they share, and that goroutines book the cores in the order of
+// their clocks, a compute at a time.
+func TestGoroutinesBesideMain(t *testing.T) {
+	p := prepare(t, "./interp/testdata/goroutines")
+	const U = 1_000_000
+	pf := unitProfile(t, p, U)
+	ns := trace.Nanosecond
+	m, err := machine.Preset("ideal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Threads = machine.ThreadCosts{Create: 7 * ns, Start: 2 * ns, CAS: 6 * ns}
+	m.CoresPerNode, m.RanksPerNode = 2, 1
+	cases := []struct {
+		part string
+		want int64
+	}{
+		// The goroutines start at 15 and 28 ns; the main goroutine
+		// spins its 10 U on a core from 26 ns. The first goroutine takes
+		// the other core from 15 ns to 10 U + 15 ns; the second waits
+		// for it and ends at 20 U + 15 ns, Done at + 21 ns. (With the
+		// main goroutine on a core of its own: 10 U + 34 ns.)
+		{"beside", 20*U + 21_000},
+		// Add(3), then goroutines at 15, 22 and 29 ns; the main goroutine
+		// waits. The first's pieces of 5 U and the others' 10 U take the
+		// core that frees first in the order of their clocks: the first
+		// piece on core 0 [15 ns, 5 U + 15], the 10 U ones on core 1
+		// [22 ns, 10 U + 22] and core 0 [5 U + 15, 15 U + 15], then the
+		// first's pieces at 10 U + 22, 15 U + 22 and 20 U + 22 ns: Done
+		// at 25 U + 28 ns. (Booking all four pieces first: 30 U + 21 ns.)
+		{"interleave", 25*U + 28_000},
+	}
+	for _, c := range cases {
+		r, err := p.Run(Config{NP: 1, Machine: m, Profile: pf, Args: []string{"-part", c.part}})
+		if err != nil {
+			t.Fatalf("%s: %v", c.part, err)
+		}
+		if int64(r.Time) != c.want {
+			t.Errorf("%s: predicted %d ps, hand computation %d ps", c.part, r.Time, c.want)
+		}
+	}
+	// Once.Do's function computes on the shared cores to its end: a
+	// critical section does not give its turn away (it would block).
+	if _, err := p.Run(Config{NP: 1, Machine: m, Profile: pf, Args: []string{"-part", "once"}}); err != nil {
+		t.Errorf("once on two cores: %v", err)
+	}
+}
+
 // TestGoroutinesAlone checks by hand that a goroutine's fragment is
 // charged between its alone and shared times by how busy its node's cores
 // are, as a rank's main thread is: the profile measured spin alone at half

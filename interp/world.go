@@ -31,7 +31,10 @@ type proc struct {
 	// mainAsks: the main thread runs gos behind its clock before its
 	// own operation (mainCatchUp); theirs past its clock wait for it.
 	mainAsks bool
-	syncs    map[*structV]any
+	// yieldAfter: the running thread booked a core (onCore); its step
+	// ends after the op, so that threads behind it book theirs first.
+	yieldAfter bool
+	syncs      map[*structV]any
 
 	compute, overhead, wait int64
 	// coreWait is the time its threads waited for a core (cores.go).

@@ -16,7 +16,7 @@ import (
 	"github.com/predict-tools/predict/commlib"
 )
 
-var part = flag.String("part", "join", "join, mutex, causal, rwmutex, wggo, nested, once, unjoined, fanout, worksharing, pipeline, buffered, rangeclose, select, single, iface, errgroup, errlimit, trygo, mainlock, chandeadlock, negative, forever or deadlock")
+var part = flag.String("part", "join", "join, mutex, causal, rwmutex, wggo, nested, once, unjoined, fanout, worksharing, pipeline, buffered, rangeclose, select, single, iface, errgroup, errlimit, trygo, mainlock, beside, interleave, chandeadlock, negative, forever or deadlock")
 
 var sink int
 
@@ -299,6 +299,37 @@ func main() {
 			mu.Lock()
 			spin(1)
 			mu.Unlock()
+			wg.Wait()
+		case "beside":
+			// Two goroutines of 10 and the main goroutine's own 10, on
+			// two cores.
+			var wg sync.WaitGroup
+			for range 2 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					spin(10)
+				}()
+			}
+			spin(10)
+			wg.Wait()
+		case "interleave":
+			// One goroutine computes four pieces of 5, two others one
+			// piece of 10 each, on two cores.
+			var wg sync.WaitGroup
+			wg.Add(3)
+			go func() {
+				defer wg.Done()
+				for range 4 {
+					spin(5)
+				}
+			}()
+			for range 2 {
+				go func() {
+					defer wg.Done()
+					spin(10)
+				}()
+			}
 			wg.Wait()
 		case "chandeadlock":
 			// A receive no goroutine sends to: all goroutines asleep.
