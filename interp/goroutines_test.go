@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/trace"
 )
 
@@ -22,10 +23,7 @@ func TestGoroutinesHandComputed(t *testing.T) {
 	const U = 1_000_000 // one unit of work: 1 µs
 	pf := unitProfile(t, p, U)
 	m := threadMachine(t)
-	cases := []struct {
-		part string
-		want int64
-	}{
+	cases := []partTime{
 		// The main goroutine at 100 U: Add, go (13 ns each) per goroutine,
 		// which starts 2 ns later: at 15, 28 and 41 ns past 100 U. The
 		// 20 U one ends last, at 120 U + 28 ns, and its Done at + 34 ns.
@@ -118,15 +116,7 @@ func TestGoroutinesHandComputed(t *testing.T) {
 		// main goroutine ran ahead and took the lock at 8 U.)
 		{"mainlock", 16*U + 31_000},
 	}
-	for _, c := range cases {
-		r, err := p.Run(Config{NP: 1, Machine: m, Profile: pf, Args: []string{"-part", c.part}})
-		if err != nil {
-			t.Fatalf("%s: %v", c.part, err)
-		}
-		if int64(r.Time) != c.want {
-			t.Errorf("%s: predicted %d ps, hand computation %d ps", c.part, r.Time, c.want)
-		}
-	}
+	runParts(t, p, m, pf, cases)
 }
 
 // TestGoroutinesOnCores checks by hand that goroutines share their rank's
@@ -175,10 +165,7 @@ func TestGoroutinesBesideMain(t *testing.T) {
 	}
 	m.Threads = machine.ThreadCosts{Create: 7 * ns, Start: 2 * ns, CAS: 6 * ns}
 	m.CoresPerNode, m.RanksPerNode = 2, 1
-	cases := []struct {
-		part string
-		want int64
-	}{
+	cases := []partTime{
 		// The goroutines start at 15 and 28 ns; the main goroutine
 		// spins its 10 U on a core from 26 ns. The first goroutine takes
 		// the other core from 15 ns to 10 U + 15 ns; the second waits
@@ -194,15 +181,7 @@ func TestGoroutinesBesideMain(t *testing.T) {
 		// at 25 U + 28 ns. (Booking all four pieces first: 30 U + 21 ns.)
 		{"interleave", 25*U + 28_000},
 	}
-	for _, c := range cases {
-		r, err := p.Run(Config{NP: 1, Machine: m, Profile: pf, Args: []string{"-part", c.part}})
-		if err != nil {
-			t.Fatalf("%s: %v", c.part, err)
-		}
-		if int64(r.Time) != c.want {
-			t.Errorf("%s: predicted %d ps, hand computation %d ps", c.part, r.Time, c.want)
-		}
-	}
+	runParts(t, p, m, pf, cases)
 	// Once.Do's function computes on the shared cores to its end: a
 	// critical section does not give its turn away (it would block).
 	if _, err := p.Run(Config{NP: 1, Machine: m, Profile: pf, Args: []string{"-part", "once"}}); err != nil {
@@ -277,6 +256,27 @@ func TestGoroutineErrors(t *testing.T) {
 		_, err := p.Run(Config{NP: 1, Machine: m, Args: []string{"-part", part}})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want one containing %q", part, err, want)
+		}
+	}
+}
+
+// partTime is a part of interp/testdata/goroutines and its hand-computed
+// time, ps.
+type partTime struct {
+	part string
+	want int64
+}
+
+// runParts runs each part at np = 1 and checks its predicted time.
+func runParts(t *testing.T, p *Program, m *machine.Machine, pf *profile.File, cases []partTime) {
+	t.Helper()
+	for _, c := range cases {
+		r, err := p.Run(Config{NP: 1, Machine: m, Profile: pf, Args: []string{"-part", c.part}})
+		if err != nil {
+			t.Fatalf("%s: %v", c.part, err)
+		}
+		if int64(r.Time) != c.want {
+			t.Errorf("%s: predicted %d ps, hand computation %d ps", c.part, r.Time, c.want)
 		}
 	}
 }
