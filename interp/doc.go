@@ -57,12 +57,16 @@
 // them (WaitForAll); the master's own lock operations between SetTask and
 // WaitForAll are taken before its tasks'. Goroutines are threads of their
 // rank too (goroutines.go): a go statement starts one at its creator's
-// clock, the main thread's run when it waits on a sync.WaitGroup, and
+// clock, the main thread's run when it waits on a sync.WaitGroup (and up
+// to its clock before each of its operations on what they share), and
 // sync.Mutex, RWMutex and Once follow modeled time as commlib's locks do,
 // sync/atomic's integer operations the model keeps run in modeled-time
-// order (goatomic.go), and channels are queues of values stamped with
+// order (goatomic.go), errgroup is its WaitGroup, semaphore and first
+// error (errgroup.go), and channels are queues of values stamped with
 // their send times, the main thread running the rank's goroutines until
-// what it waits for on a channel is there (channels.go). On a node with more ranks than
+// what it waits for on a channel is there (channels.go). Goroutines share
+// their rank's cores with its main thread while it computes beside them,
+// and book them in the order of their clocks, a compute at a time. On a node with more ranks than
 // cores, a rank takes a core when it is ready and keeps it until it
 // blocks in communication, ends, or uses up a 10 ms time slice while
 // others wait; a rank readied by a running one runs next on its core
