@@ -106,10 +106,7 @@ func (c *compiler) call(cf *function, in *ssa.Call) op {
 			}
 		}
 		if op := modelgen.GoSyncOp(f); op != "" {
-			if isErrgroupOp(op) {
-				return c.errgroupOp(op, f, args, dst, site)
-			}
-			return c.goSyncOp(op, args, dst, site)
+			return c.followedSyncOp(op, f, args, dst, site)
 		}
 		if op := c.goAtomicOp(f, args, dst, site); op != nil {
 			return op
@@ -552,12 +549,7 @@ func (c *compiler) deferOp(cf *function, in *ssa.Defer) op {
 	}
 	if f := cc.StaticCallee(); f != nil && modelgen.GoSyncOp(f) != "" {
 		// A deferred sync call (WaitGroup.Done, Mutex.Unlock), likewise.
-		var sop op
-		if name := modelgen.GoSyncOp(f); isErrgroupOp(name) {
-			sop = c.errgroupOp(name, f, args, -1, site)
-		} else {
-			sop = c.goSyncOp(name, args, -1, site)
-		}
+		sop := c.followedSyncOp(modelgen.GoSyncOp(f), f, args, -1, site)
 		return func(p *proc, fr *frame) ctl {
 			fr.defers = append(fr.defers, deferred{fn: V{R: &closure{op: sop}}})
 			return cNext

@@ -55,8 +55,7 @@ func isErrgroupOp(name string) bool { return strings.HasPrefix(name, "errgroup."
 func (c *compiler) errgroupOp(name string, f *ssa.Function, args []operand, dst int, site string) op {
 	cas := int64(c.cp.mach.Threads.CAS)
 	group := func(p *proc, fr *frame) *groupV {
-		st, _ := p.syncState(args[0].get(fr), func() any { return &groupV{wg: &wgV{id: p.w.newID()}} }).(*groupV)
-		return st
+		return syncOf(p, args[0].get(fr), func() *groupV { return &groupV{wg: &wgV{id: p.w.newID()}} })
 	}
 	nilRecv := func(p *proc) ctl {
 		return p.fail(site, name+" on a nil *errgroup.Group (invalid memory address or nil pointer dereference)")
@@ -75,8 +74,8 @@ func (c *compiler) errgroupOp(name string, f *ssa.Function, args []operand, dst 
 			if g == nil {
 				return nilRecv(p)
 			}
-			cl, _ := args[1].get(fr).R.(*closure)
-			if cl == nil || cl.fn == nil {
+			cl := progFunc(args[1].get(fr))
+			if cl == nil {
 				return p.fail(site, name+": the function is nil or not the program's")
 			}
 			if g.sem != nil {
@@ -134,7 +133,7 @@ func (c *compiler) errgroupOp(name string, f *ssa.Function, args []operand, dst 
 				g.sem = nil
 				return cNext
 			}
-			if g.sem != nil && len(g.sem.buf)+len(g.sem.sends) > 0 {
+			if g.sem != nil && g.sem.ready() {
 				// errgroup panics only when its semaphore holds tokens.
 				return p.fail(site, "errgroup: modify limit while goroutines in the group are still active")
 			}
@@ -154,7 +153,7 @@ func (p *proc) groupEnd(g *groupV, res V) {
 		p.cur.clock = addTime(p.cur.clock, int64(p.w.mach.Threads.CAS))
 		g.err = res
 	}
-	if g.sem != nil && len(g.sem.buf)+len(g.sem.sends) > 0 {
+	if g.sem != nil && g.sem.ready() { // a token (the semaphore is never closed)
 		p.chanTake(g.sem)
 	}
 }

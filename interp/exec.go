@@ -105,20 +105,17 @@ func (p *proc) step() ctl {
 			o := ops[fr.pc]
 			fr.pc++
 			switch c := o(p, fr); c {
-			case cNext:
-				if p.yieldAfter {
-					p.yieldAfter = false
-					return cYield // done: the thread goes on at the next op
-				}
-			case cJump:
-				if p.cur.stack == nil {
+			case cNext, cJump:
+				if c == cJump && p.cur.stack == nil {
 					return cStop
 				}
 				if p.yieldAfter {
 					p.yieldAfter = false
-					return cYield
+					return cYield // done: the thread goes on where it is
 				}
-				goto next
+				if c == cJump {
+					goto next
+				}
 			case cYield:
 				fr.pc--
 				return c

@@ -94,8 +94,8 @@ func (c *compiler) spawnOp(cf *function, in *ssa.Go) op {
 	}
 	fnv := c.operand(cf, cc.Value)
 	return func(p *proc, fr *frame) ctl {
-		cl, _ := fnv.get(fr).R.(*closure)
-		if cl == nil || cl.fn == nil {
+		cl := progFunc(fnv.get(fr))
+		if cl == nil {
 			return p.fail(site, "go statement: the goroutine's function is nil or not the program's")
 		}
 		return p.spawn(cl.fn, cl.env, evalArgs(args, fr), nil, nil, site)
@@ -186,9 +186,9 @@ func (p *proc) endGoroutines() {
 	}
 }
 
-// syncState returns the state of the sync object recv points to, made
-// by mk on first use, or nil when recv is nil.
-func (p *proc) syncState(recv V, mk func() any) any {
+// syncOf returns the state of the sync object recv points to, made by
+// mk on first use, or nil when recv is nil.
+func syncOf[T any](p *proc, recv V, mk func() *T) *T {
 	s, _ := target(recv).(*structV)
 	if s == nil {
 		return nil
@@ -196,7 +196,7 @@ func (p *proc) syncState(recv V, mk func() any) any {
 	if p.syncs == nil {
 		p.syncs = map[*structV]any{}
 	}
-	st := p.syncs[s]
+	st, _ := p.syncs[s].(*T)
 	if st == nil {
 		st = mk()
 		p.syncs[s] = st
@@ -204,21 +204,36 @@ func (p *proc) syncState(recv V, mk func() any) any {
 	return st
 }
 
+// progFunc is the program's function that v holds, or nil (a nil func, or
+// one outside the program).
+func progFunc(v V) *closure {
+	if cl, _ := v.R.(*closure); cl != nil && cl.fn != nil {
+		return cl
+	}
+	return nil
+}
+
+// followedSyncOp compiles a call of a followed sync or errgroup operation
+// f, named name by modelgen.GoSyncOp.
+func (c *compiler) followedSyncOp(name string, f *ssa.Function, args []operand, dst int, site string) op {
+	if isErrgroupOp(name) {
+		return c.errgroupOp(name, f, args, dst, site)
+	}
+	return c.goSyncOp(name, args, dst, site)
+}
+
 // goSyncOp compiles a call of a followed method of package sync (named as
 // modelgen.GoSyncOp names it).
 func (c *compiler) goSyncOp(name string, args []operand, dst int, site string) op {
 	costs := &c.cp.mach.Threads
 	wg := func(p *proc, fr *frame) *wgV {
-		st, _ := p.syncState(args[0].get(fr), func() any { return &wgV{id: p.w.newID()} }).(*wgV)
-		return st
+		return syncOf(p, args[0].get(fr), func() *wgV { return &wgV{id: p.w.newID()} })
 	}
 	mu := func(p *proc, fr *frame) *mutexV {
-		st, _ := p.syncState(args[0].get(fr), func() any { return &mutexV{id: p.w.newID()} }).(*mutexV)
-		return st
+		return syncOf(p, args[0].get(fr), func() *mutexV { return &mutexV{id: p.w.newID()} })
 	}
 	rw := func(p *proc, fr *frame) *rwMutexV {
-		st, _ := p.syncState(args[0].get(fr), func() any { return &rwMutexV{id: p.w.newID()} }).(*rwMutexV)
-		return st
+		return syncOf(p, args[0].get(fr), func() *rwMutexV { return &rwMutexV{id: p.w.newID()} })
 	}
 	nilRecv := func(p *proc) ctl {
 		return p.fail(site, name+" on a nil pointer (invalid memory address or nil pointer dereference)")
@@ -256,8 +271,8 @@ func (c *compiler) goSyncOp(name string, args []operand, dst int, site string) o
 			if g == nil {
 				return nilRecv(p)
 			}
-			cl, _ := args[1].get(fr).R.(*closure)
-			if cl == nil || cl.fn == nil {
+			cl := progFunc(args[1].get(fr))
+			if cl == nil {
 				return p.fail(site, name+": the function is nil or not the program's")
 			}
 			if !p.spend(int64(costs.CAS), site, name) {
@@ -293,7 +308,7 @@ func (c *compiler) goSyncOp(name string, args []operand, dst int, site string) o
 		}
 	case "sync.Once.Do":
 		return func(p *proc, fr *frame) ctl {
-			o, _ := p.syncState(args[0].get(fr), func() any { return &onceV{} }).(*onceV)
+			o := syncOf(p, args[0].get(fr), func() *onceV { return &onceV{} })
 			if o == nil {
 				return nilRecv(p)
 			}

@@ -128,13 +128,7 @@ func TestGoroutinesOnCores(t *testing.T) {
 	p := prepare(t, "./interp/testdata/goroutines")
 	const U = 1_000_000
 	pf := unitProfile(t, p, U)
-	ns := trace.Nanosecond
-	m, err := machine.Preset("ideal")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.Threads = machine.ThreadCosts{Create: 7 * ns, Start: 2 * ns, CAS: 6 * ns}
-	m.CoresPerNode, m.RanksPerNode = 2, 1
+	m := twoCoreMachine(t)
 	r, err := p.Run(Config{NP: 1, Machine: m, Profile: pf, Args: []string{"-part", "fanout"}})
 	if err != nil {
 		t.Fatal(err)
@@ -158,13 +152,7 @@ func TestGoroutinesBesideMain(t *testing.T) {
 	p := prepare(t, "./interp/testdata/goroutines")
 	const U = 1_000_000
 	pf := unitProfile(t, p, U)
-	ns := trace.Nanosecond
-	m, err := machine.Preset("ideal")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.Threads = machine.ThreadCosts{Create: 7 * ns, Start: 2 * ns, CAS: 6 * ns}
-	m.CoresPerNode, m.RanksPerNode = 2, 1
+	m := twoCoreMachine(t)
 	cases := []partTime{
 		// The goroutines start at 15 and 28 ns; the main goroutine
 		// spins its 10 U on a core from 26 ns. The first goroutine takes
@@ -205,10 +193,7 @@ func TestGoroutinesAlone(t *testing.T) {
 	}
 	m := threadMachine(t)
 	m.CoresPerNode, m.RanksPerNode = 2, 1
-	for _, c := range []struct {
-		part string
-		want int64
-	}{
+	runParts(t, p, m, pf, []partTime{
 		// CAS and go (13 ns), the goroutine starts at 15 ns, computes
 		// 10 U alone (5 U), its Done at + 6 ns.
 		{"single", 5*U + 21_000},
@@ -216,15 +201,7 @@ func TestGoroutinesAlone(t *testing.T) {
 		// busy as the profile's: 7 U and 9 U as measured; the second's
 		// Done at 9 U + 34 ns.
 		{"wggo", 9*U + 34_000},
-	} {
-		r, err := p.Run(Config{NP: 1, Machine: m, Profile: pf, Args: []string{"-part", c.part}})
-		if err != nil {
-			t.Fatalf("%s: %v", c.part, err)
-		}
-		if int64(r.Time) != c.want {
-			t.Errorf("%s: predicted %d ps, hand computation %d ps", c.part, r.Time, c.want)
-		}
-	}
+	})
 }
 
 // TestGoroutineErrors checks that misuse of a WaitGroup ends the run with
@@ -279,4 +256,18 @@ func runParts(t *testing.T, p *Program, m *machine.Machine, pf *profile.File, ca
 			t.Errorf("%s: predicted %d ps, hand computation %d ps", c.part, r.Time, c.want)
 		}
 	}
+}
+
+// twoCoreMachine is a node of two cores, one rank a node, whose goroutines
+// cost Create 7 ns, Start 2 ns and CAS 6 ns.
+func twoCoreMachine(t *testing.T) *machine.Machine {
+	t.Helper()
+	ns := trace.Nanosecond
+	m, err := machine.Preset("ideal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Threads = machine.ThreadCosts{Create: 7 * ns, Start: 2 * ns, CAS: 6 * ns}
+	m.CoresPerNode, m.RanksPerNode = 2, 1
+	return m
 }
