@@ -16,18 +16,6 @@ import (
 	"github.com/predict-tools/predict/profile"
 )
 
-// readRaw reads what the probes wrote.
-func readRaw(path string) (*probe.Raw, error) {
-	raw, err := decodeRaw(path)
-	if err != nil {
-		return nil, err
-	}
-	if raw.Error != "" {
-		return nil, fmt.Errorf("the instrumented run failed: %s", raw.Error)
-	}
-	return raw, nil
-}
-
 // decodeRaw reads the raw data in path, of this predict's version.
 func decodeRaw(path string) (*probe.Raw, error) {
 	data, err := os.ReadFile(path)

@@ -81,13 +81,17 @@ func ParseLauncher(s string) (*Launcher, error) {
 
 // At returns the launcher's words for np ranks.
 func (l *Launcher) At(np int) []string {
-	words := append([]string(nil), l.Words...)
+	words := slices.Clone(l.Words)
 	words[l.npAt] = l.npPrefix + strconv.Itoa(np)
 	return words
 }
 
-// String returns the launcher's words as a shell would read them back.
+// String returns the launcher's words as a shell would read them back
+// ("" for none).
 func (l *Launcher) String() string {
+	if l == nil {
+		return ""
+	}
 	var b strings.Builder
 	for i, w := range l.Words {
 		if i > 0 {
@@ -206,6 +210,15 @@ func splitWords(s string) ([]string, error) {
 	return words, nil
 }
 
+// Ranks is the number of ranks of a timing pass under l given -np np (0:
+// not given): the launcher's, which a given np must equal.
+func (l *Launcher) Ranks(np int) (int, error) {
+	if np != 0 && np != l.NP {
+		return 0, fmt.Errorf("-np %d and --launcher %s (%d ranks) disagree: give one of them, or the same number", np, l, l.NP)
+	}
+	return l.NP, nil
+}
+
 // checkLauncher checks the launcher of a timing pass and takes its number
 // of ranks.
 func (cfg *Config) checkLauncher() error {
@@ -213,10 +226,11 @@ func (cfg *Config) checkLauncher() error {
 	if l == nil {
 		return nil
 	}
-	if cfg.NP != 0 && cfg.NP != l.NP {
-		return fmt.Errorf("-np %d and --launcher %s (%d ranks) disagree: give one of them, or the same number", cfg.NP, l, l.NP)
+	np, err := l.Ranks(cfg.NP)
+	if err != nil {
+		return err
 	}
-	cfg.NP = l.NP
+	cfg.NP = np
 	if err := l.check(); err != nil {
 		return err
 	}
@@ -239,14 +253,6 @@ func (cfg *Config) buildTags() []string {
 		tags = append(tags, mpiTag)
 	}
 	return tags
-}
-
-// launcherString is the launcher as the profile records it.
-func (cfg *Config) launcherString() string {
-	if cfg.Launcher == nil {
-		return ""
-	}
-	return cfg.Launcher.String()
 }
 
 // skipUnderLauncher turns off the extra runs that a launched run cannot

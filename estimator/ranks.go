@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 
 	"github.com/predict-tools/predict/estimator/probe"
 	"github.com/predict-tools/predict/estimator/runclock"
@@ -17,29 +18,33 @@ import (
 // readProbed reads what a probed run of np ranks wrote to path (under
 // launcher l, nil if none, to its ranks' files).
 func readProbed(l *Launcher, path string, np int) (*probe.Raw, error) {
+	var raw *probe.Raw
 	if l == nil {
-		return readRaw(path)
-	}
-	ranks := make([]probe.Raw, np)
-	for r := range np {
-		file := runclock.RankFile(path, r)
-		raw, err := decodeRaw(file)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, missingRank(l, r, np, file)
+		var err error
+		if raw, err = decodeRaw(path); err != nil {
+			return nil, err
 		}
+	} else {
+		ranks, err := readRanks(l, path, np, func(file string) (probe.Raw, error) {
+			r, err := decodeRaw(file)
+			if err != nil {
+				return probe.Raw{}, err
+			}
+			return *r, nil
+		})
 		if err != nil {
 			return nil, err
 		}
-		ranks[r] = *raw
+		merged, err := probe.Merge(ranks)
+		if err != nil {
+			return nil, fmt.Errorf("the ranks' measurements (%s): %v", runclock.RankFile(path, 0), err)
+		}
+		raw = &merged
 	}
-	merged, err := probe.Merge(ranks)
-	if err != nil {
-		return nil, fmt.Errorf("the ranks' measurements (%s): %v", runclock.RankFile(path, 0), err)
+	if raw.Error != "" {
+		return nil, fmt.Errorf("the instrumented run failed: %s", raw.Error)
 	}
-	if merged.Error != "" {
-		return nil, fmt.Errorf("the instrumented run failed: %s", merged.Error)
-	}
-	return &merged, nil
+	return raw, nil
 }
 
 // readTimes reads what a plain run of np ranks wrote to path (under
@@ -48,19 +53,29 @@ func readTimes(l *Launcher, path string, np int) (runclock.Times, error) {
 	if l == nil {
 		return readRunTimes(path)
 	}
-	ranks := make([]runclock.Times, np)
-	for r := range np {
-		file := runclock.RankFile(path, r)
-		t, err := runclock.Read(file)
-		if errors.Is(err, fs.ErrNotExist) {
-			return t, missingRank(l, r, np, file)
-		}
-		if err != nil {
-			return t, fmt.Errorf("reading the plain run's times: %v", err)
-		}
-		ranks[r] = t
+	ranks, err := readRanks(l, path, np, readRunTimes)
+	if err != nil {
+		return runclock.Times{}, err
 	}
 	return runclock.Merge(ranks), nil
+}
+
+// readRanks reads the file of each of np ranks that a launched run wrote
+// beside path with read; a missing one is named (missingRank).
+func readRanks[T any](l *Launcher, path string, np int, read func(string) (T, error)) ([]T, error) {
+	ranks := make([]T, np)
+	for r := range np {
+		file := runclock.RankFile(path, r)
+		if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
+			return nil, missingRank(l, r, np, file)
+		}
+		x, err := read(file)
+		if err != nil {
+			return nil, err
+		}
+		ranks[r] = x
+	}
+	return ranks, nil
 }
 
 // missingRank is the error of a launched run whose rank r wrote nothing.

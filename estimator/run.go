@@ -200,7 +200,7 @@ func Run(cfg Config) (*profile.File, error) {
 	assemble := func() *profile.File {
 		p := &profile.File{
 			Format: profile.Format, Version: profile.Version,
-			Package: pattern, Module: l.Module, ContentHash: hash, NP: cfg.NP, Args: cfg.Args, Launcher: cfg.launcherString(),
+			Package: pattern, Module: l.Module, ContentHash: hash, NP: cfg.NP, Args: cfg.Args, Launcher: cfg.Launcher.String(),
 			Host:    profile.ThisHost(),
 			Created: time.Now().UTC().Format(time.RFC3339), Alpha: cfg.Alpha,
 			WallPS: probed.wall.Nanoseconds() * 1000, PlainWallPS: base.wall.Nanoseconds() * 1000,

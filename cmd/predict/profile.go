@@ -75,10 +75,13 @@ says so.`,
 				if launcher, err = estimator.ParseLauncher(launch); err != nil {
 					return usagef(cmd, "%v", err)
 				}
-				if cmd.Flags().Changed("np") && np != launcher.NP {
-					return usagef(cmd, "-np %d and --launcher %s (%d ranks) disagree: give one of them, or the same number", np, launcher, launcher.NP)
+				given := 0
+				if cmd.Flags().Changed("np") {
+					given = np
 				}
-				np = launcher.NP
+				if np, err = launcher.Ranks(given); err != nil {
+					return usagef(cmd, "%v", err)
+				}
 			}
 			if runs < 1 {
 				return usagef(cmd, "--runs %d: want at least 1 run", runs)

@@ -100,7 +100,6 @@ func mergeFragment(id int32, parts []rankFragment) (RawFragment, error) {
 	out := RawFragment{ID: id, Kind: "seg"}
 	trips := map[int64]int64{}
 	var other RawTripsOther
-	loop := false
 	sampledTrips := map[int64]int64{}
 	timed := false // some rank timed executions: MinNS is theirs
 	for _, p := range parts {
@@ -122,9 +121,6 @@ func mergeFragment(id int32, parts []rankFragment) (RawFragment, error) {
 		out.SampledEntries += f.SampledEntries
 		out.Iterations += f.Iterations
 		out.InclNS += f.InclNS
-		if len(f.Trips) > 0 || f.TripsOther != nil {
-			loop = true
-		}
 		for _, t := range f.Trips {
 			trips[t[0]] += t[1]
 		}
@@ -150,9 +146,7 @@ func mergeFragment(id int32, parts []rankFragment) (RawFragment, error) {
 			}
 		}
 	}
-	if loop {
-		out.Trips, out.TripsOther = tripTable(trips, other)
-	}
+	out.Trips, out.TripsOther = tripTable(trips, other) // none where no rank counted trips
 	for _, t := range slices.Sorted(maps.Keys(sampledTrips)) {
 		out.SampledTrips = append(out.SampledTrips, [2]int64{t, sampledTrips[t]})
 	}
