@@ -214,10 +214,6 @@ func (a *analysis) planLoop(p *Plan, fn *ssa.Function, n *model.Node, sealed boo
 	if l.Counter == nil {
 		l.Counter = a.counter(fn, n)
 	}
-	if t := n.Loop.Trip; t != nil {
-		l.Trips, l.Work = t.Formula, t.Nest
-		l.Whole = t.Communicates == "" && t.Replays == ""
-	}
 	compound := l.Test == nil && !n.Loop.TestAtBottom && len(loopTests(fn, n)) > 1
 	if compound {
 		// A condition of several tests (i < len(x) && j < len(y)): the
@@ -225,9 +221,13 @@ func (a *analysis) planLoop(p *Plan, fn *ssa.Function, n *model.Node, sealed boo
 		// others, and an iteration where the tests let the body run.
 		l.Header = compoundHeader(fn, l.Blocks)
 	}
-	// A loop with no header to run it from or to charge its iterations at
-	// (a bottom test of several conditions) has its parts timed instead.
-	l.Whole = l.Whole && (l.Test != nil || l.Header != nil)
+	if t := n.Loop.Trip; t != nil {
+		l.Trips, l.Work = t.Formula, t.Nest
+		// A loop with no header to run it from or to charge its
+		// iterations at (a bottom test of several conditions) has its
+		// parts timed instead.
+		l.Whole = t.Communicates == "" && t.Replays == "" && (l.Test != nil || l.Header != nil)
+	}
 	if l.Test != nil {
 		l.Header = l.Test.Block()
 		if n.Loop.TestAtBottom {

@@ -213,6 +213,9 @@ func callTime(rank int, d time.Duration) {
 	commMu.Lock()
 	commNS[rank] += int64(d)
 	commMu.Unlock()
-	addComm(rank, int64(d))
-	callEnd()
+	if threadClock {
+		callEnd()
+	} else {
+		addComm(rank, int64(d))
+	}
 }

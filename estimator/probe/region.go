@@ -156,9 +156,6 @@ func regionEnd(id int32, tok Token, iters int64) {
 // addComm adds the time of a commlib call to its rank's accumulator (by
 // the wall clock; by the thread clock, callStart and callEnd do).
 func addComm(rank int, ns int64) {
-	if threadClock {
-		return
-	}
 	a := accountOf(rank)
 	a.ns += ns
 }
@@ -180,9 +177,6 @@ func callStart(int) {
 // callEnd, by the thread clock, accounts the CPU time of the commlib call
 // callStart marked as timed apart.
 func callEnd() {
-	if !threadClock {
-		return
-	}
 	runtime.LockOSThread()
 	if a := threadAccount(); a.depth > 0 && a.callT0 != 0 {
 		a.ns += threadNS() - a.callT0
@@ -211,11 +205,11 @@ func loopApart(id int32, t0 int64, trips int64, record func(int32, int64, int64)
 		// The fragment holds its thread until record; a region around
 		// it (depth > 0) holds it after. Without one the goroutine may
 		// resume elsewhere, so the depth is read first.
-		if a := threadAccount(); a.depth > 0 {
-			record(id, t0, trips)
+		a := threadAccount()
+		held := a.depth > 0
+		record(id, t0, trips)
+		if held {
 			a.ns += threadNS() - t0 + pairOutNS.Load()
-		} else {
-			record(id, t0, trips)
 		}
 		return
 	}
