@@ -97,8 +97,8 @@ func combine(p *profile.File, plan *Plan, raws []*probe.Raw, plainNS []int64) {
 			}
 		}
 		for i := range p.Loops {
-			if xs := perIter[p.Loops[i].Node]; len(xs) >= 2 {
-				p.Loops[i].PerIterPS = int64(math.Round(median(xs)))
+			if l := &p.Loops[i]; len(perIter[l.Node]) >= 2 && l.PerIterPS > 0 {
+				l.Scale(median(perIter[l.Node]) / float64(l.PerIterPS))
 			}
 		}
 	}

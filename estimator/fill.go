@@ -107,6 +107,9 @@ func fill(p *profile.File, plan *Plan, raw *probe.Raw) {
 			}
 			ls.D = d
 			ls.Balanced = ls.D <= p.Alpha
+			if !ls.Balanced && !fr.Innermost && ls.Samples > 0 {
+				ls.FirstItersPS, ls.LaterIterPS = iterCurve(rf.IterSamples, ov.IterNS, p.Alpha, float64(mean)*float64(rf.Count), rf.Trips, rf.TripsOther)
+			}
 			for _, rt := range rf.RankTrips {
 				r := profile.RankTrips{Rank: rt.Rank, Truncated: rt.Truncated}
 				for _, run := range rt.Runs {
@@ -285,7 +288,7 @@ func scaleToPlain(p *profile.File, k float64) {
 		f.MeanPS, f.SDPS, f.MinPS, f.MaxPS, f.ErrorPS = scale(f.MeanPS), scale(f.SDPS), scale(f.MinPS), scale(f.MaxPS), scale(f.ErrorPS)
 	}
 	for i := range p.Loops {
-		p.Loops[i].PerIterPS = scale(p.Loops[i].PerIterPS)
+		p.Loops[i].Scale(k)
 	}
 	setTotals(p)
 }

@@ -148,3 +148,85 @@ func perIterSpread(meanT, sdT float64, trips [][2]int64, other *probe.RawTripsOt
 	vc := math.Max(0, (sdT*sdT-cbar*cbar*vn)/(en*en+vn))
 	return math.Sqrt(vc) / cbar
 }
+
+// iterCurve returns the per-iteration estimates of an unbalanced loop
+// whose iterations differ by their index within an entry (seed-003
+// §4.3.2.3: the time of an unbalanced loop is the sum of the estimates
+// of its iterations), in ps: first[k-1] is iteration k's time, for the
+// first K = len(first) iterations, and later the time of each iteration
+// after them. An entry of t trips then costs Σ first[:min(t, K)] +
+// max(t − K, 0)·later.
+//
+// T_k is iteration k's lower quartile over the entries sampled (as in
+// balance), for the indexes 1, 2, … sampled in at least minCurveEntries
+// entries;
+// the reference r is the median T_k of the later half of them. The curve
+// keeps the first iterations up to the last whose T_k differs from r by
+// more than alpha·r; the iterations after them are charged r. The shape
+// is then scaled so that the profiled entries (trips, count pairs; other:
+// the entries whose count is not among them, at their mean) cost the
+// loop's measured total, totalPS, exactly: the lower quartile reads low,
+// and the samples are a few entries' first iterations. It returns nil
+// when no index differs that much or fewer than eight indexes were
+// sampled that often.
+// minCurveEntries is how many entries must have sampled an iteration
+// index for iterCurve to use it: with fewer, the lower quartile is the
+// fastest of two or three, and a loop entered a few times differs by
+// index by where its pages start (stencil2d's fillSource, entered three
+// times, read a first iteration from 0.9 to 1.9 times the others at
+// indexes from 1 to 64); such a loop's entries are too few for their
+// first iterations to matter either.
+const minCurveEntries = 8
+
+func iterCurve(samples [][]int64, overheadNS, alpha float64, totalPS float64, trips [][2]int64, other *probe.RawTripsOther) (first []int64, later int64) {
+	var ts []float64 // T_k, ns, for k = 1..len(ts)
+	for _, ss := range samples {
+		if len(ss) < minCurveEntries {
+			break
+		}
+		xs := make([]float64, len(ss))
+		for i, s := range ss {
+			xs[i] = math.Max(0, float64(s)-overheadNS)
+		}
+		slices.Sort(xs)
+		ts = append(ts, xs[(len(xs)-1)/4])
+	}
+	if len(ts) < 8 {
+		return nil, 0
+	}
+	late := slices.Clone(ts[len(ts)/2:])
+	slices.Sort(late)
+	r := late[len(late)/2]
+	k := 0
+	for i, t := range ts {
+		if math.Abs(t-r) > alpha*r {
+			k = i + 1
+		}
+	}
+	if k == 0 || r <= 0 {
+		return nil, 0
+	}
+	prefix := make([]float64, k+1) // the first j iterations' shape
+	for i, t := range ts[:k] {
+		prefix[i+1] = prefix[i] + t
+	}
+	var shape float64 // the profiled entries' time, in the shape's units
+	add := func(t, n float64) {
+		shape += n * (prefix[int(math.Min(t, float64(k)))] + math.Max(t-float64(k), 0)*r)
+	}
+	for _, tc := range trips {
+		add(float64(max(tc[0], 0)), float64(tc[1]))
+	}
+	if other != nil && other.Count > 0 {
+		add(math.Floor(float64(other.Sum)/float64(other.Count)), float64(other.Count))
+	}
+	if shape <= 0 || totalPS <= 0 {
+		return nil, 0
+	}
+	scale := totalPS / shape
+	first = make([]int64, k)
+	for i, t := range ts[:k] {
+		first[i] = int64(math.Round(t * scale))
+	}
+	return first, int64(math.Round(r * scale))
+}

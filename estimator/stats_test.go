@@ -2,6 +2,7 @@ package estimator
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/predict-tools/predict/estimator/probe"
@@ -144,5 +145,81 @@ func TestPerIterSpread(t *testing.T) {
 	}
 	if d := perIterSpread(0, 30, trips, nil); d != 0 {
 		t.Errorf("no time: D %g, want 0", d)
+	}
+}
+
+// TestIterCurve: the per-iteration estimates of a loop unbalanced by its
+// iterations' index, hand-computed. Sixteen iterations sampled in eight
+// entries each (30 ns of probe in every sample, two samples of each index
+// inflated by interrupts): the first costs 1000 ns, the second 400,
+// the others 100. The entries ran 20 trips (three of them), 1 trip (one)
+// and, among those whose trip counts were not kept, 5 each (two).
+func TestIterCurve(t *testing.T) {
+	samples := func(iter func(k int) int64) [][]int64 {
+		ss := make([][]int64, 16)
+		for k := range ss {
+			for e := range 8 {
+				x := iter(k+1) + 30
+				if e%4 == k%4 {
+					x *= 5
+				}
+				ss[k] = append(ss[k], x)
+			}
+		}
+		return ss
+	}
+	steps := samples(func(k int) int64 {
+		switch k {
+		case 1:
+			return 1000
+		case 2:
+			return 400
+		}
+		return 100
+	})
+	trips := [][2]int64{{20, 3}, {1, 1}}
+	other := &probe.RawTripsOther{Count: 2, Sum: 10}
+	// In ns of the samples' shape: 3·(1000 + 400 + 18·100) + 1000 +
+	// 2·(1000 + 400 + 3·100) = 14000; the loop measured twice that.
+	first, later := iterCurve(steps, 30, 0.1, 2*14000*1000, trips, other)
+	if !slices.Equal(first, []int64{2_000_000, 800_000}) || later != 200_000 {
+		t.Errorf("steps: first %v later %d, want [2000000 800000] 200000 ps", first, later)
+	}
+	// The entries cost the measured total exactly.
+	var sum int64
+	for _, e := range []struct{ trips, n int64 }{{20, 3}, {1, 1}, {5, 2}} {
+		cost := first[0]
+		if e.trips > 1 {
+			cost += first[1] + (e.trips-2)*later
+		}
+		sum += e.n * cost
+	}
+	if sum != 2*14000*1000 {
+		t.Errorf("steps: the entries cost %d ps, want the measured %d", sum, 2*14000*1000)
+	}
+
+	// Iterations alike (the noise aside): no curve.
+	if first, later := iterCurve(samples(func(int) int64 { return 100 }), 30, 0.1, 1e9, trips, nil); first != nil || later != 0 {
+		t.Errorf("flat: first %v later %d, want none", first, later)
+	}
+	// Fewer than eight indexes sampled eight times: no curve.
+	if first, _ := iterCurve(steps[:7], 30, 0.1, 1e9, trips, nil); first != nil {
+		t.Errorf("seven indexes: first %v, want none", first)
+	}
+	few := slices.Clone(steps)
+	for k := range few {
+		few[k] = few[k][:7]
+	}
+	if first, _ := iterCurve(few, 30, 0.1, 1e9, trips, nil); first != nil {
+		t.Errorf("seven entries: first %v, want none", first)
+	}
+	// Work that grows with the index (10·k ns): the reference is the
+	// later half's median, 130 ns, and every index is kept up to the last
+	// one beyond ±13 ns of it, the 16th. Entries of 16 and 20 trips: a
+	// shape of 1360 + 1360 + 4·130 = 3240 ns, measured at 1.62 µs.
+	tri := samples(func(k int) int64 { return int64(10 * k) })
+	first, later = iterCurve(tri, 30, 0.1, 1_620_000, [][2]int64{{16, 1}, {20, 1}}, nil)
+	if len(first) != 16 || first[0] != 5000 || first[15] != 80_000 || later != 65_000 {
+		t.Errorf("growing: first %v later %d, want 16 iterations from 5000 to 80000 ps, then 65000", first, later)
 	}
 }

@@ -378,13 +378,27 @@ func (p *proc) runLoop(fr *frame, lp *loopPlan) ctl {
 	case lp.ranked != nil:
 		trips = p.nextTrips(lp)
 	}
-	work := mulTime(trips, lp.perIter)
+	work := lp.entryTime(trips)
 	if lp.count != nil {
 		// Counted in units: its units × the measured time over the
 		// units counted at the profiled np, rounded once.
 		work = roundTime(float64(lp.count(p, fr)) * float64(lp.unit.total) / float64(lp.unit.units))
 	}
 	return p.leaveLoop(fr, lp, p.w.compute(work))
+}
+
+// entryTime is the time of an entry of a collapsed loop that runs trips
+// iterations (of its innermost body for a nest timed per innermost
+// iteration): trips × the time of an iteration, or, for an unbalanced
+// loop whose iterations differ by their index, the sum of its
+// iterations' estimates (seed-003 §4.3.2.3) in closed form: its first
+// iterations' prefix, and the later ones at their time.
+func (lp *loopPlan) entryTime(trips int64) int64 {
+	k := int64(len(lp.firstIters))
+	if k == 0 || trips <= 0 {
+		return mulTime(max(trips, 0), lp.perIter)
+	}
+	return addTime(lp.firstIters[min(trips, k)-1], mulTime(max(trips-k, 0), lp.laterIter))
 }
 
 // leaveLoop charges a collapsed loop its time t and goes on at its exit.

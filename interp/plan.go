@@ -324,6 +324,16 @@ func (cp *Compiled) planLoop(c *compiler, pl *reduce.Loop, f *fragment, ls *prof
 		}
 		return
 	}
+	if len(ls.FirstItersPS) > 0 && !ls.Innermost {
+		// Unbalanced by iteration index: an entry is the sum of its
+		// iterations' estimates (entryTime).
+		lp.firstIters, lp.laterIter = make([]int64, len(ls.FirstItersPS)), ls.LaterIterPS
+		var sum int64
+		for i, t := range ls.FirstItersPS {
+			sum = addTime(sum, t)
+			lp.firstIters[i] = sum
+		}
+	}
 	cf := c.fn(fn)
 	switch {
 	case ind != nil:

@@ -124,3 +124,38 @@ func TestCompoundCondTimedWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstIters: a loop unbalanced by its iterations' index is charged
+// the sum of its iterations' estimates (seed-003 §4.3.2.3). A profile
+// says a sweep's first row costs 5000 ps, its second 2000 and each later
+// one 1000; each rank sweeps its 64/np rows four times, so, by hand:
+// np = 1: 4·(5000 + 2000 + 62·1000) = 276 000 ps; np = 2: 4·(7000 +
+// 30 000) = 148 000; np = 32: 4·7000 = 28 000; np = 64: 4·5000 = 20 000.
+// Without the estimates (PerIterPS alone, the profile's mean at np = 2:
+// 37 000/32 = 1156 ps) np = 64 would cost 4·1156.
+func TestFirstIters(t *testing.T) {
+	p := prepare(t, "./interp/testdata/firstiters")
+	n, pl := markedLoop(t, p, "interp/testdata/firstiters/main.go", "loop")
+	if pl.Verdict != reduce.Collapse || pl.Source != reduce.TripsCounted {
+		t.Fatalf("plan: %s (%s), source %q; want a counted collapse", pl.Verdict, pl.Why, pl.Source)
+	}
+	for _, c := range []struct {
+		np   int
+		want int64
+	}{{1, 276_000}, {2, 148_000}, {32, 28_000}, {64, 20_000}} {
+		pf := syntheticProfile(t, p, 2, nil)
+		pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: n.ID, Kind: profile.FragLoop, Pos: n.Pos.String(), Executions: 8, MeanPS: 37_000})
+		pf.Loops = append(pf.Loops, profile.LoopStats{Node: n.ID, PerIterPS: 1156, D: 3.3, Samples: 128, Trips: []profile.TripCount{{Trips: 32, Count: 8}},
+			FirstItersPS: []int64{5000, 2000}, LaterIterPS: 1000})
+		if err := pf.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		r, err := p.Run(Config{NP: c.np, Machine: handMachine(t), Profile: pf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := int64(r.Compute.Max); got != c.want {
+			t.Errorf("np=%d: compute %d ps a rank, hand computation %d ps", c.np, got, c.want)
+		}
+	}
+}

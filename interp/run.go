@@ -148,29 +148,35 @@ type fragment struct {
 
 // loopPlan is a loop run as a whole.
 type loopPlan struct {
-	node      string
-	pos       string
-	frag      *fragment
-	perIter   int64
-	blocks    map[int]bool
-	exit      *block
-	exitFrom  *block      // the block the loop is left from
-	why       string      // why it is iterated rather than collapsed
-	runHeader bool        // the header computes the bound: its ops run first
-	clockOp   token.Token // a loop "for Wtime() < bound": the loop goes on while Wtime() clockOp bound
-	ind       *reduce.Induction
-	init      operand
-	bound     operand
-	phiSlot   int
-	ranked    *profile.LoopStats
-	byRec     []map[int]*profile.RankTrips // per record (records.go)
-	meanRec   []int64                      // mean trips per entry, per record
-	byRank    map[int]*profile.RankTrips   // the run's record's
-	from      recordChoice                 // which record that is
-	meanTrips int64                        // the run's record's, scaled
-	scale     float64                      // the run's scaling of trips (1: none)
-	trend     string                       // how it scales them
-	used      bool
+	node    string
+	pos     string
+	frag    *fragment
+	perIter int64
+	// firstIters are, for an unbalanced loop whose iterations differ by
+	// their index (profile.LoopStats.FirstItersPS), the time of its first
+	// j iterations at firstIters[j-1]; laterIter the time of each after
+	// them. Empty: every iteration costs perIter.
+	firstIters []int64
+	laterIter  int64
+	blocks     map[int]bool
+	exit       *block
+	exitFrom   *block      // the block the loop is left from
+	why        string      // why it is iterated rather than collapsed
+	runHeader  bool        // the header computes the bound: its ops run first
+	clockOp    token.Token // a loop "for Wtime() < bound": the loop goes on while Wtime() clockOp bound
+	ind        *reduce.Induction
+	init       operand
+	bound      operand
+	phiSlot    int
+	ranked     *profile.LoopStats
+	byRec      []map[int]*profile.RankTrips // per record (records.go)
+	meanRec    []int64                      // mean trips per entry, per record
+	byRank     map[int]*profile.RankTrips   // the run's record's
+	from       recordChoice                 // which record that is
+	meanTrips  int64                        // the run's record's, scaled
+	scale      float64                      // the run's scaling of trips (1: none)
+	trend      string                       // how it scales them
+	used       bool
 	// inner, for a nest timed per innermost iteration: the inner loop's
 	// induction, its count known on entry.
 	inner                 *reduce.Induction

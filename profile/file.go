@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 )
@@ -191,9 +192,28 @@ type LoopStats struct {
 	// Innermost: the loop heads a perfect nest and Trips and PerIterPS
 	// count iterations of its innermost body.
 	Innermost bool `json:"innermost,omitempty"`
+	// FirstItersPS and LaterIterPS are, for an unbalanced loop whose
+	// iterations differ by their index within an entry (its first ones
+	// warm its caches, or its work grows with the index), the time of
+	// each of its first K = len(FirstItersPS) iterations and of each
+	// iteration after them: an entry of t trips costs
+	// Σ FirstItersPS[:min(t, K)] + max(t − K, 0)·LaterIterPS, and the
+	// profiled entries their measured total. Empty: every iteration
+	// costs PerIterPS.
+	FirstItersPS []int64 `json:"first_iters_ps,omitempty"`
+	LaterIterPS  int64   `json:"later_iter_ps,omitempty"`
 	// Ranks are, for a loop whose bound is opaque, each rank's sequence of
 	// trip counts as (trips, entries) runs: the interpreter replays them.
 	Ranks []RankTrips `json:"ranks,omitempty"`
+}
+
+// Scale multiplies the loop's times per iteration by k.
+func (l *LoopStats) Scale(k float64) {
+	scale := func(x int64) int64 { return int64(math.Round(float64(x) * k)) }
+	l.PerIterPS, l.LaterIterPS = scale(l.PerIterPS), scale(l.LaterIterPS)
+	for i, t := range l.FirstItersPS {
+		l.FirstItersPS[i] = scale(t)
+	}
 }
 
 // RankTrips is one rank's sequence of trip counts.
@@ -266,7 +286,7 @@ func (p *File) Write(w io.Writer) error {
 func Read(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("profile: %v", err)
+		return nil, fmt.Errorf("profile: %w", err)
 	}
 	var head struct {
 		Format  string `json:"format"`

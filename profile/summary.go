@@ -93,7 +93,11 @@ func (p *File) WriteSummary(w io.Writer, top int) error {
 		fmt.Fprintf(&b, "\nloops timed whole (balanced when D ≤ %.2g):\n", p.Alpha)
 		for _, l := range p.Loops {
 			state := "balanced"
-			if !l.Balanced {
+			switch {
+			case len(l.FirstItersPS) > 0:
+				state = fmt.Sprintf("unbalanced by iteration: an entry is charged its first %d iterations' estimates (%s), then %v each",
+					len(l.FirstItersPS), timesString(l.FirstItersPS, 4), trace.Time(l.LaterIterPS))
+			case !l.Balanced:
 				state = "unbalanced (its iterations differ: charged at their mean)"
 			}
 			fmt.Fprintf(&b, "  %s  %v per iteration, D=%.3f (%d samples), %s, trips %s\n", l.Node, trace.Time(l.PerIterPS), l.D,
@@ -178,4 +182,16 @@ func cpusText(n int) string {
 		return "1 CPU"
 	}
 	return fmt.Sprintf("%d CPUs", n)
+}
+
+// timesString lists the first n of ts as times, and how many follow.
+func timesString(ts []int64, n int) string {
+	var parts []string
+	for _, t := range ts[:min(n, len(ts))] {
+		parts = append(parts, trace.Time(t).String())
+	}
+	if len(ts) > n {
+		parts = append(parts, fmt.Sprintf("… %d more", len(ts)-n))
+	}
+	return strings.Join(parts, ", ")
 }

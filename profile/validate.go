@@ -69,7 +69,16 @@ func (p *File) Validate() error {
 			v.count(fmt.Sprintf("%strips[%d].trips", at, j), t.Trips)
 			v.count(fmt.Sprintf("%strips[%d].count", at, j), t.Count)
 		}
-		v.times(at, map[string]int64{"per_iter_ps": l.PerIterPS})
+		v.times(at, map[string]int64{"per_iter_ps": l.PerIterPS, "later_iter_ps": l.LaterIterPS})
+		for j, t := range l.FirstItersPS {
+			v.times(at, map[string]int64{fmt.Sprintf("first_iters_ps[%d]", j): t})
+		}
+		if l.LaterIterPS != 0 && len(l.FirstItersPS) == 0 {
+			v.errorf(at+"later_iter_ps", "%d without first_iters_ps: want both or neither", l.LaterIterPS)
+		}
+		if len(l.FirstItersPS) > 0 && l.Innermost {
+			v.errorf(at+"first_iters_ps", "set on a loop timed per innermost iteration: its iterations are not the loop's own")
+		}
 		v.count(at+"samples", int64(l.Samples))
 		v.fraction(at+"d", l.D)
 		v.rankTrips(at, l.Ranks, p.NP)

@@ -20,8 +20,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -103,7 +105,7 @@ func predictAll(pkg, path string, m *machine.Machine, nps []int) (map[int]string
 		return nil, err
 	}
 	prof, err := profile.Read(path)
-	if os.IsNotExist(err) {
+	if errors.Is(err, fs.ErrNotExist) {
 		if prof, err = estimator.Run(estimator.Config{Pattern: pkg, Prepared: prog.Prepared, NP: 2}); err != nil {
 			return nil, fmt.Errorf("timing pass: %v", err)
 		}
