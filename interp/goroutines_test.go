@@ -93,6 +93,9 @@ func TestGoroutinesHandComputed(t *testing.T) {
 		// 20 U + 28 ns, kept (errOnce: CAS) at + 34 ns, Done at + 40 ns,
 		// the last; Wait's error then takes 5 U more.
 		{"errgroup", 25*U + 40_000},
+		// The same through a helper that passes the functions on to Go:
+		// the helper's call adds nothing (inlined, no fragment).
+		{"errindirect", 25*U + 40_000},
 		// SetLimit(2): each Go sends a token (CAS) first: 19 ns a Go.
 		// The first two start at 21 and 40 ns. The third Go's token
 		// waits from 44 ns until the first ends (10 U + 21 ns) and takes

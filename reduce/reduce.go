@@ -34,6 +34,7 @@ type analysis struct {
 	callees  map[ssa.CallInstruction][]*ssa.Function
 	callers  map[*ssa.Function][]ssa.CallInstruction
 	closures map[*ssa.Function][]*ssa.MakeClosure
+	asValues []*ssa.Function // valueFuncs, once computed
 
 	objects  map[ssa.Value]*object
 	pts      map[ssa.Value]locSet

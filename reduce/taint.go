@@ -463,9 +463,21 @@ func (a *analysis) groupFuncs() []*ssa.Function {
 }
 
 // funcsPassedTo returns the program's functions passed as an argument to
-// a call of a function that is accepts, anywhere.
+// a call of a function that is accepts, anywhere. An argument that is
+// not a function named there (a parameter, a variable, a field: the
+// function comes from elsewhere) may be any of the program's functions
+// used as values with its signature, as modelgen resolves a call through
+// a value: missing one would let the reduction take its result as
+// computed when it is not.
 func (a *analysis) funcsPassedTo(is func(callee *ssa.Function) bool) []*ssa.Function {
 	var out []*ssa.Function
+	seen := map[*ssa.Function]bool{}
+	add := func(g *ssa.Function) {
+		if !seen[g] {
+			seen[g] = true
+			out = append(out, g)
+		}
+	}
 	for _, fn := range a.fns {
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
@@ -478,12 +490,55 @@ func (a *analysis) funcsPassedTo(is func(callee *ssa.Function) bool) []*ssa.Func
 					continue
 				}
 				for _, arg := range call.Common().Args {
-					if g := modelgen.FunctionOf(arg); g != nil && a.analyzed[g] {
-						out = append(out, g)
+					sig, isFunc := arg.Type().Underlying().(*types.Signature)
+					switch g := modelgen.FunctionOf(arg); {
+					case g != nil:
+						if a.analyzed[g] {
+							add(g)
+						}
+					case isFunc:
+						for _, g := range a.valueFuncs() {
+							if types.Identical(g.Signature, sig) {
+								add(g)
+							}
+						}
 					}
 				}
 			}
 		}
 	}
 	return out
+}
+
+// valueFuncs returns the analysed functions used as values (closures,
+// and functions named anywhere but as a call's callee), in the order of
+// a.fns; computed once.
+func (a *analysis) valueFuncs() []*ssa.Function {
+	if a.asValues != nil {
+		return a.asValues
+	}
+	used := map[*ssa.Function]bool{}
+	var ops []*ssa.Value
+	for _, fn := range a.fns {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				ops = instr.Operands(ops[:0])
+				if c, ok := instr.(ssa.CallInstruction); ok && !c.Common().IsInvoke() {
+					ops = ops[1:] // the callee; a method value's receiver is an argument
+				}
+				for _, op := range ops {
+					if g, ok := (*op).(*ssa.Function); ok && a.analyzed[g] {
+						used[g] = true
+					}
+				}
+			}
+		}
+	}
+	a.asValues = []*ssa.Function{}
+	for _, fn := range a.fns {
+		if used[fn] {
+			a.asValues = append(a.asValues, fn)
+		}
+	}
+	return a.asValues
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/predict-tools/predict/commlib"
 )
 
-var part = flag.String("part", "join", "join, mutex, causal, rwmutex, wggo, nested, once, unjoined, fanout, worksharing, pipeline, buffered, rangeclose, select, single, iface, errgroup, errlimit, trygo, mainlock, beside, interleave, chandeadlock, negative, forever or deadlock")
+var part = flag.String("part", "join", "join, mutex, causal, rwmutex, wggo, nested, once, unjoined, fanout, worksharing, pipeline, buffered, rangeclose, select, single, iface, errgroup, errindirect, errlimit, trygo, mainlock, beside, interleave, chandeadlock, negative, forever or deadlock")
 
 var sink int
 
@@ -37,6 +37,9 @@ type spinner struct{ u int }
 
 func (s spinner) Run(wg *sync.WaitGroup) { defer wg.Done(); spin(s.u) }
 func (s spinner) Close()                 { spin(s.u) }
+
+// launch starts f in g: the function reaches errgroup's Go as a value.
+func launch(g *errgroup.Group, f func() error) { g.Go(f) }
 
 // deferred spins a unit, then r.Close runs at its return.
 func deferred(r runner) {
@@ -245,6 +248,23 @@ func main() {
 			var g errgroup.Group
 			for _, u := range []int{10, 20, 15} {
 				g.Go(func() error {
+					spin(u)
+					if u == 20 {
+						return fmt.Errorf("task of %d failed", u)
+					}
+					return nil
+				})
+			}
+			if err := g.Wait(); err != nil {
+				spin(5)
+			}
+		case "errindirect":
+			// errgroup through a helper: the functions reach Go as a
+			// parameter's value. The same goroutines and error as
+			// errgroup's.
+			var g errgroup.Group
+			for _, u := range []int{10, 20, 15} {
+				launch(&g, func() error {
 					spin(u)
 					if u == 20 {
 						return fmt.Errorf("task of %d failed", u)
