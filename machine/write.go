@@ -25,7 +25,7 @@ func (m *Machine) Write(w io.Writer) error {
 // MarshalJSON returns m in its machine-file form: every field, in a fixed
 // order, durations and per-byte costs as exact strings with units ("2.5us",
 // "41.667ps/B"), every collective, "auto" where m makes no choice, and the
-// wake-up curve when m has one. The
+// wake-up curve and the memory bandwidth when m has them. The
 // output is deterministic and [Parse] reads it back to an equal Machine.
 func (m *Machine) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
@@ -79,6 +79,9 @@ func (m *Machine) MarshalJSON() ([]byte, error) {
 	w("  },\n")
 	if len(m.Wakeup) > 0 {
 		w("  \"wakeup\": %s,\n", wakeupText(m.Wakeup))
+	}
+	if m.MemoryBandwidth != 0 {
+		w("  \"memory_bandwidth\": %s,\n", strconv.FormatFloat(m.MemoryBandwidth, 'g', -1, 64))
 	}
 	w("  \"collectives\": {\n")
 	names := CollectiveNames()
