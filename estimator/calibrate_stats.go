@@ -131,17 +131,14 @@ func measureUntil(what string, s sampler, rule StopRule, elapsed func() time.Dur
 		if len(xs) < rule.Min {
 			n = max(n, rule.Min-len(xs))
 		}
-		n = min(n, rule.Max-len(xs))
+		n = max(min(n, rule.Max-len(xs)), 1)
 		batch, err := s.sample(n)
 		if err != nil {
 			return Estimate{}, xs, fmt.Errorf("%s: %v", what, err)
 		}
 		xs = append(xs, batch...)
 		e := trimmedEstimate(xs, rule.Trim, rule.Level)
-		if len(xs) < rule.Min {
-			continue
-		}
-		if e.RelHalfWidth() <= rule.RelCI {
+		if len(xs) >= rule.Min && e.RelHalfWidth() <= rule.RelCI {
 			return e, xs, nil
 		}
 		if spent := elapsed(); len(xs) >= rule.Max || spent >= rule.Budget {
