@@ -130,16 +130,21 @@ type Residual struct {
 	Rel      float64 `json:"rel"` // model/measured − 1
 }
 
-// modelOneWay is the interpreter's one-way time of a ping-pong of s bytes
-// on lg (the receiver waiting; interp/p2p.go): o + L + (s−1)G + o + (s−1)O
-// when eager, and o + 2L more for a rendezvous (the request to send and
-// its answer).
-func modelOneWay(lg *machine.LogGOPS, s int64) trace.Time {
-	t := machine.Link{LogGOPS: lg}.OneWay(s)
-	if !lg.Eager(s) {
-		t += lg.Overhead + 2*lg.Latency
+// PingPongModel is the interpreter's one-way time of a ping-pong of s
+// bytes on l, the receiver waiting (interp/p2p.go): the link's one-way
+// time (LogGOPS o + L + (s−1)G + o + (s−1)O, or its table's), and o + 2L
+// more for a rendezvous (the request to send and its answer).
+func PingPongModel(l machine.Link, s int64) trace.Time {
+	t := l.OneWay(s)
+	if !l.Eager(s) {
+		t += l.Overhead + 2*l.Latency
 	}
 	return t
+}
+
+// modelOneWay is PingPongModel of the LogGOPS parameters alone.
+func modelOneWay(lg *machine.LogGOPS, s int64) trace.Time {
+	return PingPongModel(machine.Link{LogGOPS: lg}, s)
 }
 
 // residuals compares lg's ping-pong with the table.

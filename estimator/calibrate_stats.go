@@ -31,7 +31,8 @@ type Estimate struct {
 }
 
 // RelHalfWidth is the half-width of the interval relative to the mean
-// (+Inf for a zero mean with a spread, 0 for no spread).
+// (+Inf for a zero mean with a spread, 0 for no spread; not written as
+// JSON).
 func (e Estimate) RelHalfWidth() float64 {
 	if e.HalfWidth == 0 {
 		return 0
@@ -67,7 +68,9 @@ func trimmedEstimate(xs []float64, trim, level float64) Estimate {
 	}
 	e.Mean = sum / float64(len(kept))
 	if len(kept) < 2 {
-		e.HalfWidth, e.StdErr = math.Inf(1), math.Inf(1)
+		// No spread to judge: an interval wider than any mean (and
+		// finite, so that it writes as JSON).
+		e.HalfWidth, e.StdErr = math.MaxFloat64, math.MaxFloat64
 		return e
 	}
 	ss := 0.0

@@ -1,0 +1,359 @@
+// This file defines Calibrate: the calibration of this machine's
+// in-process runtime (ranks as goroutines of one commlib.Run) by MPIPerf's
+// method, and the machine it writes.
+
+package estimator
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"time"
+
+	"github.com/predict-tools/predict/commlib"
+	"github.com/predict-tools/predict/estimator/probe"
+	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/trace"
+)
+
+// CalibrateOptions tune Calibrate. The zero value is a full calibration.
+type CalibrateOptions struct {
+	// Quick measures fewer sizes (powers of 4, not of 2) to a wider
+	// interval (±5 %, not ±2 %) in a smaller budget: a few seconds.
+	Quick bool
+	// RelCI, when set, is the half-width of the confidence interval that
+	// every measured mean must reach, relative to it (0.02: ±2 %).
+	RelCI float64
+	// Budget, when set, is the time each measured quantity may take
+	// before the machine is declared too noisy.
+	Budget time.Duration
+	// MaxBytes is the largest ping-pong message (default 4 MiB).
+	MaxBytes int64
+	// Log receives a line as each step starts (nil: none).
+	Log io.Writer
+}
+
+// Calibration is what Calibrate measured and the machine made of it.
+type Calibration struct {
+	Host      Host              `json:"host"`
+	Started   time.Time         `json:"started"`
+	Took      time.Duration     `json:"took_ns"`
+	Quick     bool              `json:"quick"`
+	Ranks     int               `json:"ranks"`
+	Timer     Timer             `json:"timer"`
+	Probe     probe.RawOverhead `json:"probe_overhead"`
+	ClockSync []ClockOffset     `json:"clock_sync"`
+	SelfTests []SelfTest        `json:"self_tests"`
+	// PingPong is the table, 1 B to MaxBytes; Fit its line, FitHow how the
+	// LogGOPS parameters came from it, Residuals the LogGOPS model
+	// (without the table) against the table.
+	PingPong  []PingPongPoint `json:"ping_pong"`
+	Fit       LineFit         `json:"fit"`
+	FitHow    string          `json:"fit_how"`
+	Residuals []Residual      `json:"residuals"`
+	// SendCall is a standard Send's call of SendCallBytes (the runtime's
+	// eager limit, or the largest size), whose slope from 1 B (SendCall1)
+	// is O; CallCost the mean of a 1 B Send and of a
+	// Recv of a message that has arrived (MeasureLocal's); StreamGap g.
+	SendCall      Estimate         `json:"send_call"`
+	SendCallBytes int64            `json:"send_call_bytes"`
+	SendCall1     float64          `json:"send_call_1_ns"`
+	CallCost      float64          `json:"call_cost_ns"`
+	StreamGap     Estimate         `json:"stream_gap"`
+	Memory        Memory           `json:"memory"`
+	AllocPerByte  Estimate         `json:"alloc_ns_per_byte"`
+	Machine       *machine.Machine `json:"machine"`
+}
+
+// calibration budgets and intervals, full and quick.
+const (
+	fullRelCI   = 0.02
+	quickRelCI  = 0.05
+	fullBudget  = 3 * time.Second
+	quickBudget = 500 * time.Millisecond
+	calRanks    = 2
+)
+
+// Calibrate measures this machine's in-process runtime and returns the
+// calibration with its machine (origin calibrated). It refuses, returning
+// an error and no machine (with what was measured until then, for the
+// diagnosis), when a self-test fails ([SelfTestError]) or a quantity's
+// confidence interval does not converge in its budget ([NoisyError]).
+func Calibrate(opt CalibrateOptions) (*Calibration, error) {
+	cal := &Calibration{Host: thisHost(), Started: time.Now().UTC(), Quick: opt.Quick, Ranks: calRanks}
+	rule, logf := opt.rule()
+	if opt.MaxBytes <= 0 {
+		opt.MaxBytes = 4 << 20
+	}
+	logf("%s (%s, %d CPUs), load %s", cal.Host.Name, cal.Host.CPUModel, cal.Host.CPUs, cal.Host.LoadBefore)
+	cal.Timer = measureTimer(100_000)
+	cal.Probe = probe.Overhead()
+
+	if err := cal.network(opt, rule, logf); err != nil {
+		return cal, err
+	}
+
+	logf("thread primitives, wake-up of blocked ranks")
+	var ms measurements
+	timer := timerCost()
+	if err := ms.threads(timer); err != nil {
+		return cal, fmt.Errorf("measuring thread costs: %v", err)
+	}
+	if err := ms.wakeups(); err != nil {
+		return cal, fmt.Errorf("measuring the wake-up of blocked ranks: %v", err)
+	}
+	ms.round()
+
+	if err := cal.node(rule, logf); err != nil {
+		return cal, err
+	}
+
+	cal.Host.LoadAfter = loadAverage()
+	cal.Took = time.Since(cal.Started)
+	if err := cal.makeMachine(ms); err != nil {
+		cal.Machine = nil
+		return cal, err
+	}
+	return cal, nil
+}
+
+// since returns a clock of the time since now.
+func sinceNow() func() time.Duration {
+	t0 := time.Now()
+	return func() time.Duration { return time.Since(t0) }
+}
+
+// network measures the in-process runtime: clock sync, self-tests,
+// ping-pong table, calls and stream, and fits the LogGOPS line.
+func (cal *Calibration) network(opt CalibrateOptions, rule StopRule, logf func(string, ...any)) error {
+	w := startInproc(calRanks)
+	err := cal.measureNetwork(w, opt, rule, logf)
+	if cerr := w.close(); err == nil && cerr != nil {
+		err = fmt.Errorf("the in-process runtime: %v", cerr)
+	}
+	return err
+}
+
+func (cal *Calibration) measureNetwork(w *inprocRanks, opt CalibrateOptions, rule StopRule, logf func(string, ...any)) error {
+	logf("clock offsets by the fastest round trip")
+	offs, err := w.syncClocks()
+	if err != nil {
+		return err
+	}
+	cal.ClockSync = offs
+	offsets := make([]int64, len(offs))
+	for r, o := range offs {
+		offsets[r] = o.Offset
+	}
+
+	logf("self-tests WaitPatternNull, WaitPatternUp (slot schedule)")
+	runners := map[string]stageRunner{}
+	for _, name := range selfTestNames {
+		runners[name] = inprocStage{w, func(c *commlib.Comm) func(int) { return waitOps(calNow, c.Rank())[name] }}
+	}
+	nullTol := math.Max(200, 10*cal.Timer.MedianRead)
+	tests, err := selfTests(runners, offsets, DefaultSlots, rule, nullTol, sinceNow())
+	cal.SelfTests = tests
+	if err != nil {
+		return err
+	}
+	// One process, one clock: every offset must be within its bound.
+	for r, o := range offs {
+		if r > 0 && (o.Offset > o.RTT/2 || -o.Offset > o.RTT/2) {
+			return &SelfTestError{Tests: append(tests, SelfTest{Name: fmt.Sprintf("clock offset of rank %d", r),
+				Measured: Estimate{Mean: float64(o.Offset)}, Tol: float64(o.RTT / 2)})}
+		}
+	}
+
+	step := int64(2)
+	if opt.Quick {
+		step = 4
+	}
+	var sizes []int64
+	for s := int64(1); s <= opt.MaxBytes; s *= step {
+		sizes = append(sizes, s)
+	}
+	if cal.PingPong, err = w.pingPongTable(sizes, rule, logf); err != nil {
+		return err
+	}
+
+	logf("send calls, receives of arrived messages, a stream")
+	var ms measurements
+	if err := ms.messages(timerCost()); err != nil {
+		return fmt.Errorf("measuring the calls: %v", err)
+	}
+	cal.CallCost = float64(ms.sendCall+ms.recvCall) / 2 / float64(trace.Nanosecond)
+	cal.SendCall1 = float64(ms.sendCall) / float64(trace.Nanosecond)
+	eager := min(int64(commlib.DefaultEagerLimit), opt.MaxBytes)
+	cal.SendCallBytes = eager
+	if _, err := w.sendCalls(int(eager), 5); err != nil {
+		return err
+	}
+	r := rule
+	r.Batch = 20
+	if cal.SendCall, _, err = measureUntil(fmt.Sprintf("Send call of %d B", eager), samplerFunc(func(n int) ([]float64, error) { return w.sendCalls(int(eager), n) }), r, sinceNow()); err != nil {
+		return err
+	}
+	r.Batch = 10
+	if cal.StreamGap, _, err = measureUntil("stream of 1 B messages", samplerFunc(func(n int) ([]float64, error) { return w.streamGaps(200, n) }), r, sinceNow()); err != nil {
+		return err
+	}
+	return nil
+}
+
+// pingPongTable measures the one-way time of each size: its first round
+// trip apart, a warm-up, then half round trips until rule stops.
+func (w *inprocRanks) pingPongTable(sizes []int64, rule StopRule, logf func(string, ...any)) ([]PingPongPoint, error) {
+	var table []PingPongPoint
+	for _, s := range sizes {
+		size := int(s)
+		first, err := w.pingPongs(size, 1)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := w.pingPongs(size, 5); err != nil { // warm-up
+			return nil, err
+		}
+		r := rule
+		r.Batch = min(max(rule.Batch*int(1<<16/(s+1<<10)), 5), 500) // about 1 ms a batch
+		e, _, err := measureUntil(fmt.Sprintf("ping-pong of %d B", s), samplerFunc(func(n int) ([]float64, error) { return w.pingPongs(size, n) }), r, sinceNow())
+		if err != nil {
+			return nil, err
+		}
+		logf("ping-pong %8d B: one-way %s ± %.1f %% (%d round trips)", s, nsText(e.Mean), 100*e.RelHalfWidth(), e.Runs)
+		table = append(table, PingPongPoint{Bytes: s, OneWay: e, FirstRTT: 2 * first[0]})
+	}
+	return table, nil
+}
+
+// MeasurePingPong measures the in-process runtime's ping-pong at sizes as
+// Calibrate does (opt's Quick, RelCI, Budget and Log apply): to check a
+// calibration against sizes it did not measure.
+func MeasurePingPong(sizes []int64, opt CalibrateOptions) ([]PingPongPoint, error) {
+	rule, logf := opt.rule()
+	w := startInproc(calRanks)
+	table, err := w.pingPongTable(sizes, rule, logf)
+	if cerr := w.close(); err == nil && cerr != nil {
+		err = fmt.Errorf("the in-process runtime: %v", cerr)
+	}
+	return table, err
+}
+
+// rule is the stopping rule of opt, and its progress log.
+func (opt CalibrateOptions) rule() (StopRule, func(string, ...any)) {
+	rule := StopRule{Min: 30, Max: 200_000, RelCI: fullRelCI, Budget: fullBudget, Trim: 0.25, Level: 0.95, Batch: 50}
+	if opt.Quick {
+		rule.Min, rule.RelCI, rule.Budget = 20, quickRelCI, quickBudget
+	}
+	if opt.RelCI > 0 {
+		rule.RelCI = opt.RelCI
+	}
+	if opt.Budget > 0 {
+		rule.Budget = opt.Budget
+	}
+	logf := func(format string, args ...any) {
+		if opt.Log != nil {
+			fmt.Fprintf(opt.Log, "calibrate: "+format+"\n", args...)
+		}
+	}
+	return rule, logf
+}
+
+// node measures the memory bandwidth and the cost of allocation.
+func (cal *Calibration) node(rule StopRule, logf func(string, ...any)) error {
+	streams := runtime.NumCPU()
+	logf("memory bandwidth: STREAM triad, %d streams and 1 alone", streams)
+	arrays := triadArrays(streams, triadLen)
+	triadPass(arrays, 1) // first touch
+	r := rule
+	r.Batch, r.Min = 3, 10
+	var err error
+	cal.Memory = Memory{Streams: streams, ArrayBytes: 8 * triadLen}
+	if cal.Memory.Node, _, err = measureUntil("memory bandwidth, one stream per core", bandwidthSampler(arrays), r, sinceNow()); err != nil {
+		return err
+	}
+	if cal.Memory.Alone, _, err = measureUntil("memory bandwidth, one stream", bandwidthSampler(arrays[:1]), r, sinceNow()); err != nil {
+		return err
+	}
+	logf("allocation cost per byte")
+	r.Batch = 16
+	cal.AllocPerByte, _, err = measureUntil("allocation per byte", samplerFunc(func(n int) ([]float64, error) { return allocSamples(n), nil }), r, sinceNow())
+	return err
+}
+
+// makeMachine fits the table and builds the machine.
+func (cal *Calibration) makeMachine(ms measurements) error {
+	sizes, times := make([]int64, len(cal.PingPong)), make([]float64, len(cal.PingPong))
+	for i, p := range cal.PingPong {
+		sizes[i], times[i] = p.Bytes, p.OneWay.Mean
+	}
+	fit, err := fitLine(sizes, times)
+	if err != nil {
+		return err
+	}
+	cal.Fit = fit
+	eager := int64(commlib.DefaultEagerLimit)
+	sendPerByte := 0.0
+	if cal.SendCallBytes > 1 {
+		sendPerByte = (cal.SendCall.Mean - cal.SendCall1) / float64(cal.SendCallBytes-1)
+	}
+	lg, how := logGOPS(fit, LevelInputs{SendPerByte: sendPerByte, CallCost: cal.CallCost, StreamGap: cal.StreamGap.Mean, DefaultS: eager})
+	cal.FitHow = how
+	cal.Residuals = residuals(&lg, cal.PingPong)
+	table := make(machine.Table, len(cal.PingPong))
+	for i, p := range cal.PingPong {
+		table[i] = machine.TablePoint{Bytes: p.Bytes, Time: trace.Time(math.Round(p.OneWay.Mean)) * trace.Nanosecond}
+	}
+	if n := len(table); n >= 2 && table[n-1].Time < table[n-2].Time {
+		table[n-1].Time = table[n-2].Time // the last segment extrapolates: never downwards
+	}
+	h := cal.Host
+	m := &machine.Machine{
+		Name:        "local",
+		Description: "this machine's in-process runtime (ranks as goroutines of one process), calibrated",
+		Source: fmt.Sprintf("predict calibrate%s on %s (%s, %d CPUs, %s, %s, clock source %s) at %s in %s, load %s: "+
+			"in-process runtime, %d ranks; MPIPerf's method (seed-001): clock offsets by the fastest round trip, slot schedule, max over ranks, "+
+			"WaitPatternNull/Up passed; ping-pong 1 B to %d B, each size's first round trip apart, one-way = trimmed mean (25 %% each tail) "+
+			"of half round trips to ±%.0f %% at 95 %%; LogGOPS by relative least squares: %s; g from streams; O from the Send call at %d B; "+
+			"threads and wake-up as MeasureLocal; memory bandwidth by a STREAM triad of %d streams",
+			quickText(cal.Quick), h.Name, h.CPUModel, h.CPUs, h.OS, h.GoVersion, h.ClockSource, cal.Started.Format(time.RFC3339),
+			cal.Took.Round(time.Millisecond), h.LoadBefore, cal.Ranks, cal.PingPong[len(cal.PingPong)-1].Bytes,
+			100*maxRelCI(cal.PingPong), how, cal.SendCallBytes, cal.Memory.Streams),
+		Origin:          machine.OriginCalibrated,
+		Nodes:           1,
+		CoresPerNode:    runtime.NumCPU(),
+		Mapping:         machine.Block,
+		CPUFactor:       1,
+		Intra:           lg,
+		Inter:           lg,
+		Table:           machine.Tables{Intra: table, Inter: table},
+		Threads:         ms.thread,
+		Wakeup:          ms.wake,
+		MemoryBandwidth: math.Round(cal.Memory.Node.Mean),
+		Collectives:     machine.LinearCollectives(),
+	}
+	cal.Machine = m
+	return m.Validate()
+}
+
+func quickText(quick bool) string {
+	if quick {
+		return " --quick"
+	}
+	return ""
+}
+
+// maxRelCI is the widest relative interval of the table.
+func maxRelCI(t []PingPongPoint) float64 {
+	w := 0.0
+	for _, p := range t {
+		w = math.Max(w, p.OneWay.RelHalfWidth())
+	}
+	return w
+}
+
+// nsText prints a time in ns with a readable unit.
+func nsText(ns float64) string {
+	return machine.FormatDuration(trace.Time(math.Round(ns)) * trace.Nanosecond)
+}

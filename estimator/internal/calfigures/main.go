@@ -1,0 +1,163 @@
+// Command calfigures prints the figures of issue 21 for predict calibrate
+// on this machine: the fitted model against the measured ping-pong table
+// at every size, the machine file's model against ping-pongs at sizes the
+// calibration did not measure, and the repeatability of L and G over
+// calibrations in a row. It measures a shared machine: it prints the load
+// before and after, and medians.
+//
+//	go run ./estimator/internal/calfigures [-n 5] [-quick]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/predict-tools/predict/estimator"
+	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/trace"
+)
+
+func main() {
+	n := flag.Int("n", 5, "calibrations in a row")
+	quick := flag.Bool("quick", false, "quick calibrations (powers of 4, ±5 %)")
+	flag.Parse()
+	if err := run(*n, *quick); err != nil {
+		fmt.Fprintln(os.Stderr, "calfigures:", err)
+		os.Exit(1)
+	}
+}
+
+func loadavg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	return strings.TrimSpace(string(b))
+}
+
+func run(n int, quick bool) error {
+	fmt.Printf("calfigures: %s, %d calibrations (quick %t), load %s\n", time.Now().UTC().Format(time.RFC3339), n, quick, loadavg())
+	var cals []*estimator.Calibration
+	for i := range n {
+		cal, err := estimator.Calibrate(estimator.CalibrateOptions{Quick: quick})
+		if err != nil {
+			fmt.Printf("calibration %d refused: %v\n", i+1, err)
+			continue
+		}
+		cals = append(cals, cal)
+		lg := cal.Machine.Intra
+		fmt.Printf("calibration %d: %s, L=%s o=%s g=%s G=%s O=%s S=%d, slope G+O %.4g ns/B, rms %.1f %%, worst %s, load after %s\n",
+			i+1, cal.Took.Round(time.Millisecond), machine.FormatDuration(lg.Latency), machine.FormatDuration(lg.Overhead),
+			machine.FormatDuration(lg.GapPerMessage), lg.GapPerByte, lg.OverheadPerByte, lg.EagerLimit, cal.Fit.Slope,
+			100*cal.Fit.RelRMS, worst(cal.Residuals), cal.Host.LoadAfter)
+	}
+	if len(cals) == 0 {
+		return fmt.Errorf("every calibration was refused")
+	}
+	last := cals[len(cals)-1]
+	fmt.Println("\nthe last calibration's fitted LogGOPS model (without the table) against its measured table:")
+	fmt.Printf("%10s %12s %12s %9s\n", "bytes", "measured", "model", "residual")
+	for _, r := range last.Residuals {
+		fmt.Printf("%10d %12s %12s %+8.1f%%\n", r.Bytes, ns(r.Measured), ns(r.Model), 100*r.Rel)
+	}
+
+	// Independent measurement: sizes between the calibrated ones.
+	var sizes []int64
+	for _, p := range last.PingPong[1:] {
+		sizes = append(sizes, p.Bytes*3/4)
+	}
+	check, err := estimator.MeasurePingPong(sizes, estimator.CalibrateOptions{Quick: quick})
+	if err != nil {
+		return fmt.Errorf("independent ping-pongs: %v", err)
+	}
+	link := last.Machine.Level(false)
+	lineOnly := link
+	lineOnly.Table = nil
+	fmt.Println("\nping-pongs at sizes the calibration did not measure, against the machine file's model with its table and the LogGOPS line alone:")
+	fmt.Printf("%10s %12s %12s %9s %12s %9s\n", "bytes", "measured", "with table", "error", "line", "error")
+	for _, p := range check {
+		withTable := float64(estimator.PingPongModel(link, p.Bytes)) / float64(trace.Nanosecond)
+		line := float64(estimator.PingPongModel(lineOnly, p.Bytes)) / float64(trace.Nanosecond)
+		fmt.Printf("%10d %12s %12s %+8.1f%% %12s %+8.1f%%\n", p.Bytes, ns(p.OneWay.Mean), ns(withTable), 100*(withTable/p.OneWay.Mean-1),
+			ns(line), 100*(line/p.OneWay.Mean-1))
+	}
+
+	fmt.Printf("\nrepeatability over %d calibrations (coefficient of variation; median):\n", len(cals))
+	for _, q := range []struct {
+		name string
+		get  func(*estimator.Calibration) float64
+	}{
+		{"L (ns)", func(c *estimator.Calibration) float64 { return float64(c.Machine.Intra.Latency) / 1e3 }},
+		{"o (ns)", func(c *estimator.Calibration) float64 { return float64(c.Machine.Intra.Overhead) / 1e3 }},
+		{"G (ps/B)", func(c *estimator.Calibration) float64 { return float64(c.Machine.Intra.GapPerByte) / 1e3 }},
+		{"O (ps/B)", func(c *estimator.Calibration) float64 { return float64(c.Machine.Intra.OverheadPerByte) / 1e3 }},
+		{"G+O, the fitted slope (ps/B)", func(c *estimator.Calibration) float64 { return c.Fit.Slope * 1e3 }},
+		{"2o+L, the fitted intercept (ns)", func(c *estimator.Calibration) float64 { return c.Fit.Intercept }},
+		{"g (ns)", func(c *estimator.Calibration) float64 { return float64(c.Machine.Intra.GapPerMessage) / 1e3 }},
+		{"one-way 1 B (ns)", func(c *estimator.Calibration) float64 { return c.PingPong[0].OneWay.Mean }},
+		{"one-way 4 MiB (ns)", func(c *estimator.Calibration) float64 { return c.PingPong[len(c.PingPong)-1].OneWay.Mean }},
+		{"memory bandwidth (GB/s)", func(c *estimator.Calibration) float64 { return c.Memory.Node.Mean / 1e9 }},
+	} {
+		xs := make([]float64, len(cals))
+		for i, c := range cals {
+			xs[i] = q.get(c)
+		}
+		mean, sd := meanSD(xs)
+		cv := math.NaN()
+		if mean != 0 {
+			cv = sd / mean
+		}
+		fmt.Printf("  %-32s median %10.4g  CV %6.1f %%  (%s)\n", q.name, median(xs), 100*cv, values(xs))
+	}
+	fmt.Printf("load after: %s\n", loadavg())
+	return nil
+}
+
+func ns(x float64) string {
+	return machine.FormatDuration(trace.Time(math.Round(x)) * trace.Nanosecond)
+}
+
+func worst(rs []estimator.Residual) string {
+	i := 0
+	for j, r := range rs {
+		if math.Abs(r.Rel) > math.Abs(rs[i].Rel) {
+			i = j
+		}
+	}
+	return fmt.Sprintf("%+.1f %% at %d B", 100*rs[i].Rel, rs[i].Bytes)
+}
+
+func meanSD(xs []float64) (float64, float64) {
+	m := 0.0
+	for _, x := range xs {
+		m += x
+	}
+	m /= float64(len(xs))
+	if len(xs) < 2 {
+		return m, 0
+	}
+	ss := 0.0
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	return m, math.Sqrt(ss / float64(len(xs)-1))
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func values(xs []float64) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprintf("%.4g", x)
+	}
+	return strings.Join(s, " ")
+}
