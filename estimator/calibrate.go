@@ -314,7 +314,7 @@ func (cal *Calibration) makeMachine(ms measurements) error {
 		Description: "this machine's in-process runtime (ranks as goroutines of one process), calibrated",
 		Source: fmt.Sprintf("predict calibrate%s on %s (%s, %d CPUs, %s, %s, clock source %s) at %s in %s, load %s: "+
 			"in-process runtime, %d ranks; MPIPerf's method (seed-001): clock offsets by the fastest round trip, slot schedule, max over ranks, "+
-			"WaitPatternNull/Up passed; ping-pong 1 B to %d B, each size's first round trip apart, one-way = trimmed mean (25 %% each tail) "+
+			"WaitPatternNull/Up passed; ping-pong 1 B to %d B with hot buffers (one per rank and size, reused), each size's first round trip apart, one-way = trimmed mean (25 %% each tail) "+
 			"of half round trips to ±%.0f %% at 95 %%; LogGOPS by relative least squares: %s; g from streams; O from the Send call at %d B; "+
 			"threads and wake-up as MeasureLocal; memory bandwidth by a STREAM triad of %d streams",
 			quickText(cal.Quick), h.Name, h.CPUModel, h.CPUs, h.OS, h.GoVersion, h.ClockSource, cal.Started.Format(time.RFC3339),

@@ -26,6 +26,7 @@ type inprocRanks struct {
 	cmds    []chan func(*commlib.Comm) any
 	answers chan rankAnswer
 	done    chan error
+	bufs    [][]byte // each rank's message buffer, kept between batches
 }
 
 type rankAnswer struct {
@@ -34,7 +35,8 @@ type rankAnswer struct {
 }
 
 func startInproc(np int) *inprocRanks {
-	w := &inprocRanks{np: np, cmds: make([]chan func(*commlib.Comm) any, np), answers: make(chan rankAnswer, np), done: make(chan error, 1)}
+	w := &inprocRanks{np: np, cmds: make([]chan func(*commlib.Comm) any, np), answers: make(chan rankAnswer, np), done: make(chan error, 1),
+		bufs: make([][]byte, np)}
 	for r := range w.cmds {
 		w.cmds[r] = make(chan func(*commlib.Comm) any, 1)
 	}
@@ -160,6 +162,16 @@ func (s inprocStage) stage(start int64, offsets []int64, window int64, k int) ([
 	return out, nil
 }
 
+// buffer is rank's message buffer of size bytes: the same one for every
+// batch at a size (hot: in cache where it fits, its pages touched), a new
+// one when the size changes. Only rank's goroutine calls it.
+func (w *inprocRanks) buffer(rank, size int) []byte {
+	if len(w.bufs[rank]) != size {
+		w.bufs[rank] = make([]byte, size)
+	}
+	return w.bufs[rank]
+}
+
 // rank0 runs f on every rank and returns rank 0's []float64.
 func (w *inprocRanks) rank0(f func(c *commlib.Comm) any) ([]float64, error) {
 	res, err := w.all(f)
@@ -173,7 +185,7 @@ func (w *inprocRanks) rank0(f func(c *commlib.Comm) any) ([]float64, error) {
 // rank 0: one-way times (half of each), ns.
 func (w *inprocRanks) pingPongs(size, n int) ([]float64, error) {
 	return w.rank0(func(c *commlib.Comm) any {
-		buf := make([]byte, size)
+		buf := w.buffer(c.Rank(), size)
 		out := make([]float64, 0, n)
 		for range n {
 			switch c.Rank() {
@@ -195,7 +207,7 @@ func (w *inprocRanks) pingPongs(size, n int) ([]float64, error) {
 // rank 1 about to wait for it (it said so first), ns.
 func (w *inprocRanks) sendCalls(size, n int) ([]float64, error) {
 	return w.rank0(func(c *commlib.Comm) any {
-		buf, one := make([]byte, size), make([]byte, 1)
+		buf, one := w.buffer(c.Rank(), size), make([]byte, 1)
 		out := make([]float64, 0, n)
 		for range n {
 			switch c.Rank() {
