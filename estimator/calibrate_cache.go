@@ -5,7 +5,6 @@
 package estimator
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -76,27 +75,10 @@ func cachedLocal(dir string, k LocalKey, calibrate func() (*machine.Machine, err
 	if err != nil {
 		return nil, false, err
 	}
-	var buf bytes.Buffer
-	if err := m.Write(&buf); err != nil {
-		return nil, false, err
-	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return m, false, fmt.Errorf("caching the calibration: %v", err)
 	}
-	f, err := os.CreateTemp(dir, ".local-*")
-	if err == nil {
-		_, err = f.Write(buf.Bytes())
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(f.Name(), path)
-		}
-		if err != nil {
-			os.Remove(f.Name())
-		}
-	}
-	if err != nil {
+	if err := m.WriteFile(path); err != nil {
 		return m, false, fmt.Errorf("caching the calibration: %v", err)
 	}
 	return m, false, nil

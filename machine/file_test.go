@@ -345,3 +345,21 @@ func TestREADMEExample(t *testing.T) {
 		t.Errorf("README.md does not show the ideal preset as Write writes it:\n%s", write(t, ideal))
 	}
 }
+
+func TestWriteFile(t *testing.T) {
+	m := testMachine()
+	path := filepath.Join(t.TempDir(), "m.json")
+	if err := m.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(path)
+	if err != nil || !reflect.DeepEqual(back, m) {
+		t.Errorf("read back: %v\n%+v\n%+v", err, back, m)
+	}
+	if err := m.WriteFile(filepath.Join(t.TempDir(), "missing", "m.json")); err == nil {
+		t.Errorf("no error for a missing directory")
+	}
+	if left, _ := os.ReadDir(filepath.Dir(path)); len(left) != 1 {
+		t.Errorf("left %v", left)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -19,6 +21,34 @@ func (m *Machine) Write(w io.Writer) error {
 		return err
 	}
 	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// WriteFile writes m as a machine file at path, through a temporary file
+// beside it renamed into place: a reader never sees half a file, and a
+// failed write leaves what was there.
+func (m *Machine) WriteFile(path string) error {
+	b, err := m.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".machine-*.json")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
 	return err
 }
 

@@ -4,7 +4,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -90,11 +89,7 @@ the fit, to stdout.`,
 				}
 				return fmt.Errorf("calibrate: %v", err)
 			}
-			var buf bytes.Buffer
-			if err := cal.Machine.Write(&buf); err != nil {
-				return err
-			}
-			if err := writeFileAtomic(output, buf.Bytes()); err != nil {
+			if err := cal.Machine.WriteFile(output); err != nil {
 				return err
 			}
 			if asJSON {
@@ -135,26 +130,4 @@ func checkWritable(path string) error {
 	name := f.Name()
 	f.Close()
 	return os.Remove(name)
-}
-
-// writeFileAtomic writes data to path through a temporary file beside it.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".predict-calibrate-*")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
