@@ -73,6 +73,11 @@ const (
 	fullBudget  = 3 * time.Second
 	quickBudget = 500 * time.Millisecond
 	calRanks    = 2
+	// minSlowBudget is the least budget of the quantities whose samples
+	// take long (a triad pass over 96 MiB a stream) or are often invalid
+	// (self-test launches, one in ten valid on a loaded machine), even in
+	// a quick calibration.
+	minSlowBudget = 2 * time.Second
 )
 
 // Calibrate measures this machine's in-process runtime and returns the
@@ -153,7 +158,9 @@ func (cal *Calibration) measureNetwork(w *inprocRanks, opt CalibrateOptions, rul
 		runners[name] = inprocStage{w, func(c *commlib.Comm) func(int) { return waitOps(calNow, c.Rank())[name] }}
 	}
 	nullTol := math.Max(200, 10*cal.Timer.MedianRead)
-	tests, err := selfTests(runners, offsets, DefaultSlots, rule, nullTol, sinceNow())
+	st := rule
+	st.Budget = max(rule.Budget, minSlowBudget)
+	tests, err := selfTests(runners, offsets, DefaultSlots, st, nullTol, sinceNow())
 	cal.SelfTests = tests
 	if err != nil {
 		return err
@@ -267,7 +274,7 @@ func (cal *Calibration) node(rule StopRule, logf func(string, ...any)) error {
 	arrays := triadArrays(streams, triadLen)
 	triadPass(arrays, 1) // first touch
 	r := rule
-	r.Batch, r.Min = 3, 10
+	r.Batch, r.Min, r.Budget = 3, 10, max(rule.Budget, minSlowBudget)
 	var err error
 	cal.Memory = Memory{Streams: streams, ArrayBytes: 8 * triadLen}
 	if cal.Memory.Node, _, err = measureUntil("memory bandwidth, one stream per core", bandwidthSampler(arrays), r, sinceNow()); err != nil {
