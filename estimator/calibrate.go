@@ -54,8 +54,8 @@ type Calibration struct {
 	Residuals []Residual      `json:"residuals"`
 	// SendCall is a standard Send's call of SendCallBytes (the runtime's
 	// eager limit, or the largest size), whose slope from 1 B (SendCall1)
-	// is O; CallCost the mean of a 1 B Send and of a
-	// Recv of a message that has arrived (MeasureLocal's); StreamGap g.
+	// is O; CallCost the mean of a 1 B Send and of a Recv of a message
+	// that has arrived (MeasureLocal's method); StreamGap g.
 	SendCall      Estimate         `json:"send_call"`
 	SendCallBytes int64            `json:"send_call_bytes"`
 	SendCall1     float64          `json:"send_call_1_ns"`
@@ -129,18 +129,57 @@ func sinceNow() func() time.Duration {
 	return func() time.Duration { return time.Since(t0) }
 }
 
-// network measures the in-process runtime: clock sync, self-tests,
-// ping-pong table, calls and stream, and fits the LogGOPS line.
+// network measures the in-process runtime's network with calRanks ranks.
 func (cal *Calibration) network(opt CalibrateOptions, rule StopRule, logf func(string, ...any)) error {
-	w := startInproc(calRanks)
-	err := cal.measureNetwork(w, opt, rule, logf)
-	if cerr := w.close(); err == nil && cerr != nil {
-		err = fmt.Errorf("the in-process runtime: %v", cerr)
+	var err error
+	runErr := commlib.RunWith(commlib.Config{NP: calRanks, DeadlockGrace: 10 * time.Second}, func(c *commlib.Comm) {
+		if e := cal.networkRanks(c, opt, rule, logf, true); c.Rank() == 0 {
+			err = e
+		}
+	})
+	if err == nil && runErr != nil {
+		err = fmt.Errorf("the in-process runtime: %v", runErr)
 	}
 	return err
 }
 
-func (cal *Calibration) measureNetwork(w *inprocRanks, opt CalibrateOptions, rule StopRule, logf func(string, ...any)) error {
+// CalibrateNetwork is the network part of a calibration, run by every rank
+// of a commlib job (the MPI tester under a launcher, one process a rank):
+// clock sync, self-tests, the ping-pong table between ranks 0 and 1, the
+// calls and streams. Rank 0 leads and returns what it measured, without a
+// machine; the others follow and return nil, nil.
+func CalibrateNetwork(c *commlib.Comm, opt CalibrateOptions) (*Calibration, error) {
+	rule, logf := opt.rule()
+	if opt.MaxBytes <= 0 {
+		opt.MaxBytes = 4 << 20
+	}
+	cal := &Calibration{Started: time.Now().UTC(), Quick: opt.Quick, Ranks: c.Size()}
+	if c.Rank() == 0 {
+		cal.Host = thisHost()
+		cal.Timer = measureTimer(100_000)
+	}
+	err := cal.networkRanks(c, opt, rule, logf, false)
+	if c.Rank() != 0 {
+		return nil, nil
+	}
+	cal.Took = time.Since(cal.Started)
+	return cal, err
+}
+
+// networkRanks is run by every rank: rank 0 measures into cal, the others
+// serve it. oneClock says that the ranks share one clock (goroutines of
+// one process): their offsets must then be within their bounds.
+func (cal *Calibration) networkRanks(c *commlib.Comm, opt CalibrateOptions, rule StopRule, logf func(string, ...any), oneClock bool) error {
+	s := newRankState(c)
+	if c.Rank() != 0 {
+		s.serve()
+		return nil
+	}
+	defer s.command(cmdDone)
+	return cal.measureNetwork(leader{s}, opt, rule, logf, oneClock)
+}
+
+func (cal *Calibration) measureNetwork(w leader, opt CalibrateOptions, rule StopRule, logf func(string, ...any), oneClock bool) error {
 	logf("clock offsets by the fastest round trip")
 	offs, err := w.syncClocks()
 	if err != nil {
@@ -154,8 +193,8 @@ func (cal *Calibration) measureNetwork(w *inprocRanks, opt CalibrateOptions, rul
 
 	logf("self-tests WaitPatternNull, WaitPatternUp (slot schedule)")
 	runners := map[string]stageRunner{}
-	for _, name := range selfTestNames {
-		runners[name] = inprocStage{w, func(c *commlib.Comm) func(int) { return waitOps(calNow, c.Rank())[name] }}
+	for i, name := range selfTestNames {
+		runners[name] = leaderStage{w, i}
 	}
 	nullTol := math.Max(200, 10*cal.Timer.MedianRead)
 	st := rule
@@ -167,7 +206,7 @@ func (cal *Calibration) measureNetwork(w *inprocRanks, opt CalibrateOptions, rul
 	}
 	// One process, one clock: every offset must be within its bound.
 	for r, o := range offs {
-		if r > 0 && (o.Offset > o.RTT/2 || -o.Offset > o.RTT/2) {
+		if oneClock && r > 0 && (o.Offset > o.RTT/2 || -o.Offset > o.RTT/2) {
 			return &SelfTestError{Tests: append(tests, SelfTest{Name: fmt.Sprintf("clock offset of rank %d", r),
 				Measured: Estimate{Mean: float64(o.Offset)}, Tol: float64(o.RTT / 2)})}
 		}
@@ -186,24 +225,33 @@ func (cal *Calibration) measureNetwork(w *inprocRanks, opt CalibrateOptions, rul
 	}
 
 	logf("send calls, receives of arrived messages, a stream")
-	var ms measurements
-	if err := ms.messages(timerCost()); err != nil {
-		return fmt.Errorf("measuring the calls: %v", err)
+	r := rule
+	r.Batch = 50
+	one := func(what string, sample func(n int) ([]float64, error)) (Estimate, error) {
+		e, _, err := measureUntil(what, samplerFunc(sample), r, sinceNow())
+		return e, err
 	}
-	cal.CallCost = float64(ms.sendCall+ms.recvCall) / 2 / float64(trace.Nanosecond)
-	cal.SendCall1 = float64(ms.sendCall) / float64(trace.Nanosecond)
+	send1, err := one("Send call of 1 B", func(n int) ([]float64, error) { return w.sendCalls(1, n) })
+	if err != nil {
+		return err
+	}
+	recv1, err := one("Recv of an arrived 1 B message", w.recvCalls)
+	if err != nil {
+		return err
+	}
+	cal.SendCall1 = send1.Mean
+	cal.CallCost = (send1.Mean + recv1.Mean) / 2
 	eager := min(int64(commlib.DefaultEagerLimit), opt.MaxBytes)
 	cal.SendCallBytes = eager
 	if _, err := w.sendCalls(int(eager), 5); err != nil {
 		return err
 	}
-	r := rule
 	r.Batch = 20
-	if cal.SendCall, _, err = measureUntil(fmt.Sprintf("Send call of %d B", eager), samplerFunc(func(n int) ([]float64, error) { return w.sendCalls(int(eager), n) }), r, sinceNow()); err != nil {
+	if cal.SendCall, err = one(fmt.Sprintf("Send call of %d B", eager), func(n int) ([]float64, error) { return w.sendCalls(int(eager), n) }); err != nil {
 		return err
 	}
 	r.Batch = 10
-	if cal.StreamGap, _, err = measureUntil("stream of 1 B messages", samplerFunc(func(n int) ([]float64, error) { return w.streamGaps(200, n) }), r, sinceNow()); err != nil {
+	if cal.StreamGap, err = one("stream of 1 B messages", func(n int) ([]float64, error) { return w.streamGaps(200, n) }); err != nil {
 		return err
 	}
 	return nil
@@ -211,7 +259,7 @@ func (cal *Calibration) measureNetwork(w *inprocRanks, opt CalibrateOptions, rul
 
 // pingPongTable measures the one-way time of each size: its first round
 // trip apart, a warm-up, then half round trips until rule stops.
-func (w *inprocRanks) pingPongTable(sizes []int64, rule StopRule, logf func(string, ...any)) ([]PingPongPoint, error) {
+func (w leader) pingPongTable(sizes []int64, rule StopRule, logf func(string, ...any)) ([]PingPongPoint, error) {
 	var table []PingPongPoint
 	for _, s := range sizes {
 		size := int(s)
@@ -239,10 +287,19 @@ func (w *inprocRanks) pingPongTable(sizes []int64, rule StopRule, logf func(stri
 // calibration against sizes it did not measure.
 func MeasurePingPong(sizes []int64, opt CalibrateOptions) ([]PingPongPoint, error) {
 	rule, logf := opt.rule()
-	w := startInproc(calRanks)
-	table, err := w.pingPongTable(sizes, rule, logf)
-	if cerr := w.close(); err == nil && cerr != nil {
-		err = fmt.Errorf("the in-process runtime: %v", cerr)
+	var table []PingPongPoint
+	var err error
+	runErr := commlib.RunWith(commlib.Config{NP: calRanks, DeadlockGrace: 10 * time.Second}, func(c *commlib.Comm) {
+		s := newRankState(c)
+		if c.Rank() != 0 {
+			s.serve()
+			return
+		}
+		defer s.command(cmdDone)
+		table, err = leader{s}.pingPongTable(sizes, rule, logf)
+	})
+	if err == nil && runErr != nil {
+		err = fmt.Errorf("the in-process runtime: %v", runErr)
 	}
 	return table, err
 }
