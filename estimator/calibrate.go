@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/predict-tools/predict/commlib"
@@ -32,6 +34,11 @@ type CalibrateOptions struct {
 	MaxBytes int64
 	// Log receives a line as each step starts (nil: none).
 	Log io.Writer
+	// Launcher, when set, measures the network under it (commlib's MPI
+	// runtime, one process a rank: the tester is built with the mpi tag
+	// from predict's module); the threads, the memory and the allocation
+	// are measured in this process, on this node.
+	Launcher *Launcher
 }
 
 // Calibration is what Calibrate measured and the machine made of it.
@@ -41,6 +48,9 @@ type Calibration struct {
 	Took      time.Duration     `json:"took_ns"`
 	Quick     bool              `json:"quick"`
 	Ranks     int               `json:"ranks"`
+	Runtime   string            `json:"runtime"`              // "in-process", or the launcher's command
+	RankHosts []string          `json:"rank_hosts,omitempty"` // the host of each rank, under a launcher
+	Error     string            `json:"error,omitempty"`      // the tester's refusal, under a launcher
 	Timer     Timer             `json:"timer"`
 	Probe     probe.RawOverhead `json:"probe_overhead"`
 	ClockSync []ClockOffset     `json:"clock_sync"`
@@ -86,7 +96,7 @@ const (
 // diagnosis), when a self-test fails ([SelfTestError]) or a quantity's
 // confidence interval does not converge in its budget ([NoisyError]).
 func Calibrate(opt CalibrateOptions) (*Calibration, error) {
-	cal := &Calibration{Host: thisHost(), Started: time.Now().UTC(), Quick: opt.Quick, Ranks: calRanks}
+	cal := &Calibration{Host: thisHost(), Started: time.Now().UTC(), Quick: opt.Quick, Ranks: calRanks, Runtime: "in-process"}
 	rule, logf := opt.rule()
 	if opt.MaxBytes <= 0 {
 		opt.MaxBytes = 4 << 20
@@ -95,7 +105,12 @@ func Calibrate(opt CalibrateOptions) (*Calibration, error) {
 	cal.Timer = measureTimer(100_000)
 	cal.Probe = probe.Overhead()
 
-	if err := cal.network(opt, rule, logf); err != nil {
+	if opt.Launcher != nil {
+		cal.Runtime = opt.Launcher.String()
+		if err := cal.launchedNetwork(opt, logf); err != nil {
+			return cal, err
+		}
+	} else if err := cal.network(opt, rule, logf); err != nil {
 		return cal, err
 	}
 
@@ -153,10 +168,13 @@ func CalibrateNetwork(c *commlib.Comm, opt CalibrateOptions) (*Calibration, erro
 	if opt.MaxBytes <= 0 {
 		opt.MaxBytes = 4 << 20
 	}
-	cal := &Calibration{Started: time.Now().UTC(), Quick: opt.Quick, Ranks: c.Size()}
+	cal := &Calibration{Started: time.Now().UTC(), Quick: opt.Quick, Ranks: c.Size(), RankHosts: gatherHosts(c)}
 	if c.Rank() == 0 {
 		cal.Host = thisHost()
 		cal.Timer = measureTimer(100_000)
+	}
+	if c.Size() < 2 {
+		return cal, fmt.Errorf("calibration needs at least 2 ranks, the job has %d", c.Size())
 	}
 	err := cal.networkRanks(c, opt, rule, logf, false)
 	if c.Rank() != 0 {
@@ -164,6 +182,28 @@ func CalibrateNetwork(c *commlib.Comm, opt CalibrateOptions) (*Calibration, erro
 	}
 	cal.Took = time.Since(cal.Started)
 	return cal, err
+}
+
+// gatherHosts returns at rank 0 the host name of every rank (nil
+// elsewhere).
+func gatherHosts(c *commlib.Comm) []string {
+	const width = 256
+	name, _ := os.Hostname()
+	send := make([]byte, width)
+	copy(send, name)
+	var all []byte
+	if c.Rank() == 0 {
+		all = make([]byte, width*c.Size())
+	}
+	c.Gather(send, all, 0)
+	if c.Rank() != 0 {
+		return nil
+	}
+	hosts := make([]string, c.Size())
+	for r := range hosts {
+		hosts[r] = strings.TrimRight(string(all[r*width:(r+1)*width]), "\x00")
+	}
+	return hosts
 }
 
 // networkRanks is run by every rank: rank 0 measures into cal, the others
@@ -377,12 +417,12 @@ func (cal *Calibration) makeMachine(ms measurements) error {
 		Name:        "local",
 		Description: "this machine's in-process runtime (ranks as goroutines of one process), calibrated",
 		Source: fmt.Sprintf("predict calibrate%s on %s (%s, %d CPUs, %s, %s, clock source %s) at %s in %s, load %s: "+
-			"in-process runtime, %d ranks; MPIPerf's method (seed-001): clock offsets by the fastest round trip, slot schedule, max over ranks, "+
+			"%s; MPIPerf's method (seed-001): clock offsets by the fastest round trip, slot schedule, max over ranks, "+
 			"WaitPatternNull/Up passed; ping-pong 1 B to %d B with hot buffers (one per rank and size, reused), each size's first round trip apart, one-way = trimmed mean (25 %% each tail) "+
-			"of half round trips to ±%.0f %% at 95 %%; LogGOPS by relative least squares: %s; g from streams; O from the Send call at %d B; "+
-			"threads and wake-up as MeasureLocal; memory bandwidth by a STREAM triad of %d streams",
+			"of half round trips to ±%.1f %% at 95 %%; LogGOPS by relative least squares: %s; g from streams; O from the Send call at %d B; "+
+			"threads (and in-process wake-up) as MeasureLocal, in the calibrating process; memory bandwidth by a STREAM triad of %d streams",
 			quickText(cal.Quick), h.Name, h.CPUModel, h.CPUs, h.OS, h.GoVersion, h.ClockSource, cal.Started.Format(time.RFC3339),
-			cal.Took.Round(time.Millisecond), h.LoadBefore, cal.Ranks, cal.PingPong[len(cal.PingPong)-1].Bytes,
+			cal.Took.Round(time.Millisecond), h.LoadBefore, cal.runtimeText(), cal.PingPong[len(cal.PingPong)-1].Bytes,
 			100*maxRelCI(cal.PingPong), how, cal.SendCallBytes, cal.Memory.Streams),
 		Origin:          machine.OriginCalibrated,
 		Nodes:           1,
@@ -397,8 +437,32 @@ func (cal *Calibration) makeMachine(ms measurements) error {
 		MemoryBandwidth: math.Round(cal.Memory.Node.Mean),
 		Collectives:     machine.LinearCollectives(),
 	}
+	if cal.Runtime != "" && cal.Runtime != "in-process" {
+		// Under MPI: the job's nodes, MPI's collectives (auto), and no
+		// wake-up curve (MPI libraries poll).
+		m.Name = "mpi"
+		m.Description = "commlib's MPI runtime, calibrated under " + cal.Runtime
+		m.Nodes = nodesOf(cal.RankHosts)
+		if m.Nodes > 1 {
+			m.RanksPerNode = m.CoresPerNode
+		}
+		m.Wakeup, m.Collectives = nil, nil
+	}
 	cal.Machine = m
 	return m.Validate()
+}
+
+// runtimeText says what ran the ranks and, under a launcher, which level
+// the ping-pong measured.
+func (cal *Calibration) runtimeText() string {
+	if cal.Runtime == "" || cal.Runtime == "in-process" {
+		return fmt.Sprintf("the in-process runtime (%d ranks as goroutines)", cal.Ranks)
+	}
+	level := "ranks 0 and 1 on one node (intra-node figures, written for both levels)"
+	if len(cal.RankHosts) > 1 && cal.RankHosts[0] != cal.RankHosts[1] {
+		level = fmt.Sprintf("ranks 0 and 1 on %s and %s (inter-node figures, written for both levels)", cal.RankHosts[0], cal.RankHosts[1])
+	}
+	return fmt.Sprintf("commlib's MPI runtime under %s (%d ranks), %s", cal.Runtime, cal.Ranks, level)
 }
 
 func quickText(quick bool) string {

@@ -31,8 +31,8 @@ func (cal *Calibration) WriteSummary(w io.Writer) error {
 	var b strings.Builder
 	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	h := cal.Host
-	line("calibrated this machine's in-process runtime (%d ranks as goroutines)%s on %s (%s, %d CPUs, %s, %s) in %s",
-		cal.Ranks, quickNote(cal.Quick), h.Name, h.CPUModel, h.CPUs, h.OS, h.GoVersion, cal.Took.Round(1e6))
+	line("calibrated %s%s on %s (%s, %d CPUs, %s, %s) in %s",
+		cal.runtimeText(), quickNote(cal.Quick), h.Name, h.CPUModel, h.CPUs, h.OS, h.GoVersion, cal.Took.Round(1e6))
 	line("load average before %s, after %s; clock source %s", orUnknown(h.LoadBefore), orUnknown(h.LoadAfter), orUnknown(h.ClockSource))
 	line("timer: a read costs %s (median; min %s), granularity %s; probes: a Now/Seg pair %s, of which %s inside the interval",
 		nsText(cal.Timer.MedianRead), nsText(cal.Timer.MinRead), nsText(cal.Timer.Granularity), nsText(cal.Probe.PairNS), nsText(cal.Probe.SegNS))

@@ -24,9 +24,10 @@ func newCalibrateCmd() *cobra.Command {
 		ci      float64
 		budget  time.Duration
 		maxSize string
+		launch  string
 	)
 	cmd := &cobra.Command{
-		Use:   "calibrate [-o FILE] [--quick] [--json]",
+		Use:   "calibrate [-o FILE] [--quick] [--json] [--launcher 'mpirun -np 2']",
 		Short: "Measure this machine's communication, thread and memory costs into a machine file",
 		Long: `Calibrate measures this machine's in-process runtime (ranks as goroutines of one
 process, commlib.Run) by MPIPerf's method (seed-001) and writes a machine file with
@@ -51,9 +52,18 @@ The machine file holds the LogGOPS parameters, the table (which the interpreter
 uses for transfer times), the thread costs, the wake-up curve and the memory
 bandwidth; its source says how, when and where it was measured (host, CPU model, Go
 version, load). Progress goes to stderr; the summary, or with --json the tables and
-the fit, to stdout.`,
+the fit, to stdout.
+
+With --launcher (e.g. 'mpirun -np 2', or 'mpirun -np 2 --host a,b' between nodes),
+the network part runs under MPI instead: a tester built with -tags mpi from predict's
+module (go list must find it from the current directory; commlib's MPI runtime needs
+cgo and Open MPI's development files) runs one process a rank under the launcher, and
+ranks 0 and 1 are measured; the thread costs, the memory and the allocation are
+measured in this process, on this node. The machine file is then named "mpi", with
+the job's nodes, MPI's collectives (auto) and no wake-up curve.`,
 		Example: `  predict calibrate -o local.machine.json
   predict calibrate --quick --json -o /tmp/quick.machine.json > calibration.json
+  predict calibrate --launcher 'mpirun --oversubscribe -np 2' -o mpi.machine.json
   predict run ./testprogs/stencil -np 8 --machine local.machine.json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -75,10 +85,20 @@ the fit, to stdout.`,
 			if err != nil || maxBytes < 2 || maxBytes > 1<<30 {
 				return usagef(cmd, "--max-size %q: want a size from 2 B to 1 GiB (e.g. 4MiB)", maxSize)
 			}
+			opt := estimator.CalibrateOptions{Quick: quick, RelCI: ci / 100, MaxBytes: maxBytes, Log: cmd.ErrOrStderr()}
+			if cmd.Flags().Changed("launcher") {
+				l, err := estimator.ParseLauncher(launch)
+				if err != nil {
+					return usagef(cmd, "%v", err)
+				}
+				if l.NP < 2 {
+					return usagef(cmd, "--launcher %s: %d rank: calibration measures between ranks 0 and 1, want at least 2", l, l.NP)
+				}
+				opt.Launcher = l
+			}
 			if err := checkWritable(output); err != nil {
 				return usagef(cmd, "-o %s: %v", output, err)
 			}
-			opt := estimator.CalibrateOptions{Quick: quick, RelCI: ci / 100, MaxBytes: maxBytes, Log: cmd.ErrOrStderr()}
 			if cmd.Flags().Changed("budget") {
 				opt.Budget = budget
 			}
@@ -109,6 +129,7 @@ the fit, to stdout.`,
 	flags.Float64Var(&ci, "ci", 2, "`PERCENT`: every mean's 95 % confidence interval within ± this (default 2, 5 with --quick)")
 	flags.DurationVar(&budget, "budget", 3*time.Second, "how long each quantity may take before the machine is declared too noisy (0.5s with --quick)")
 	flags.StringVar(&maxSize, "max-size", "4MiB", "largest ping-pong message `SIZE`")
+	flags.StringVar(&launch, "launcher", "", "measure the network under MPI with this launcher `COMMAND` (e.g. 'mpirun -np 2'; at least 2 ranks)")
 	cmd.PreRun = func(cmd *cobra.Command, args []string) {
 		if quick && !cmd.Flags().Changed("ci") {
 			ci = 5
