@@ -3,9 +3,13 @@
 // at every size, the machine file's model against ping-pongs at sizes the
 // calibration did not measure, and the repeatability of L and G over
 // calibrations in a row. It measures a shared machine: it prints the load
-// before and after, and medians.
+// before and after, and medians. With -machine and -reference it compares
+// a machine file's ping-pong (with its table, and its LogGOPS line alone)
+// against a table measured independently, as commlib/internal/pingpong
+// and its C reference print it (bytes, one-way µs, MB/s a line).
 //
 //	go run ./estimator/internal/calfigures [-n 5] [-quick]
+//	go run ./estimator/internal/calfigures -machine mpi.machine.json -reference c-pingpong.txt
 package main
 
 import (
@@ -25,8 +29,16 @@ import (
 func main() {
 	n := flag.Int("n", 5, "calibrations in a row")
 	quick := flag.Bool("quick", false, "quick calibrations (powers of 4, ±5 %)")
+	file := flag.String("machine", "", "compare this machine `FILE`'s ping-pong with -reference")
+	ref := flag.String("reference", "", "a ping-pong table `FILE` (bytes, one-way µs, MB/s a line)")
 	flag.Parse()
-	if err := run(*n, *quick); err != nil {
+	var err error
+	if *file != "" || *ref != "" {
+		err = compare(*file, *ref)
+	} else {
+		err = run(*n, *quick)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "calfigures:", err)
 		os.Exit(1)
 	}
@@ -112,6 +124,44 @@ func run(n int, quick bool) error {
 		fmt.Printf("  %-32s median %10.4g  CV %6.1f %%  (%s)\n", q.name, median(xs), 100*cv, values(xs))
 	}
 	fmt.Printf("load after: %s\n", loadavg())
+	return nil
+}
+
+// compare prints the machine file's ping-pong against the reference table.
+func compare(file, ref string) error {
+	if file == "" || ref == "" {
+		return fmt.Errorf("-machine and -reference go together")
+	}
+	m, err := machine.Load(file)
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(ref)
+	if err != nil {
+		return err
+	}
+	link := m.Level(false)
+	lineOnly := link
+	lineOnly.Table = nil
+	fmt.Printf("%s (%s) against %s:\n", file, m.Name, ref)
+	fmt.Printf("%10s %12s %12s %9s %12s %9s\n", "bytes", "reference", "with table", "error", "line", "error")
+	var errs []float64
+	for _, l := range strings.Split(string(data), "\n") {
+		var bytes int64
+		var us, mbs float64
+		if n, _ := fmt.Sscan(l, &bytes, &us, &mbs); n != 3 {
+			continue
+		}
+		refNS := us * 1000
+		withTable := float64(estimator.PingPongModel(link, bytes)) / float64(trace.Nanosecond)
+		line := float64(estimator.PingPongModel(lineOnly, bytes)) / float64(trace.Nanosecond)
+		errs = append(errs, math.Abs(withTable/refNS-1))
+		fmt.Printf("%10d %12s %12s %+8.1f%% %12s %+8.1f%%\n", bytes, ns(refNS), ns(withTable), 100*(withTable/refNS-1), ns(line), 100*(line/refNS-1))
+	}
+	if len(errs) == 0 {
+		return fmt.Errorf("%s: no line of bytes, one-way µs, MB/s", ref)
+	}
+	fmt.Printf("with the table: median |error| %.1f %%, worst %.1f %%\n", 100*median(errs), 100*slices.Max(errs))
 	return nil
 }
 
