@@ -34,6 +34,9 @@ type CalibrateOptions struct {
 	MaxBytes int64
 	// Log receives a line as each step starts (nil: none).
 	Log io.Writer
+	// Collectives also times the collectives of CalibrationCollectives
+	// at the job's np, in slots (for validation; not in the machine).
+	Collectives bool
 	// Launcher, when set, measures the network under it (commlib's MPI
 	// runtime, one process a rank: the tester is built with the mpi tag
 	// from predict's module); the threads, the memory and the allocation
@@ -66,14 +69,16 @@ type Calibration struct {
 	// eager limit, or the largest size), whose slope from 1 B (SendCall1)
 	// is O; CallCost the mean of a 1 B Send and of a Recv of a message
 	// that has arrived (MeasureLocal's method); StreamGap g.
-	SendCall      Estimate         `json:"send_call"`
-	SendCallBytes int64            `json:"send_call_bytes"`
-	SendCall1     float64          `json:"send_call_1_ns"`
-	CallCost      float64          `json:"call_cost_ns"`
-	StreamGap     Estimate         `json:"stream_gap"`
-	Memory        Memory           `json:"memory"`
-	AllocPerByte  Estimate         `json:"alloc_ns_per_byte"`
-	Machine       *machine.Machine `json:"machine"`
+	SendCall      Estimate `json:"send_call"`
+	SendCallBytes int64    `json:"send_call_bytes"`
+	SendCall1     float64  `json:"send_call_1_ns"`
+	CallCost      float64  `json:"call_cost_ns"`
+	StreamGap     Estimate `json:"stream_gap"`
+	// Collectives are the collectives timed at the job's np.
+	Collectives  []CollectiveTiming `json:"collectives"`
+	Memory       Memory             `json:"memory"`
+	AllocPerByte Estimate           `json:"alloc_ns_per_byte"`
+	Machine      *machine.Machine   `json:"machine"`
 }
 
 // calibration budgets and intervals, full and quick.
@@ -294,7 +299,11 @@ func (cal *Calibration) measureNetwork(w leader, opt CalibrateOptions, rule Stop
 	if cal.StreamGap, err = one("stream of 1 B messages", func(n int) ([]float64, error) { return w.streamGaps(200, n) }); err != nil {
 		return err
 	}
-	return nil
+	if !opt.Collectives {
+		return nil
+	}
+	logf("collectives at np=%d, in slots", w.np())
+	return cal.measureCollectives(w, offsets, st, logf)
 }
 
 // pingPongTable measures the one-way time of each size: its first round

@@ -43,7 +43,7 @@ func (cal *Calibration) launchedNetwork(opt CalibrateOptions, logf func(string, 
 	}
 	out := filepath.Join(dir, "network.json")
 	args := []string{"-o", out, fmt.Sprintf("-quick=%t", opt.Quick), fmt.Sprintf("-ci=%g", opt.RelCI),
-		fmt.Sprintf("-budget=%s", opt.Budget), fmt.Sprintf("-max-bytes=%d", opt.MaxBytes)}
+		fmt.Sprintf("-budget=%s", opt.Budget), fmt.Sprintf("-max-bytes=%d", opt.MaxBytes), fmt.Sprintf("-collectives=%t", opt.Collectives)}
 	logf("running the tester: %s %s %s", l, bin, strings.Join(args, " "))
 	ctx, cancel := context.WithTimeout(context.Background(), launchTimeout)
 	defer cancel()
@@ -69,6 +69,7 @@ func (cal *Calibration) launchedNetwork(opt CalibrateOptions, logf func(string, 
 	cal.Ranks, cal.RankHosts, cal.Timer = net.Ranks, net.RankHosts, net.Timer
 	cal.ClockSync, cal.SelfTests, cal.PingPong = net.ClockSync, net.SelfTests, net.PingPong
 	cal.SendCall, cal.SendCallBytes, cal.SendCall1, cal.CallCost, cal.StreamGap = net.SendCall, net.SendCallBytes, net.SendCall1, net.CallCost, net.StreamGap
+	cal.Collectives = net.Collectives
 	if net.Error != "" {
 		return errors.New(net.Error)
 	}

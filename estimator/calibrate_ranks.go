@@ -27,7 +27,7 @@ func calNow() int64 { return int64(time.Since(calEpoch)) }
 const (
 	cmdDone     = iota
 	cmdSync     // [peer]: the peer's clock against rank 0's
-	cmdStage    // [op, start, window, k]: a stage of launches of a self-test
+	cmdStage    // [op, start, window, k]: a stage of launches of a self-test or a collective
 	cmdPingPong // [size, n]: n round trips between ranks 0 and 1
 	cmdSend     // [size, n]: n Send calls of rank 0, rank 1 waiting
 	cmdStream   // [m, n]: n streams of m messages from rank 0 to rank 1
@@ -94,8 +94,7 @@ func (s *rankState) do() any {
 	case cmdSync:
 		return s.sync(int(a[0]))
 	case cmdStage:
-		name := selfTestNames[a[0]]
-		ls := runSlots(calNow, waitOps(calNow, c.Rank())[name], a[1]-s.offset, a[2], int(a[3]))
+		ls := runSlots(calNow, stageOp(c, int(a[0])), a[1]-s.offset, a[2], int(a[3]))
 		return gatherLaunches(c, ls)
 	case cmdPingPong:
 		return pingPongs(c, s.buffer(int(a[0])), int(a[1]))
@@ -107,6 +106,15 @@ func (s *rankState) do() any {
 		return recvCalls(c, int(a[0]))
 	}
 	panic(fmt.Sprintf("calibrate: unknown command %d", s.cmd[0]))
+}
+
+// stageOp is rank c's operation i of the slot stages: the self-tests,
+// then the collectives.
+func stageOp(c *commlib.Comm, i int) func(int) {
+	if i < len(selfTestNames) {
+		return waitOps(calNow, c.Rank())[selfTestNames[i]]
+	}
+	return collectiveOp(c, i-len(selfTestNames))
 }
 
 // sync measures peer's clock against rank 0's: rank 0 answers, peer
@@ -326,7 +334,7 @@ func (l leader) streamGaps(m, n int) ([]float64, error) {
 // the global start less its own offset, which it measured).
 type leaderStage struct {
 	l  leader
-	op int // index in selfTestNames
+	op int // index in selfTestNames, then in CalibrationCollectives
 }
 
 func (s leaderStage) ranks() int { return s.l.np() }

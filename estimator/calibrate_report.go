@@ -78,6 +78,28 @@ func (cal *Calibration) WriteSummary(w io.Writer) error {
 			machine.FormatDuration(t.Create), machine.FormatDuration(t.SetTask), machine.FormatDuration(t.Start), t.Copy,
 			machine.FormatDuration(t.CAS), machine.FormatDuration(t.TryLock), machine.FormatDuration(t.Release))
 	}
+	if len(cal.Collectives) > 0 {
+		line("")
+		line("collectives at np=%d, launched in time slots, max over ranks (trimmed mean ± 95 %% interval; each rank's own mean):", cal.Collectives[0].NP)
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "collective\tbytes\ttime\t±\tvalid\tper rank\t\t")
+		for _, ct := range cal.Collectives {
+			ranks := make([]string, len(ct.RankMeans))
+			for r, x := range ct.RankMeans {
+				ranks[r] = nsText(x)
+			}
+			t, pm, note := "—", "—", ""
+			if ct.Time.Kept >= 2 {
+				t, pm = nsText(ct.Time.Mean), fmt.Sprintf("%.1f %%", 100*ct.Time.RelHalfWidth())
+			}
+			if !ct.Converged {
+				note = "(not converged: indicative)"
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d/%d\t%s\t%s\t\n", ct.Op, ct.Bytes, t, pm, ct.Slots.Valid, ct.Slots.Runs, strings.Join(ranks, " "), note)
+		}
+		tw.Flush()
+		line("")
+	}
 	mem := cal.Memory
 	if mem.Streams > 0 {
 		line("memory: %.3g GB/s with %d streams (one per core), %.3g GB/s alone (STREAM triad over 3 × %d MiB a stream)",

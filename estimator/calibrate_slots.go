@@ -67,6 +67,12 @@ type launch struct {
 	Late             bool
 }
 
+// slotTolerance is how far past its slot a rank may begin a launch: a
+// rank that arrived in time but lost its core while it waited (another
+// process, the Go scheduler) begins late as surely as one that arrived
+// late, and the others wait for it inside the operation.
+const slotTolerance = 1000 // ns
+
 // runSlots is one rank's part of a stage: launch l of op at startLocal +
 // l·window on the rank's clock, busy-waiting (never sleeping) for it;
 // with window 0 the launches run back to back. A late rank still runs the
@@ -80,6 +86,7 @@ func runSlots(clock func() int64, op func(l int), startLocal, window int64, k in
 		for t < slot {
 			t = clock()
 		}
+		late = late || (window > 0 && t > slot+slotTolerance)
 		op(l)
 		out[l] = launch{Slot: slot, Start: t, End: clock(), Late: late}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/predict-tools/predict/commlib"
 	"github.com/predict-tools/predict/machine"
 	"github.com/predict-tools/predict/trace"
 )
@@ -100,5 +101,21 @@ func TestCalibrationMachine(t *testing.T) {
 		if !strings.Contains(sum.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum.String())
 		}
+	}
+}
+
+// TestCollectiveOps runs every collective of a calibration on 3 ranks, as
+// the slots launch them: the buffers fit each collective (commlib checks
+// them) and every case is known.
+func TestCollectiveOps(t *testing.T) {
+	err := commlib.Run(3, func(c *commlib.Comm) {
+		for i := range CalibrationCollectives {
+			op := stageOp(c, len(selfTestNames)+i)
+			op(0)
+			op(1)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -25,6 +25,7 @@ func newCalibrateCmd() *cobra.Command {
 		budget  time.Duration
 		maxSize string
 		launch  string
+		colls   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "calibrate [-o FILE] [--quick] [--json] [--launcher 'mpirun -np 2']",
@@ -46,7 +47,10 @@ with the eager limit S where the table jumps (a change of protocol), g from stre
 of messages and O from the Send call; measures the thread primitives and the
 wake-up of blocked ranks (as MeasureLocal), the node's memory bandwidth (a STREAM
 triad, one stream per core and one alone), the cost of allocating memory per byte,
-and the timer's and the probes' own costs.
+and the timer's and the probes' own costs. With --collectives it also times
+collectives at the job's np in time slots (max over ranks), for validating the
+interpreter's collective models: they are reported, not written to the machine
+file, and one that does not converge is marked, not refused.
 
 The machine file holds the LogGOPS parameters, the table (which the interpreter
 uses for transfer times), the thread costs, the wake-up curve and the memory
@@ -85,7 +89,7 @@ the job's nodes, MPI's collectives (auto) and no wake-up curve.`,
 			if err != nil || maxBytes < 2 || maxBytes > 1<<30 {
 				return usagef(cmd, "--max-size %q: want a size from 2 B to 1 GiB (e.g. 4MiB)", maxSize)
 			}
-			opt := estimator.CalibrateOptions{Quick: quick, RelCI: ci / 100, MaxBytes: maxBytes, Log: cmd.ErrOrStderr()}
+			opt := estimator.CalibrateOptions{Quick: quick, RelCI: ci / 100, MaxBytes: maxBytes, Collectives: colls, Log: cmd.ErrOrStderr()}
 			if cmd.Flags().Changed("launcher") {
 				l, err := estimator.ParseLauncher(launch)
 				if err != nil {
@@ -129,6 +133,7 @@ the job's nodes, MPI's collectives (auto) and no wake-up curve.`,
 	flags.Float64Var(&ci, "ci", 2, "`PERCENT`: every mean's 95 % confidence interval within ± this (default 2, 5 with --quick)")
 	flags.DurationVar(&budget, "budget", 3*time.Second, "how long each quantity may take before the machine is declared too noisy (0.5s with --quick)")
 	flags.StringVar(&maxSize, "max-size", "4MiB", "largest ping-pong message `SIZE`")
+	flags.BoolVar(&colls, "collectives", false, "also time collectives (barrier, bcast, reduce, allreduce, gather, allgather, alltoall) at the job's np in time slots, max over ranks, to validate the interpreter's models")
 	flags.StringVar(&launch, "launcher", "", "measure the network under MPI with this launcher `COMMAND` (e.g. 'mpirun -np 2'; at least 2 ranks)")
 	cmd.PreRun = func(cmd *cobra.Command, args []string) {
 		if quick && !cmd.Flags().Changed("ci") {

@@ -10,6 +10,14 @@
 //
 //	go run ./estimator/internal/calfigures [-n 5] [-quick]
 //	go run ./estimator/internal/calfigures -machine mpi.machine.json -reference c-pingpong.txt
+//	go run ./estimator/internal/calfigures -collectives [-launcher 'mpirun -np 4']
+//
+// With -collectives it calibrates with collective timings (under
+// -launcher, if given) and sets each measured collective against the
+// interpreter's prediction of the same collective (estimator/internal/calcoll
+// interpreted at the same np on the calibrated machine), with the
+// machine's choice of algorithm and with each algorithm that applies. Run
+// it from the module's root.
 package main
 
 import (
@@ -18,10 +26,12 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/predict-tools/predict/estimator"
+	"github.com/predict-tools/predict/interp"
 	"github.com/predict-tools/predict/machine"
 	"github.com/predict-tools/predict/trace"
 )
@@ -31,11 +41,16 @@ func main() {
 	quick := flag.Bool("quick", false, "quick calibrations (powers of 4, ±5 %)")
 	file := flag.String("machine", "", "compare this machine `FILE`'s ping-pong with -reference")
 	ref := flag.String("reference", "", "a ping-pong table `FILE` (bytes, one-way µs, MB/s a line)")
+	colls := flag.Bool("collectives", false, "measured collectives against the interpreter's predictions")
+	launcher := flag.String("launcher", "", "with -collectives: calibrate under this MPI launcher `COMMAND`")
 	flag.Parse()
 	var err error
-	if *file != "" || *ref != "" {
+	switch {
+	case *colls:
+		err = collectives(*quick, *launcher)
+	case *file != "" || *ref != "":
 		err = compare(*file, *ref)
-	} else {
+	default:
 		err = run(*n, *quick)
 	}
 	if err != nil {
@@ -162,6 +177,60 @@ func compare(file, ref string) error {
 		return fmt.Errorf("%s: no line of bytes, one-way µs, MB/s", ref)
 	}
 	fmt.Printf("with the table: median |error| %.1f %%, worst %.1f %%\n", 100*median(errs), 100*slices.Max(errs))
+	return nil
+}
+
+// collectives calibrates with collective timings and prints each against
+// the interpreter's predictions.
+func collectives(quick bool, launcher string) error {
+	opt := estimator.CalibrateOptions{Quick: quick, Collectives: true}
+	if launcher != "" {
+		l, err := estimator.ParseLauncher(launcher)
+		if err != nil {
+			return err
+		}
+		opt.Launcher = l
+	}
+	fmt.Printf("calfigures -collectives: %s, load %s\n", time.Now().UTC().Format(time.RFC3339), loadavg())
+	cal, err := estimator.Calibrate(opt)
+	if err != nil {
+		return err
+	}
+	prog, err := interp.Prepare(".", "./estimator/internal/calcoll")
+	if err != nil {
+		return fmt.Errorf("the collective program (run calfigures from the module's root): %v", err)
+	}
+	fmt.Printf("measured (%s: slots, max over ranks) against predicted (the calibrated machine %s; in parentheses the error of its own choice of algorithm):\n",
+		cal.Runtime, cal.Machine.Name)
+	for _, ct := range cal.Collectives {
+		predict := func(alg machine.Algorithm) string {
+			m := cal.Machine.Clone()
+			if alg != "" {
+				m.Collectives = map[string]machine.Algorithm{ct.Op: alg}
+			}
+			res, err := prog.Run(interp.Config{NP: ct.NP, Machine: m, Args: []string{"-op", ct.Op, "-bytes", strconv.Itoa(ct.Bytes)}})
+			if err != nil {
+				return "error: " + err.Error()
+			}
+			t := float64(res.Time) / float64(trace.Nanosecond)
+			if alg == "" && ct.Time.Kept >= 2 {
+				return fmt.Sprintf("%s (%+.0f %%)", ns(t), 100*(t/ct.Time.Mean-1))
+			}
+			return ns(t)
+		}
+		measured := "—"
+		if ct.Time.Kept >= 2 {
+			measured = ns(ct.Time.Mean)
+			if !ct.Converged {
+				measured += " (not converged)"
+			}
+		}
+		var algs []string
+		for _, a := range machine.Algorithms(ct.Op) {
+			algs = append(algs, fmt.Sprintf("%s %s", a, predict(a)))
+		}
+		fmt.Printf("  %-9s %6d B np=%d: measured %s, predicted %s; by algorithm: %s\n", ct.Op, ct.Bytes, ct.NP, measured, predict(""), strings.Join(algs, ", "))
+	}
 	return nil
 }
 

@@ -21,13 +21,14 @@ func main() {
 	ci := flag.Float64("ci", 0, "the relative half-width every mean must reach (0: the default)")
 	budget := flag.Duration("budget", 0, "the time each quantity may take (0: the default)")
 	maxBytes := flag.Int64("max-bytes", 0, "the largest ping-pong message (0: 4 MiB)")
+	colls := flag.Bool("collectives", false, "time the collectives too")
 	flag.Parse()
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "caltester: -o FILE is required")
 		os.Exit(2)
 	}
 	commlib.Main(func(c *commlib.Comm) {
-		opt := estimator.CalibrateOptions{Quick: *quick, RelCI: *ci, Budget: *budget, MaxBytes: *maxBytes}
+		opt := estimator.CalibrateOptions{Quick: *quick, RelCI: *ci, Budget: *budget, MaxBytes: *maxBytes, Collectives: *colls}
 		if c.Rank() == 0 {
 			opt.Log = os.Stderr
 		}
