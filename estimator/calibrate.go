@@ -1,6 +1,7 @@
 // This file defines Calibrate: the calibration of this machine's
-// in-process runtime (ranks as goroutines of one commlib.Run) by MPIPerf's
-// method, and the machine it writes.
+// in-process runtime (ranks as goroutines of one commlib.Run), or of
+// commlib's MPI runtime under a launcher, by MPIPerf's method, and the
+// machine it writes.
 
 package estimator
 
@@ -95,8 +96,9 @@ const (
 	minSlowBudget = 2 * time.Second
 )
 
-// Calibrate measures this machine's in-process runtime and returns the
-// calibration with its machine (origin calibrated). It refuses, returning
+// Calibrate measures this machine's in-process runtime (with
+// opt.Launcher, the network of commlib's MPI runtime under it) and returns
+// the calibration with its machine (origin calibrated). It refuses, returning
 // an error and no machine (with what was measured until then, for the
 // diagnosis), when a self-test fails ([SelfTestError]) or a quantity's
 // confidence interval does not converge in its budget ([NoisyError]).
