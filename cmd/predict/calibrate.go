@@ -130,7 +130,7 @@ the job's nodes, MPI's collectives (auto) and no wake-up curve.`,
 	flags.StringVarP(&output, "output", "o", "local.machine.json", "write the machine file to `FILE`")
 	flags.BoolVar(&quick, "quick", false, "fewer sizes (powers of 4) to ±5 % in 0.5 s a quantity: a few seconds")
 	flags.BoolVar(&asJSON, "json", false, "print the tables, the fit and the other measurements as JSON instead of the summary")
-	flags.Float64Var(&ci, "ci", 2, "`PERCENT`: every mean's 95 % confidence interval within ± this (default 2, 5 with --quick)")
+	flags.Float64Var(&ci, "ci", 2, "every mean's 95 % confidence interval within ± `PERCENT` of it (5 with --quick)")
 	flags.DurationVar(&budget, "budget", 3*time.Second, "how long each quantity may take before the machine is declared too noisy (0.5s with --quick)")
 	flags.StringVar(&maxSize, "max-size", "4MiB", "largest ping-pong message `SIZE`")
 	flags.BoolVar(&colls, "collectives", false, "also time collectives (barrier, bcast, reduce, allreduce, gather, allgather, alltoall) at the job's np in time slots, max over ranks, to validate the interpreter's models")
