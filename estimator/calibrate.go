@@ -35,6 +35,9 @@ type CalibrateOptions struct {
 	MaxBytes int64
 	// Log receives a line as each step starts (nil: none).
 	Log io.Writer
+	// Cold makes the ping-pongs and Send calls rotate through buffers
+	// spanning 64 MiB (beyond the caches) instead of reusing one per size.
+	Cold bool
 	// Collectives also times the collectives of CalibrationCollectives
 	// at the job's np, in slots (for validation; not in the machine).
 	Collectives bool
@@ -51,6 +54,7 @@ type Calibration struct {
 	Started   time.Time         `json:"started"`
 	Took      time.Duration     `json:"took_ns"`
 	Quick     bool              `json:"quick"`
+	Buffers   string            `json:"buffers"` // the buffer policy: hot or cold
 	Ranks     int               `json:"ranks"`
 	Runtime   string            `json:"runtime"`              // "in-process", or the launcher's command
 	RankHosts []string          `json:"rank_hosts,omitempty"` // the host of each rank, under a launcher
@@ -103,7 +107,7 @@ const (
 // diagnosis), when a self-test fails ([SelfTestError]) or a quantity's
 // confidence interval does not converge in its budget ([NoisyError]).
 func Calibrate(opt CalibrateOptions) (*Calibration, error) {
-	cal := &Calibration{Host: thisHost(), Started: time.Now().UTC(), Quick: opt.Quick, Ranks: calRanks, Runtime: "in-process"}
+	cal := &Calibration{Host: thisHost(), Started: time.Now().UTC(), Quick: opt.Quick, Buffers: opt.buffers(), Ranks: calRanks, Runtime: "in-process"}
 	rule, logf := opt.rule()
 	if opt.MaxBytes <= 0 {
 		opt.MaxBytes = 4 << 20
@@ -175,7 +179,7 @@ func CalibrateNetwork(c *commlib.Comm, opt CalibrateOptions) (*Calibration, erro
 	if opt.MaxBytes <= 0 {
 		opt.MaxBytes = 4 << 20
 	}
-	cal := &Calibration{Started: time.Now().UTC(), Quick: opt.Quick, Ranks: c.Size(), RankHosts: gatherHosts(c)}
+	cal := &Calibration{Started: time.Now().UTC(), Quick: opt.Quick, Buffers: opt.buffers(), Ranks: c.Size(), RankHosts: gatherHosts(c)}
 	if c.Rank() == 0 {
 		cal.Host = thisHost()
 		cal.Timer = measureTimer(100_000)
@@ -217,7 +221,7 @@ func gatherHosts(c *commlib.Comm) []string {
 // serve it. oneClock says that the ranks share one clock (goroutines of
 // one process): their offsets must then be within their bounds.
 func (cal *Calibration) networkRanks(c *commlib.Comm, opt CalibrateOptions, rule StopRule, logf func(string, ...any), oneClock bool) error {
-	s := newRankState(c)
+	s := newRankState(c, opt.Cold)
 	if c.Rank() != 0 {
 		s.serve()
 		return nil
@@ -314,6 +318,13 @@ func (w leader) pingPongTable(sizes []int64, rule StopRule, logf func(string, ..
 	var table []PingPongPoint
 	for _, s := range sizes {
 		size := int(s)
+		// No round trip: every rank sets up its buffers (a cold pool
+		// takes milliseconds to touch) and collects the garbage, so that
+		// the first round trip measures the first call, not a peer's
+		// allocation or a collection.
+		if _, err := w.pingPongs(size, 0); err != nil {
+			return nil, err
+		}
 		first, err := w.pingPongs(size, 1)
 		if err != nil {
 			return nil, err
@@ -341,7 +352,7 @@ func MeasurePingPong(sizes []int64, opt CalibrateOptions) ([]PingPongPoint, erro
 	var table []PingPongPoint
 	var err error
 	runErr := commlib.RunWith(commlib.Config{NP: calRanks, DeadlockGrace: 10 * time.Second}, func(c *commlib.Comm) {
-		s := newRankState(c)
+		s := newRankState(c, opt.Cold)
 		if c.Rank() != 0 {
 			s.serve()
 			return
@@ -353,6 +364,14 @@ func MeasurePingPong(sizes []int64, opt CalibrateOptions) ([]PingPongPoint, erro
 		err = fmt.Errorf("the in-process runtime: %v", runErr)
 	}
 	return table, err
+}
+
+// buffers names the buffer policy of opt.
+func (opt CalibrateOptions) buffers() string {
+	if opt.Cold {
+		return "cold"
+	}
+	return "hot"
 }
 
 // rule is the stopping rule of opt, and its progress log.
@@ -429,11 +448,11 @@ func (cal *Calibration) makeMachine(ms measurements) error {
 		Description: "this machine's in-process runtime (ranks as goroutines of one process), calibrated",
 		Source: fmt.Sprintf("predict calibrate%s on %s (%s, %d CPUs, %s, %s, clock source %s) at %s in %s, load %s: "+
 			"%s; MPIPerf's method (seed-001): clock offsets by the fastest round trip, slot schedule, max over ranks, "+
-			"WaitPatternNull/Up passed; ping-pong 1 B to %d B with hot buffers (one per rank and size, reused), each size's first round trip apart, one-way = trimmed mean (25 %% each tail) "+
+			"WaitPatternNull/Up passed; ping-pong 1 B to %d B with %s, each size's first round trip apart, one-way = trimmed mean (25 %% each tail) "+
 			"of half round trips to ±%.1f %% at 95 %%; LogGOPS by relative least squares: %s; g from streams; O from the Send call at %d B; "+
 			"threads (and in-process wake-up) as MeasureLocal, in the calibrating process; memory bandwidth by a STREAM triad of %d streams",
 			quickText(cal.Quick), h.Name, h.CPUModel, h.CPUs, h.OS, h.GoVersion, h.ClockSource, cal.Started.Format(time.RFC3339),
-			cal.Took.Round(time.Millisecond), h.LoadBefore, cal.runtimeText(), cal.PingPong[len(cal.PingPong)-1].Bytes,
+			cal.Took.Round(time.Millisecond), h.LoadBefore, cal.runtimeText(), cal.PingPong[len(cal.PingPong)-1].Bytes, bufferText(cal.Buffers),
 			100*maxRelCI(cal.PingPong), how, cal.SendCallBytes, cal.Memory.Streams),
 		Origin:          machine.OriginCalibrated,
 		Nodes:           1,
@@ -474,6 +493,14 @@ func (cal *Calibration) runtimeText() string {
 		level = fmt.Sprintf("ranks 0 and 1 on %s and %s (inter-node figures, written for both levels)", cal.RankHosts[0], cal.RankHosts[1])
 	}
 	return fmt.Sprintf("commlib's MPI runtime under %s (%d ranks), %s", cal.Runtime, cal.Ranks, level)
+}
+
+// bufferText says what a buffer policy is.
+func bufferText(policy string) string {
+	if policy == "cold" {
+		return "cold buffers (a rotation through 64 MiB, beyond the caches)"
+	}
+	return "hot buffers (one per rank and size, reused)"
 }
 
 func quickText(quick bool) string {

@@ -43,7 +43,7 @@ func (cal *Calibration) launchedNetwork(opt CalibrateOptions, logf func(string, 
 	}
 	out := filepath.Join(dir, "network.json")
 	args := []string{"-o", out, fmt.Sprintf("-quick=%t", opt.Quick), fmt.Sprintf("-ci=%g", opt.RelCI),
-		fmt.Sprintf("-budget=%s", opt.Budget), fmt.Sprintf("-max-bytes=%d", opt.MaxBytes), fmt.Sprintf("-collectives=%t", opt.Collectives)}
+		fmt.Sprintf("-budget=%s", opt.Budget), fmt.Sprintf("-max-bytes=%d", opt.MaxBytes), fmt.Sprintf("-collectives=%t", opt.Collectives), fmt.Sprintf("-cold=%t", opt.Cold)}
 	logf("running the tester: %s %s %s", l, bin, strings.Join(args, " "))
 	ctx, cancel := context.WithTimeout(context.Background(), launchTimeout)
 	defer cancel()

@@ -9,6 +9,7 @@ package estimator
 
 import (
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/predict-tools/predict/commlib"
@@ -46,22 +47,59 @@ const (
 // rankState is one rank's side of the tester.
 type rankState struct {
 	c      *commlib.Comm
-	offset int64  // this rank's clock against rank 0's (global = local + offset)
-	buf    []byte // the message buffer: one per size, reused (hot)
+	offset int64 // this rank's clock against rank 0's (global = local + offset)
+	cold   bool  // the buffer policy: a pool beyond the caches, not one buffer
+	bufs   *bufferPool
+	meet   *bufferPool // 1 B, for the meeting after a set-up
 	cmd    []int64
 }
 
-func newRankState(c *commlib.Comm) *rankState {
-	return &rankState{c: c, cmd: make([]int64, cmdWords)}
+func newRankState(c *commlib.Comm, cold bool) *rankState {
+	return &rankState{c: c, cold: cold, meet: newBufferPool(1, false), cmd: make([]int64, cmdWords)}
 }
 
-// buffer is the rank's message buffer of size bytes: the same one for
-// every batch at a size, a new one when the size changes.
-func (s *rankState) buffer(size int) []byte {
-	if len(s.buf) != size {
-		s.buf = make([]byte, size)
+// buffers is the rank's message buffers of size bytes, kept while the
+// size stays the same.
+func (s *rankState) buffers(size int) *bufferPool {
+	if s.bufs == nil || s.bufs.size != size {
+		s.bufs = newBufferPool(size, s.cold)
 	}
-	return s.buf
+	return s.bufs
+}
+
+// coldBytes is what a cold pool spans: beyond the last-level cache of the
+// machines predict runs on (MPIPerf's 8 blocks leave small messages in
+// cache; seed-001 §6.4 item 17).
+const coldBytes = 64 << 20
+
+// bufferPool gives the buffers of the messages of one size under the
+// buffer policy (seed-001 §2.4): hot, the same buffer every time (in cache
+// where it fits, its pages touched: what iterative programs do); cold, a
+// rotation through buffers spanning coldBytes, each on cache lines of its
+// own (64-byte aligned strides), so that a message's data is not in cache.
+type bufferPool struct {
+	slab         []byte
+	size, stride int
+	n, next      int
+}
+
+func newBufferPool(size int, cold bool) *bufferPool {
+	p := &bufferPool{size: size, stride: (size + 63) &^ 63, n: 1}
+	if cold {
+		p.n = min(max(coldBytes/p.stride, 2), 1<<16)
+	}
+	p.slab = make([]byte, p.n*p.stride)
+	for i := range p.slab { // touch every page now, not in a timed call
+		p.slab[i] = byte(i)
+	}
+	return p
+}
+
+// get returns the next buffer.
+func (p *bufferPool) get() []byte {
+	i := p.next
+	p.next = (p.next + 1) % p.n
+	return p.slab[i*p.stride : i*p.stride+p.size]
 }
 
 // command is rank 0's: it broadcasts cmd and runs it, returning its result.
@@ -97,9 +135,18 @@ func (s *rankState) do() any {
 		ls := runSlots(calNow, stageOp(c, int(a[0])), a[1]-s.offset, a[2], int(a[3]))
 		return gatherLaunches(c, ls)
 	case cmdPingPong:
-		return pingPongs(c, s.buffer(int(a[0])), int(a[1]))
+		bufs := s.buffers(int(a[0]))
+		if a[1] == 0 {
+			// The set-up of a size (calibrate.go): collect the garbage
+			// (the previous size's buffers) between test points, not
+			// during them (seed-001 §6.11), then meet, so that both
+			// ranks are running when the next command comes.
+			runtime.GC()
+			pingPongs(c, s.meet, 1)
+		}
+		return pingPongs(c, bufs, int(a[1]))
 	case cmdSend:
-		return sendCalls(c, s.buffer(int(a[0])), int(a[1]))
+		return sendCalls(c, s.buffers(int(a[0])), int(a[1]))
 	case cmdStream:
 		return streamGaps(c, int(a[0]), int(a[1]))
 	case cmdRecv:
@@ -192,11 +239,12 @@ func gatherLaunches(c *commlib.Comm, ls []launch) [][]launch {
 	return out
 }
 
-// pingPongs are n round trips of buf between ranks 0 and 1, each timed on
-// rank 0: one-way times (half of each), ns.
-func pingPongs(c *commlib.Comm, buf []byte, n int) []float64 {
+// pingPongs are n round trips between ranks 0 and 1, each with the next
+// buffer of bufs and timed on rank 0: one-way times (half of each), ns.
+func pingPongs(c *commlib.Comm, bufs *bufferPool, n int) []float64 {
 	out := make([]float64, 0, n)
 	for range n {
+		buf := bufs.get()
 		switch c.Rank() {
 		case 0:
 			t0 := calNow()
@@ -211,12 +259,13 @@ func pingPongs(c *commlib.Comm, buf []byte, n int) []float64 {
 	return out
 }
 
-// sendCalls times n standard Sends of buf on rank 0, each with rank 1
-// about to wait for it (it said so first), ns.
-func sendCalls(c *commlib.Comm, buf []byte, n int) []float64 {
+// sendCalls times n standard Sends on rank 0, each of the next buffer of
+// bufs and with rank 1 about to wait for it (it said so first), ns.
+func sendCalls(c *commlib.Comm, bufs *bufferPool, n int) []float64 {
 	one := make([]byte, 1)
 	out := make([]float64, 0, n)
 	for range n {
+		buf := bufs.get()
 		switch c.Rank() {
 		case 0:
 			c.Recv(one, 1, tagReady)

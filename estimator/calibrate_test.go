@@ -119,3 +119,27 @@ func TestCollectiveOps(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestBufferPool(t *testing.T) {
+	hot := newBufferPool(100, false)
+	if a, b := hot.get(), hot.get(); &a[0] != &b[0] || len(a) != 100 {
+		t.Errorf("hot: a new buffer each time, or of %d B", len(a))
+	}
+	for _, size := range []int{1, 100, 4 << 20} {
+		cold := newBufferPool(size, true)
+		seen := map[*byte]bool{}
+		for range cold.n {
+			b := cold.get()
+			if len(b) != size || uintptr(len(cold.slab)) == 0 || seen[&b[0]] {
+				t.Fatalf("cold %d B: a buffer of %d B, or again", size, len(b))
+			}
+			seen[&b[0]] = true
+		}
+		if b := cold.get(); &b[0] != &cold.slab[0] {
+			t.Errorf("cold %d B: no rotation after %d buffers", size, cold.n)
+		}
+		if span := cold.n * cold.stride; cold.stride%64 != 0 || (span < coldBytes && cold.n < 1<<16) {
+			t.Errorf("cold %d B: %d buffers of stride %d span %d B, want 64-byte strides over %d B (or 65536 buffers)", size, cold.n, cold.stride, span, coldBytes)
+		}
+	}
+}

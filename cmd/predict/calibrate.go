@@ -26,6 +26,7 @@ func newCalibrateCmd() *cobra.Command {
 		maxSize string
 		launch  string
 		colls   bool
+		buffers string
 	)
 	cmd := &cobra.Command{
 		Use:   "calibrate [-o FILE] [--quick] [--json] [--launcher 'mpirun -np 2']",
@@ -89,7 +90,11 @@ the job's nodes, MPI's collectives (auto) and no wake-up curve.`,
 			if err != nil || maxBytes < 2 || maxBytes > 1<<30 {
 				return usagef(cmd, "--max-size %q: want a size from 2 B to 1 GiB (e.g. 4MiB)", maxSize)
 			}
-			opt := estimator.CalibrateOptions{Quick: quick, RelCI: ci / 100, MaxBytes: maxBytes, Collectives: colls, Log: cmd.ErrOrStderr()}
+			if buffers != "hot" && buffers != "cold" {
+				return usagef(cmd, "--buffers %q: want hot (one buffer per size, reused) or cold (a rotation beyond the caches)", buffers)
+			}
+			opt := estimator.CalibrateOptions{Quick: quick, RelCI: ci / 100, MaxBytes: maxBytes, Collectives: colls, Cold: buffers == "cold",
+				Log: cmd.ErrOrStderr()}
 			if cmd.Flags().Changed("launcher") {
 				l, err := estimator.ParseLauncher(launch)
 				if err != nil {
@@ -133,6 +138,7 @@ the job's nodes, MPI's collectives (auto) and no wake-up curve.`,
 	flags.Float64Var(&ci, "ci", 2, "every mean's 95 % confidence interval within ± `PERCENT` of it (5 with --quick)")
 	flags.DurationVar(&budget, "budget", 3*time.Second, "how long each quantity may take before the machine is declared too noisy (0.5s with --quick)")
 	flags.StringVar(&maxSize, "max-size", "4MiB", "largest ping-pong message `SIZE`")
+	flags.StringVar(&buffers, "buffers", "hot", "buffer `POLICY` of the ping-pongs: hot (one buffer per size, reused, as iterative programs do) or cold (a rotation through 64 MiB, beyond the caches)")
 	flags.BoolVar(&colls, "collectives", false, "also time collectives (barrier, bcast, reduce, allreduce, gather, allgather, alltoall) at the job's np in time slots, max over ranks, to validate the interpreter's models")
 	flags.StringVar(&launch, "launcher", "", "measure the network under MPI with this launcher `COMMAND` (e.g. 'mpirun -np 2'; at least 2 ranks)")
 	cmd.PreRun = func(cmd *cobra.Command, args []string) {

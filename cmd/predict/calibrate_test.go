@@ -31,6 +31,7 @@ func TestCalibrateUsage(t *testing.T) {
 		{[]string{"calibrate", "-o", dir}, "-o " + dir + ": is a directory"},
 		{[]string{"calibrate", "-o", filepath.Join(dir, "nowhere", "m.json")}, "m.json: cannot write there"},
 		{[]string{"calibrate", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"calibrate", "--buffers", "warm"}, `--buffers "warm": want hot`},
 		{[]string{"calibrate", "--launcher", "mpirun -np 1"}, "1 rank: calibration measures between ranks 0 and 1"},
 		{[]string{"calibrate", "--launcher", "mpirun"}, "no number of ranks"},
 		{[]string{"calibrate", "--launcher", "mpirun -np 'two"}, "--launcher"},

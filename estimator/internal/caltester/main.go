@@ -22,13 +22,14 @@ func main() {
 	budget := flag.Duration("budget", 0, "the time each quantity may take (0: the default)")
 	maxBytes := flag.Int64("max-bytes", 0, "the largest ping-pong message (0: 4 MiB)")
 	colls := flag.Bool("collectives", false, "time the collectives too")
+	cold := flag.Bool("cold", false, "cold buffers: a rotation beyond the caches")
 	flag.Parse()
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "caltester: -o FILE is required")
 		os.Exit(2)
 	}
 	commlib.Main(func(c *commlib.Comm) {
-		opt := estimator.CalibrateOptions{Quick: *quick, RelCI: *ci, Budget: *budget, MaxBytes: *maxBytes, Collectives: *colls}
+		opt := estimator.CalibrateOptions{Quick: *quick, RelCI: *ci, Budget: *budget, MaxBytes: *maxBytes, Collectives: *colls, Cold: *cold}
 		if c.Rank() == 0 {
 			opt.Log = os.Stderr
 		}
