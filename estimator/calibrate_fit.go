@@ -46,9 +46,9 @@ func (f LineFit) At(s int64) float64 {
 }
 
 // jumpGain is how much a jump must reduce the squared residuals of the
-// line to be taken as a change of protocol, and minJump how large it must
-// be next to the line at that size: noise and cache effects bend a table
-// a little everywhere, a protocol changes it at one place.
+// line to be taken as a change of protocol, and minJump how large a rise
+// it must be next to the line at that size: noise and cache effects bend
+// a table a little everywhere, a protocol changes it at one place.
 const (
 	jumpGain = 0.25
 	minJump  = 0.05
@@ -80,7 +80,10 @@ func fitLine(sizes []int64, times []float64) (LineFit, error) {
 			continue
 		}
 		at := f.Intercept + f.Slope*float64(sizes[k+1]-1)
-		if ss <= jumpGain*plain && math.Abs(f.Jump) >= minJump*math.Abs(at) {
+		// Only a rise is a change to a costlier protocol (a rendezvous
+		// adds its handshake); a fall is something else (a pipelined
+		// protocol, buffering) and no eager limit.
+		if ss <= jumpGain*plain && f.Jump >= minJump*math.Abs(at) {
 			best, bestSS = f, ss
 		}
 	}

@@ -85,24 +85,36 @@ func TestFitNoisy(t *testing.T) {
 }
 
 func TestFitJumpLogGOPSCannotMake(t *testing.T) {
-	// A table that falls at 64 KiB (a cheaper protocol above): the eager
-	// limit is found, o comes from the calls.
-	var sizes []int64
-	var times []float64
-	for s := int64(1); s <= 1<<20; s *= 4 {
-		tm := 1000 + 0.01*float64(s-1)
-		if s > 64<<10 {
-			tm -= 1500
+	table := func(jump float64) ([]int64, []float64) {
+		var sizes []int64
+		var times []float64
+		for s := int64(1); s <= 1<<20; s *= 4 {
+			tm := 1000 + 0.01*float64(s-1)
+			if s > 64<<10 {
+				tm += jump
+			}
+			sizes, times = append(sizes, s), append(times, tm)
 		}
-		sizes, times = append(sizes, s), append(times, tm)
+		return sizes, times
 	}
-	f, err := fitLine(sizes, times)
+	// A rise at 64 KiB too small for o + 2L with 2o + L = 1000 ns (L
+	// would be negative): the eager limit is found, o comes from the calls.
+	f, err := fitLine(table(400))
 	if err != nil {
 		t.Fatal(err)
 	}
-	lg, how := logGOPS(f, LevelInputs{CallCost: 150})
+	lg, how := logGOPS(f, LevelInputs{CallCost: 150, DefaultS: 1 << 30})
 	if lg.EagerLimit != 64<<10 || lg.Overhead != 150*trace.Nanosecond || lg.Latency != 700*trace.Nanosecond || !strings.Contains(how, "cannot make") {
-		t.Errorf("got %+v (%s), fit %+v", lg, how, f)
+		t.Errorf("a small rise: got %+v (%s), fit %+v", lg, how, f)
+	}
+	// A fall is no change to a costlier protocol: no eager limit found.
+	f, err = fitLine(table(-1500))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg, how = logGOPS(f, LevelInputs{CallCost: 150, DefaultS: 1 << 30})
+	if f.EagerLimit != -1 || lg.EagerLimit != 1<<30 || !strings.Contains(how, "no change of protocol") {
+		t.Errorf("a fall: got %+v (%s), fit %+v", lg, how, f)
 	}
 }
 
