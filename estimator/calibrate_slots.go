@@ -251,8 +251,12 @@ func (t SelfTest) String() string {
 	if !t.Pass {
 		verdict = "FAIL"
 	}
-	return fmt.Sprintf("%s: %.0f ns (expected %.0f ± %.0f ns), %d of %d launches valid: %s",
-		t.Name, t.Measured.Mean, t.Expected, t.Tol, t.Slots.Valid, t.Slots.Runs, verdict)
+	why := ""
+	if !t.Pass && t.Measured.Kept < minSelfTestRuns {
+		why = " (too few launches began on time on every rank: other processes took the ranks' cores; the machine is too loaded to schedule them)"
+	}
+	return fmt.Sprintf("%s: %.0f ns (expected %.0f ± %.0f ns), %d of %d launches valid: %s%s",
+		t.Name, t.Measured.Mean, t.Expected, t.Tol, t.Slots.Valid, t.Slots.Runs, verdict, why)
 }
 
 // SelfTestError refuses a calibration whose self-tests failed: the timer

@@ -247,4 +247,20 @@ func TestSelfTests(t *testing.T) {
 	if math.IsNaN(tests[0].Measured.Mean) {
 		t.Errorf("no estimate: %+v", tests[0])
 	}
+	// Ranks that never begin together (a loaded machine): refused, saying so.
+	late := waitWorlds(4, skews, good)
+	for _, r := range late {
+		r.(*fakeWorld).delay = func(r, i int) int64 {
+			if r == 3 && rng.Float64() < 0.95 {
+				return 3_000_000 // descheduled for 3 ms, beyond the largest window
+			}
+			return 0
+		}
+	}
+	calls := 0
+	stages := func() time.Duration { calls++; return time.Duration(calls) * time.Millisecond } // a stage a millisecond
+	tests, err = selfTests(late, skews, DefaultSlots, StopRule{Min: 16, Max: 100, RelCI: 0.05, Budget: 20 * time.Millisecond, Trim: 0.25, Level: 0.95}, 200, stages)
+	if !errors.As(err, &st) || !strings.Contains(err.Error(), "too few launches began on time") {
+		t.Errorf("loaded: %v %+v", err, tests)
+	}
 }
