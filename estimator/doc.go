@@ -91,4 +91,19 @@
 // [MeasureLocal] is the quick calibration of this machine's in-process
 // runtime (commlib's ranks as goroutines): message and thread costs, as a
 // machine.Machine of origin measured.
+//
+// [Calibrate] is the full one (predict calibrate), by MPIPerf's method
+// (seed-001): clock offsets by the fastest round trip
+// (calibrate_slots.go), self-tests WaitPatternNull and WaitPatternUp in a
+// schedule of time slots with the time of a launch the maximum over ranks
+// (no barrier before timed launches), a ping-pong table whose means are
+// trimmed means repeated until their confidence interval is narrow enough
+// or the machine is declared too noisy (calibrate_stats.go, [NoisyError]),
+// the LogGOPS fit with the eager limit where the table jumps
+// (calibrate_fit.go), MeasureLocal's thread measurements, the node's
+// memory bandwidth and the cost of allocation (calibrate_node.go). The
+// measurement loops take interfaces (sampler, stageRunner,
+// clockExchanger): the in-process ranks (calibrate_inproc.go) in a
+// calibration, fakes with skewed clocks and noise in tests. A calibration
+// whose self-tests fail returns a [SelfTestError] and no machine.
 package estimator

@@ -46,6 +46,13 @@ const (
 	// 10⁻⁶ a fragment under 0.5 µs scales to 0 ps.
 	MinCPUFactor = 1e-6
 	MaxCPUFactor = 1e6
+
+	// MinMemoryBandwidth and MaxMemoryBandwidth bound memory_bandwidth, in
+	// bytes per second: no node's memory is slower than 1 MB/s (a floppy
+	// disk's rate), nor faster than 1 PB/s (a GPU's HBM delivers a few
+	// TB/s); either is a unit mistaken.
+	MinMemoryBandwidth = 1e6
+	MaxMemoryBandwidth = 1e15
 )
 
 // maxClock is the largest time the clock holds, for messages.
@@ -86,6 +93,19 @@ func (v *validator) maxPerByte(field string, p PerByte) {
 	if p > MaxPerByte {
 		v.errorf(field, "%s: want at most %s (1 KB/s, slower than any real link or copy: a 9600-baud serial line is 0.83ms/B)",
 			p, MaxPerByte)
+	}
+}
+
+// memoryBandwidth checks memory_bandwidth: 0 (unknown) or a finite
+// bandwidth within the bounds.
+func (v *validator) memoryBandwidth(bw float64) {
+	switch {
+	case bw == 0:
+	case math.IsNaN(bw) || math.IsInf(bw, 0) || bw < 0:
+		v.errorf("memory_bandwidth", "%v: want a bandwidth in bytes per second greater than 0 (or 0: unknown)", bw)
+	case bw < MinMemoryBandwidth || bw > MaxMemoryBandwidth:
+		v.errorf("memory_bandwidth", "%s B/s: want between %s and %s B/s (1 MB/s to 1 PB/s; a unit mistaken?)",
+			formatFactor(bw), formatFactor(MinMemoryBandwidth), formatFactor(MaxMemoryBandwidth))
 	}
 }
 

@@ -54,6 +54,9 @@ func (m *Machine) Describe() string {
 	line("  threads: create=%s set_task=%s start=%s copy=%s cas=%s create_atomic=%s create_semaphore=%s try_lock=%s release=%s",
 		FormatDuration(t.Create), FormatDuration(t.SetTask), FormatDuration(t.Start), t.Copy, FormatDuration(t.CAS),
 		FormatDuration(t.CreateAtomic), FormatDuration(t.CreateSemaphore), FormatDuration(t.TryLock), FormatDuration(t.Release))
+	if m.MemoryBandwidth > 0 {
+		line("  memory bandwidth of a node: %.3g GB/s", m.MemoryBandwidth/1e9)
+	}
 	if len(m.Wakeup) > 0 {
 		line("  wake-up of a blocked rank: %s", describeWakeup(m.Wakeup))
 	}

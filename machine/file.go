@@ -295,6 +295,27 @@ func (d *decoder) perByte(dst *PerByte) func(*jsonValue, string) {
 	}
 }
 
+// bandwidth reads a bandwidth in bytes per second: a JSON number of bytes
+// per second or a string with a unit ("20GB/s", or a cost per byte such as
+// "50ps/B").
+func (d *decoder) bandwidth(dst *float64) func(*jsonValue, string) {
+	return func(v *jsonValue, path string) {
+		switch v.kind {
+		case jsonNumber:
+			d.float(dst)(v, path)
+		case jsonString:
+			p, err := ParsePerByte(v.text)
+			if err != nil {
+				d.errorf(v, path, "%v", err)
+				return
+			}
+			*dst = p.BytesPerSecond()
+		default:
+			d.errorf(v, path, "%s, want a bandwidth (\"20GB/s\", or a number of bytes per second)", v.kind)
+		}
+	}
+}
+
 // header checks the format and version first: a file of another kind or
 // version is reported as such, not field by field.
 func (d *decoder) header(root *jsonValue) bool {
@@ -347,6 +368,7 @@ func (d *decoder) machine(root *jsonValue) *Machine {
 			})
 		}},
 		{"threads", false, d.threads(&m.Threads)},
+		{"memory_bandwidth", false, d.bandwidth(&m.MemoryBandwidth)},
 		{"wakeup", false, d.wakeup(&m.Wakeup)},
 		{"collectives", false, d.collectives(&m.Collectives)},
 	})

@@ -68,6 +68,7 @@ func TestRoundTripEverything(t *testing.T) {
 	m.Threads = ThreadCosts{Create: 1, SetTask: 2, Start: 3, Copy: 4, CAS: 5, CreateAtomic: 6, CreateSemaphore: 7, TryLock: 8, Release: 9}
 	m.Collectives = map[string]Algorithm{"alltoall": Pairwise, "barrier": Bruck}
 	m.Wakeup = Wakeup{{5 * trace.Microsecond, 700 * nsT}, {50 * trace.Microsecond, 9 * trace.Microsecond}, {trace.Millisecond, 8 * trace.Microsecond}}
+	m.MemoryBandwidth = 12.345678901e9
 	if err := m.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -101,6 +102,7 @@ func base(t *testing.T) string {
 	m := testMachine()
 	m.Table.Inter = Table{{1, 5000 * nsT}, {1024, 6000 * nsT}, {2048, 7000 * nsT}, {4096, 8000 * nsT}, {8192, 9000 * nsT}}
 	m.Wakeup = Wakeup{{10 * trace.Microsecond, 5 * trace.Microsecond}, {100 * trace.Microsecond, 12 * trace.Microsecond}}
+	m.MemoryBandwidth = 2e10
 	return write(t, m)
 }
 
@@ -154,6 +156,11 @@ func TestParseErrors(t *testing.T) {
 		{`"delay": "12us"`, `"delay": "-12us"`, "wakeup[1].delay", "negative duration"},
 		{`"delay": "12us"}`, `"dly": "12us"}`, "wakeup[1].dly", "unknown field"},
 		{`"wakeup": [`, `"wakeup": {"x": 1}, "y": [`, "wakeup", "an object, want an array"},
+		{`"memory_bandwidth": 2e+10`, `"memory_bandwidth": -2e+10`, "memory_bandwidth", "want a bandwidth in bytes per second greater than 0"},
+		{`"memory_bandwidth": 2e+10`, `"memory_bandwidth": 2e+20`, "memory_bandwidth", "want between 1e+06 and 1e+15 B/s"},
+		{`"memory_bandwidth": 2e+10`, `"memory_bandwidth": "20 furlongs"`, "memory_bandwidth", `unknown unit`},
+		{`"memory_bandwidth": 2e+10`, `"memory_bandwidth": true`, "memory_bandwidth", "a boolean, want a bandwidth"},
+		{`"memory_bandwidth": 2e+10`, `"memory_bandwidth": "20GB/s"`, "", ""}, // valid: a unit
 	} {
 		text := base(t)
 		if !strings.Contains(text, c.old) {
@@ -243,7 +250,8 @@ func TestParseForms(t *testing.T) {
 	  "format": "predict-machine", "version": 1, "name": "hand", "cores_per_node": 8,
 	  "intra": {"L": 300, "o": 0.5, "g": "1us", "G": 0.1, "S": "4KiB"},
 	  "inter": {"L": "2.5us", "o": "1.5us", "g": "1us", "G": "24GB/s", "O": "0", "S": 65535},
-	  "collectives": {"bcast": "auto", "alltoall": "pairwise"}
+	  "collectives": {"bcast": "auto", "alltoall": "pairwise"},
+	  "memory_bandwidth": "20GB/s"
 	}`
 	m, err := Parse([]byte(text), "hand.json")
 	if err != nil {
@@ -255,6 +263,9 @@ func TestParseForms(t *testing.T) {
 	}
 	if m.Inter.GapPerByte != 41667 {
 		t.Errorf("24GB/s = %d fs/B, want 41667", m.Inter.GapPerByte)
+	}
+	if m.MemoryBandwidth != 2e10 {
+		t.Errorf("memory_bandwidth \"20GB/s\" = %g B/s, want 2e10", m.MemoryBandwidth)
 	}
 	// Defaults: origin user, one rank per core, block, factor 1, auto collectives but the explicit one.
 	if m.Origin != OriginUser || m.RanksPerNode != 8 || m.Mapping != Block || m.CPUFactor != 1 || m.Nodes != 0 {
@@ -332,5 +343,23 @@ func TestREADMEExample(t *testing.T) {
 	ideal, _ := Preset("ideal")
 	if !strings.Contains(string(readme), "```json\n"+write(t, ideal)+"```\n") {
 		t.Errorf("README.md does not show the ideal preset as Write writes it:\n%s", write(t, ideal))
+	}
+}
+
+func TestWriteFile(t *testing.T) {
+	m := testMachine()
+	path := filepath.Join(t.TempDir(), "m.json")
+	if err := m.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(path)
+	if err != nil || !reflect.DeepEqual(back, m) {
+		t.Errorf("read back: %v\n%+v\n%+v", err, back, m)
+	}
+	if err := m.WriteFile(filepath.Join(t.TempDir(), "missing", "m.json")); err == nil {
+		t.Errorf("no error for a missing directory")
+	}
+	if left, _ := os.ReadDir(filepath.Dir(path)); len(left) != 1 {
+		t.Errorf("left %v", left)
 	}
 }

@@ -50,6 +50,10 @@ type Machine struct {
 
 	NIC     NIC
 	Threads ThreadCosts
+	// MemoryBandwidth is what a node's memory delivers to all its cores
+	// at once, in bytes per second (a STREAM triad with one stream per
+	// core, as predict calibrate measures it); 0: unknown.
+	MemoryBandwidth float64
 	// Wakeup is the delay of a blocked rank in resuming (see [Wakeup]);
 	// empty: none.
 	Wakeup Wakeup

@@ -108,6 +108,7 @@ func (m *Machine) Validate() error {
 	v.duration("threads.create_semaphore", t.CreateSemaphore)
 	v.duration("threads.try_lock", t.TryLock)
 	v.duration("threads.release", t.Release)
+	v.memoryBandwidth(m.MemoryBandwidth)
 	for _, name := range slices.Sorted(func(yield func(string) bool) {
 		for k := range m.Collectives {
 			if !yield(k) {

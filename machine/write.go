@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -22,10 +24,38 @@ func (m *Machine) Write(w io.Writer) error {
 	return err
 }
 
+// WriteFile writes m as a machine file at path, through a temporary file
+// beside it renamed into place: a reader never sees half a file, and a
+// failed write leaves what was there.
+func (m *Machine) WriteFile(path string) error {
+	b, err := m.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".machine-*.json")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
 // MarshalJSON returns m in its machine-file form: every field, in a fixed
 // order, durations and per-byte costs as exact strings with units ("2.5us",
 // "41.667ps/B"), every collective, "auto" where m makes no choice, and the
-// wake-up curve when m has one. The
+// wake-up curve and the memory bandwidth when m has them. The
 // output is deterministic and [Parse] reads it back to an equal Machine.
 func (m *Machine) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
@@ -79,6 +109,9 @@ func (m *Machine) MarshalJSON() ([]byte, error) {
 	w("  },\n")
 	if len(m.Wakeup) > 0 {
 		w("  \"wakeup\": %s,\n", wakeupText(m.Wakeup))
+	}
+	if m.MemoryBandwidth != 0 {
+		w("  \"memory_bandwidth\": %s,\n", strconv.FormatFloat(m.MemoryBandwidth, 'g', -1, 64))
 	}
 	w("  \"collectives\": {\n")
 	names := CollectiveNames()

@@ -1,0 +1,205 @@
+// This file defines the fit of LogGOPS parameters to a ping-pong table:
+// a line by least squares in relative terms, with the eager limit found
+// where the table jumps (the change of protocol), and the parameters that
+// make the interpreter's model of a ping-pong that line.
+
+package estimator
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/trace"
+	"gonum.org/v1/gonum/mat"
+)
+
+// PingPongPoint is one row of a ping-pong table: the one-way time (half a
+// round trip) of messages of Bytes bytes, and the first call's, measured
+// apart (seed-001 §2.1).
+type PingPongPoint struct {
+	Bytes    int64    `json:"bytes"`
+	OneWay   Estimate `json:"one_way"`
+	FirstRTT float64  `json:"first_rtt_ns"` // the first round trip at this size, never in OneWay
+}
+
+// LineFit is the fit of a ping-pong table, one-way(s) = Intercept +
+// Slope·(s−1), plus Jump for messages larger than EagerLimit (0 and
+// EagerLimit = −1 when the table shows no change of protocol). It
+// minimizes the squared relative residuals, so that small and large
+// messages count alike.
+type LineFit struct {
+	Intercept  float64 `json:"intercept_ns"`
+	Slope      float64 `json:"slope_ns_per_byte"`
+	Jump       float64 `json:"jump_ns"`
+	EagerLimit int64   `json:"eager_limit"` // the largest size before the jump; −1: none found
+	RelRMS     float64 `json:"rel_rms"`     // root mean square of the relative residuals
+}
+
+// At is the fitted one-way time of s bytes.
+func (f LineFit) At(s int64) float64 {
+	t := f.Intercept + f.Slope*float64(max(s-1, 0))
+	if f.EagerLimit >= 0 && s > f.EagerLimit {
+		t += f.Jump
+	}
+	return t
+}
+
+// jumpGain is how much a jump must reduce the squared residuals of the
+// line to be taken as a change of protocol, and minJump how large a rise
+// it must be next to the line at that size: noise and cache effects bend
+// a table a little everywhere, a protocol changes it at one place.
+const (
+	jumpGain = 0.25
+	minJump  = 0.05
+)
+
+// fitLine fits sizes → times (ns) with and without a jump after each size
+// that leaves two points on either side, and keeps the jump that fits
+// best when it is worth it.
+func fitLine(sizes []int64, times []float64) (LineFit, error) {
+	if len(sizes) != len(times) || len(sizes) < 2 {
+		return LineFit{}, fmt.Errorf("a ping-pong table needs at least 2 sizes, got %d", len(sizes))
+	}
+	for i, t := range times {
+		if !(t > 0) || math.IsInf(t, 0) {
+			return LineFit{}, fmt.Errorf("%d B: one-way time %g ns: want a positive time", sizes[i], t)
+		}
+		if i > 0 && sizes[i] <= sizes[i-1] {
+			return LineFit{}, fmt.Errorf("sizes not increasing: %d B after %d B", sizes[i], sizes[i-1])
+		}
+	}
+	best, bestSS, err := solveLine(sizes, times, -1)
+	if err != nil {
+		return LineFit{}, err
+	}
+	plain := bestSS
+	for k := 1; k+2 < len(sizes); k++ {
+		f, ss, err := solveLine(sizes, times, sizes[k])
+		if err != nil || ss >= bestSS {
+			continue
+		}
+		at := f.Intercept + f.Slope*float64(sizes[k+1]-1)
+		// Only a rise is a change to a costlier protocol (a rendezvous
+		// adds its handshake); a fall is something else (a pipelined
+		// protocol, buffering) and no eager limit.
+		if ss <= jumpGain*plain && f.Jump >= minJump*math.Abs(at) {
+			best, bestSS = f, ss
+		}
+	}
+	best.RelRMS = math.Sqrt(bestSS / float64(len(sizes)))
+	return best, nil
+}
+
+// solveLine is the weighted least-squares line (with a jump after limit
+// when limit ≥ 0) and its sum of squared relative residuals.
+func solveLine(sizes []int64, times []float64, limit int64) (LineFit, float64, error) {
+	cols := 2
+	if limit >= 0 {
+		cols = 3
+	}
+	a := mat.NewDense(len(sizes), cols, nil)
+	b := mat.NewVecDense(len(sizes), nil)
+	for i, s := range sizes {
+		w := 1 / times[i] // relative residuals
+		a.Set(i, 0, w)
+		a.Set(i, 1, w*float64(max(s-1, 0)))
+		if limit >= 0 && s > limit {
+			a.Set(i, 2, w)
+		}
+		b.SetVec(i, 1)
+	}
+	var x mat.VecDense
+	if err := x.SolveVec(a, b); err != nil {
+		return LineFit{}, 0, fmt.Errorf("fitting the ping-pong table: %v", err)
+	}
+	f := LineFit{Intercept: x.AtVec(0), Slope: x.AtVec(1), EagerLimit: -1}
+	if limit >= 0 {
+		f.Jump, f.EagerLimit = x.AtVec(2), limit
+	}
+	ss := 0.0
+	for i, s := range sizes {
+		r := f.At(s)/times[i] - 1
+		ss += r * r
+	}
+	return f, ss, nil
+}
+
+// Residual compares the model's one-way time at a size with the table's.
+type Residual struct {
+	Bytes    int64   `json:"bytes"`
+	Measured float64 `json:"measured_ns"`
+	Model    float64 `json:"model_ns"`
+	Rel      float64 `json:"rel"` // model/measured − 1
+}
+
+// PingPongModel is the interpreter's one-way time of a ping-pong of s
+// bytes on l, the receiver waiting (interp/p2p.go): the link's one-way
+// time (LogGOPS o + L + (s−1)G + o + (s−1)O, or its table's), and o + 2L
+// more for a rendezvous (the request to send and its answer).
+func PingPongModel(l machine.Link, s int64) trace.Time {
+	t := l.OneWay(s)
+	if !l.Eager(s) {
+		t += l.Overhead + 2*l.Latency
+	}
+	return t
+}
+
+// modelOneWay is PingPongModel of the LogGOPS parameters alone.
+func modelOneWay(lg *machine.LogGOPS, s int64) trace.Time {
+	return PingPongModel(machine.Link{LogGOPS: lg}, s)
+}
+
+// residuals compares lg's ping-pong with the table.
+func residuals(lg *machine.LogGOPS, table []PingPongPoint) []Residual {
+	out := make([]Residual, len(table))
+	for i, p := range table {
+		model := float64(modelOneWay(lg, p.Bytes)) / float64(trace.Nanosecond)
+		out[i] = Residual{Bytes: p.Bytes, Measured: p.OneWay.Mean, Model: model, Rel: model/p.OneWay.Mean - 1}
+	}
+	return out
+}
+
+// LevelInputs are the measurements a level's LogGOPS parameters come from
+// besides the ping-pong line: the per-byte CPU cost of a send call (O, the
+// slope of the eager Send call's time by size), the cost of a send and a
+// receive call of 1 B, and the gap per message of a stream (g).
+type LevelInputs struct {
+	SendPerByte float64 // ns/B
+	CallCost    float64 // ns: the mean of a 1 B Send call and a Recv of an arrived 1 B message
+	StreamGap   float64 // ns per message
+	DefaultS    int64   // the runtime's eager limit, where the table shows none
+}
+
+// logGOPS turns a line fit into LogGOPS parameters such that modelOneWay
+// is the line: Intercept = 2o + L, Slope = G + O, and, with a jump,
+// Jump = o + 2L, so o = (2·Intercept − Jump)/3, L = (2·Jump − Intercept)/3.
+// Where the table has no jump, or a jump LogGOPS cannot make (o or L
+// would be negative), o is the measured call cost and L the rest of the
+// intercept. It says which way it went.
+func logGOPS(f LineFit, in LevelInputs) (machine.LogGOPS, string) {
+	ns := func(x float64) trace.Time { return trace.Time(math.Round(math.Max(x, 0) * float64(trace.Nanosecond))) }
+	perByte := func(x float64) machine.PerByte {
+		return machine.PerByte(math.Round(math.Max(x, 0) * float64(machine.NanosecondPerByte)))
+	}
+	O := math.Min(math.Max(in.SendPerByte, 0), math.Max(f.Slope, 0))
+	lg := machine.LogGOPS{
+		GapPerMessage:   ns(in.StreamGap),
+		GapPerByte:      perByte(f.Slope - O),
+		OverheadPerByte: perByte(O),
+	}
+	o := (2*f.Intercept - f.Jump) / 3
+	L := (2*f.Jump - f.Intercept) / 3
+	if f.EagerLimit >= 0 && o >= 0 && L >= 0 {
+		lg.Overhead, lg.Latency, lg.EagerLimit = ns(o), ns(L), f.EagerLimit
+		return lg, fmt.Sprintf("o and L from the intercept (2o+L) and the jump at the eager limit %d B (o+2L)", f.EagerLimit)
+	}
+	o = math.Min(in.CallCost, f.Intercept/2)
+	lg.Overhead, lg.Latency = ns(o), ns(f.Intercept-2*o)
+	if f.EagerLimit >= 0 {
+		lg.EagerLimit = f.EagerLimit
+		return lg, fmt.Sprintf("eager limit %d B from the table's jump (%+.0f ns, which LogGOPS's rendezvous o+2L cannot make); o from the calls, L the rest of the intercept", f.EagerLimit, f.Jump)
+	}
+	lg.EagerLimit = in.DefaultS
+	return lg, fmt.Sprintf("no change of protocol in the table: the runtime's eager limit %d B; o from the calls, L the rest of the intercept", in.DefaultS)
+}

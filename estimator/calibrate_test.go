@@ -1,0 +1,145 @@
+package estimator
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/predict-tools/predict/commlib"
+	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/trace"
+)
+
+// syntheticCalibration is a calibration whose measurements are those of
+// a known machine, as Calibrate would have gathered them, without running
+// anything.
+func syntheticCalibration(t *testing.T, lg machine.LogGOPS) (*Calibration, measurements) {
+	t.Helper()
+	cal := &Calibration{
+		Host:      Host{Name: "node7", CPUModel: "Test CPU @ 3GHz", CPUs: 2, OS: "linux/amd64", GoVersion: "go1.26", ClockSource: "tsc", LoadBefore: "0.10 0.20 0.30"},
+		Started:   time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC),
+		Took:      1500 * time.Millisecond,
+		Quick:     true,
+		Ranks:     2,
+		ClockSync: []ClockOffset{{}, {Offset: 3, RTT: 800, Exchanges: 140}},
+		SelfTests: []SelfTest{{Name: "WaitPatternNull", Tol: 200, Pass: true}, {Name: "WaitPatternUp", Expected: 2000, Tol: 540, Pass: true}},
+		PingPong:  syntheticTable(&lg, 0, nil),
+		SendCall:  Estimate{Mean: 200 + float64(lg.OverheadPerByte)/1e6*float64(65536-1)},
+		SendCall1: 200, SendCallBytes: 65536,
+		CallCost:  float64(lg.Overhead) / 1e3,
+		StreamGap: Estimate{Mean: float64(lg.GapPerMessage) / 1e3},
+		Memory:    Memory{Node: Estimate{Mean: 2.5e10}, Alone: Estimate{Mean: 1.5e10}, Streams: 2, ArrayBytes: 32 << 20},
+	}
+	ms := measurements{
+		thread: machine.ThreadCosts{Create: 400 * trace.Nanosecond, Start: 4 * trace.Microsecond, Copy: 18 * machine.PicosecondPerByte, CAS: 2 * trace.Nanosecond},
+		wake:   machine.Wakeup{{Blocked: 100 * trace.Microsecond, Delay: 10 * trace.Microsecond}},
+	}
+	return cal, ms
+}
+
+func TestCalibrationMachine(t *testing.T) {
+	ns := trace.Nanosecond
+	lg := machine.LogGOPS{Latency: 500 * ns, Overhead: 200 * ns, GapPerMessage: 300 * ns,
+		GapPerByte: 40 * machine.PicosecondPerByte, OverheadPerByte: 10 * machine.PicosecondPerByte, EagerLimit: 64 << 10}
+	cal, ms := syntheticCalibration(t, lg)
+	if err := cal.makeMachine(ms); err != nil {
+		t.Fatal(err)
+	}
+	m := cal.Machine
+	if m.Intra != lg || m.Inter != lg {
+		t.Errorf("LogGOPS %+v, want %+v (%s)", m.Intra, lg, cal.FitHow)
+	}
+	if m.Origin != machine.OriginCalibrated || m.MemoryBandwidth != 2.5e10 || len(m.Table.Intra) != len(cal.PingPong) || m.Threads != ms.thread {
+		t.Errorf("machine %s: memory %g, table %d points, threads %+v", m, m.MemoryBandwidth, len(m.Table.Intra), m.Threads)
+	}
+	for _, want := range []string{"predict calibrate --quick on node7 (Test CPU @ 3GHz, 2 CPUs, linux/amd64, go1.26, clock source tsc)",
+		"at 2026-11-27T12:00:00Z", "load 0.10 0.20 0.30", "WaitPatternNull/Up passed", "jump at the eager limit 65536 B"} {
+		if !strings.Contains(m.Source, want) {
+			t.Errorf("source lacks %q:\n%s", want, m.Source)
+		}
+	}
+	// Written, read back by machine's reader and validated: the same machine.
+	var buf bytes.Buffer
+	if err := m.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := machine.Parse(buf.Bytes(), "local.machine.json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, buf.String())
+	}
+	if !reflect.DeepEqual(back, m) {
+		t.Errorf("read back differs:\n%+v\n%+v", back, m)
+	}
+	if !strings.Contains(buf.String(), `"origin": "calibrated"`) || !strings.Contains(buf.String(), `"memory_bandwidth": 2.5e+10`) {
+		t.Errorf("machine file:\n%s", buf.String())
+	}
+
+	// The report: JSON that reads back, and a summary with the table.
+	var js bytes.Buffer
+	if err := cal.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var decoded struct {
+		PingPong []PingPongPoint `json:"ping_pong"`
+		Fit      LineFit         `json:"fit"`
+		Machine  json.RawMessage `json:"machine"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &decoded); err != nil {
+		t.Fatal(err)
+	}
+	if len(decoded.PingPong) != len(cal.PingPong) || decoded.Fit.EagerLimit != 64<<10 || len(decoded.Machine) == 0 {
+		t.Errorf("JSON: %d points, fit %+v", len(decoded.PingPong), decoded.Fit)
+	}
+	var sum bytes.Buffer
+	if err := cal.WriteSummary(&sum); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"self-test WaitPatternNull", "4194304", "+0.0 %", "LogGOPS: L=500ns o=200ns g=300ns G=40ps/B O=10ps/B S=65536 B", "memory: 25 GB/s with 2 streams"} {
+		if !strings.Contains(sum.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, sum.String())
+		}
+	}
+}
+
+// TestCollectiveOps runs every collective of a calibration on 3 ranks, as
+// the slots launch them: the buffers fit each collective (commlib checks
+// them) and every case is known.
+func TestCollectiveOps(t *testing.T) {
+	err := commlib.Run(3, func(c *commlib.Comm) {
+		for i := range CalibrationCollectives {
+			op := stageOp(c, len(selfTestNames)+i)
+			op(0)
+			op(1)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBufferPool(t *testing.T) {
+	hot := newBufferPool(100, false)
+	if a, b := hot.get(), hot.get(); &a[0] != &b[0] || len(a) != 100 {
+		t.Errorf("hot: a new buffer each time, or of %d B", len(a))
+	}
+	for _, size := range []int{1, 100, 4 << 20} {
+		cold := newBufferPool(size, true)
+		seen := map[*byte]bool{}
+		for range cold.n {
+			b := cold.get()
+			if len(b) != size || uintptr(len(cold.slab)) == 0 || seen[&b[0]] {
+				t.Fatalf("cold %d B: a buffer of %d B, or again", size, len(b))
+			}
+			seen[&b[0]] = true
+		}
+		if b := cold.get(); &b[0] != &cold.slab[0] {
+			t.Errorf("cold %d B: no rotation after %d buffers", size, cold.n)
+		}
+		if span := cold.n * cold.stride; cold.stride%64 != 0 || (span < coldBytes && cold.n < 1<<16) {
+			t.Errorf("cold %d B: %d buffers of stride %d span %d B, want 64-byte strides over %d B (or 65536 buffers)", size, cold.n, cold.stride, span, coldBytes)
+		}
+	}
+}
