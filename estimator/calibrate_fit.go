@@ -133,21 +133,10 @@ type Residual struct {
 	Rel      float64 `json:"rel"` // model/measured − 1
 }
 
-// PingPongModel is the interpreter's one-way time of a ping-pong of s
-// bytes on l, the receiver waiting (interp/p2p.go): the link's one-way
-// time (LogGOPS o + L + (s−1)G + o + (s−1)O, or its table's), and o + 2L
-// more for a rendezvous (the request to send and its answer).
-func PingPongModel(l machine.Link, s int64) trace.Time {
-	t := l.OneWay(s)
-	if !l.Eager(s) {
-		t += l.Overhead + 2*l.Latency
-	}
-	return t
-}
-
-// modelOneWay is PingPongModel of the LogGOPS parameters alone.
+// modelOneWay is the interpreter's one-way time of a ping-pong of s bytes
+// with the LogGOPS parameters alone (machine.Link.PingPong).
 func modelOneWay(lg *machine.LogGOPS, s int64) trace.Time {
-	return PingPongModel(machine.Link{LogGOPS: lg}, s)
+	return machine.Link{LogGOPS: lg}.PingPong(s)
 }
 
 // residuals compares lg's ping-pong with the table.

@@ -100,10 +100,13 @@ func (m *Machine) Level(inter bool) Link {
 
 // Transfer is the time from the start of a send of s bytes to the arrival
 // of its last byte. Without a table it is the LogGOPS o + L + (s−1)·G. With
-// one, it is the table's one-way time less the receive overhead, so that a
+// one, it is the table's one-way time less the receive overhead, and, for
+// a size beyond the eager limit, less the rendezvous handshake the
+// interpreter adds before the data leave (Handshake: the table's ping-pong
+// ran the runtime's own protocol, so its time holds it), so that a
 // ping-pong costs exactly what the table says (the receive completes
-// Table.At(s) after the send started), and never less than the send
-// overhead. [Overflow] when the table's time or the overheads do not fit.
+// Table.At(s) after the send started); never less than the send overhead.
+// [Overflow] when the table's time or the overheads do not fit.
 func (l Link) Transfer(s int64) trace.Time {
 	if len(l.Table) == 0 {
 		return l.LogGOPS.Transfer(s)
@@ -112,12 +115,35 @@ func (l Link) Transfer(s int64) trace.Time {
 	if Overflowed(oneWay) || Overflowed(recv) {
 		return Overflow
 	}
+	if !l.Eager(s) {
+		recv = AddTime(recv, l.Handshake())
+	}
 	return max(oneWay-recv, l.SendOverhead(s))
+}
+
+// PingPong is the one-way time of a ping-pong of s-byte standard sends,
+// the receiver waiting, as the interpreter runs it: OneWay(s), and the
+// Handshake beyond the eager limit. With a table it is the table's time
+// (or the overheads, when the table says less).
+func (l Link) PingPong(s int64) trace.Time {
+	t := l.OneWay(s)
+	if !l.Eager(s) {
+		t = AddTime(t, l.Handshake())
+	}
+	return t
+}
+
+// Handshake is what the rendezvous protocol adds before a message's data
+// leave, the receiver waiting: the request to send (the send overhead of
+// one byte and L) and its answer (L).
+func (p *LogGOPS) Handshake() trace.Time {
+	return AddTime(p.SendOverhead(1), MulTime(p.Latency, 2))
 }
 
 // OneWay is the time from the start of a send of s bytes to the end of a
 // receive that was already waiting for it: Transfer(s) + RecvOverhead(s),
-// half the round trip of a ping-pong; [Overflow] when it does not fit.
+// half the round trip of a ping-pong of eager messages (a rendezvous adds
+// its Handshake); [Overflow] when it does not fit.
 func (l Link) OneWay(s int64) trace.Time {
 	return AddTime(l.Transfer(s), l.RecvOverhead(s))
 }

@@ -100,8 +100,18 @@ func TestLinkTable(t *testing.T) {
 	if got, want := inter.Transfer(1), 5*trace.Microsecond-inter.RecvOverhead(1); got != want {
 		t.Errorf("Transfer(1) = %d, want %d", got, want)
 	}
-	if got, want := inter.OneWay(1<<20), 100*trace.Microsecond; got != want {
+	// Beyond the eager limit (64 KiB) the table's ping-pong ran the
+	// rendezvous protocol: its time holds the handshake the interpreter
+	// adds, o + 2L = 1.5 + 5 µs, so the data's part is 6.5 µs less and a
+	// rendezvous ping-pong costs the table's time.
+	if got, want := inter.Handshake(), 6500*nsT; got != want {
+		t.Errorf("Handshake = %d, want %d", got, want)
+	}
+	if got, want := inter.OneWay(1<<20), 100*trace.Microsecond-6500*nsT; got != want {
 		t.Errorf("OneWay(1MiB) = %d, want %d", got, want)
+	}
+	if got, want := inter.OneWay(1<<20)+inter.Handshake(), 100*trace.Microsecond; got != want {
+		t.Errorf("rendezvous ping-pong of 1 MiB = %d, want the table's %d", got, want)
 	}
 	// Never less than the send overhead, even for a table that says so.
 	m.Table.Inter = Table{{Bytes: 1, Time: 1 * nsT}, {Bytes: 2, Time: 2 * nsT}}

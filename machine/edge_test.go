@@ -158,7 +158,7 @@ func TestCostProperties(t *testing.T) {
 				costFunc{"Gap", l.Gap, true},
 				costFunc{"LogGOPS.Transfer", l.LogGOPS.Transfer, true},
 				costFunc{"Table.At", l.Table.At, false},
-				costFunc{"Link.OneWay", l.OneWay, false},
+				costFunc{"Link.PingPong", l.PingPong, false},
 			)
 		}
 		funcs = append(funcs,

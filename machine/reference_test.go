@@ -76,7 +76,15 @@ func refLinkTransfer(l Link, s int64) *big.Int {
 	if at.Cmp(bigMax) >= 0 || o.Cmp(bigMax) >= 0 {
 		return bigMax
 	}
-	d := new(big.Int).Sub(at, o)
+	less := o
+	if s > l.EagerLimit {
+		// The rendezvous handshake: o(1) + 2L, saturating as AddTime.
+		less = add(o, refOverhead(l.LogGOPS, 1), mul(bi(2), bi(int64(l.Latency))))
+		if less.Cmp(bigMax) > 0 {
+			less = bigMax
+		}
+	}
+	d := new(big.Int).Sub(at, less)
 	if d.Cmp(o) < 0 {
 		return o
 	}

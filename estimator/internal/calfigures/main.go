@@ -105,8 +105,8 @@ func run(n int, quick bool) error {
 	fmt.Println("\nping-pongs at sizes the calibration did not measure, against the machine file's model with its table and the LogGOPS line alone:")
 	fmt.Printf("%10s %12s %12s %9s %12s %9s\n", "bytes", "measured", "with table", "error", "line", "error")
 	for _, p := range check {
-		withTable := float64(estimator.PingPongModel(link, p.Bytes)) / float64(trace.Nanosecond)
-		line := float64(estimator.PingPongModel(lineOnly, p.Bytes)) / float64(trace.Nanosecond)
+		withTable := float64(link.PingPong(p.Bytes)) / float64(trace.Nanosecond)
+		line := float64(lineOnly.PingPong(p.Bytes)) / float64(trace.Nanosecond)
 		fmt.Printf("%10d %12s %12s %+8.1f%% %12s %+8.1f%%\n", p.Bytes, ns(p.OneWay.Mean), ns(withTable), 100*(withTable/p.OneWay.Mean-1),
 			ns(line), 100*(line/p.OneWay.Mean-1))
 	}
@@ -168,8 +168,8 @@ func compare(file, ref string) error {
 			continue
 		}
 		refNS := us * 1000
-		withTable := float64(estimator.PingPongModel(link, bytes)) / float64(trace.Nanosecond)
-		line := float64(estimator.PingPongModel(lineOnly, bytes)) / float64(trace.Nanosecond)
+		withTable := float64(link.PingPong(bytes)) / float64(trace.Nanosecond)
+		line := float64(lineOnly.PingPong(bytes)) / float64(trace.Nanosecond)
 		errs = append(errs, math.Abs(withTable/refNS-1))
 		fmt.Printf("%10d %12s %12s %+8.1f%% %12s %+8.1f%%\n", bytes, ns(refNS), ns(withTable), 100*(withTable/refNS-1), ns(line), 100*(line/refNS-1))
 	}
