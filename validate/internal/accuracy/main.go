@@ -4,7 +4,14 @@
 // with a fresh timing pass each, and the median and worst |error| of each
 // set apart.
 //
-//	go run ./validate/internal/accuracy [-np 1,2] [-runs 5] [-class W] [-profile-np 2] [-profiles 1] [-only cg,mg] [-json]
+//	go run ./validate/internal/accuracy [-np 1,2] [-runs 5] [-class W] [-profile-np 2] [-profiles 1] [-only cg,mg] [-machine local] [-versus calibrated] [-json]
+//
+// -machine is the machine predicted for (the local preset by default;
+// "calibrated" is this machine's cached quick calibration, what run and
+// scale take with no --machine). With -versus, every point is predicted
+// on a second machine too, with the same profile, and its error against
+// the same real runs is the VERSUS column: the effect of the machine file
+// alone.
 //
 // With -profiles N each program gets N fresh timing passes: its prediction
 // is their median and the PROFILES column gives their spread, (max − min)
@@ -12,7 +19,7 @@
 //
 // It runs from the module root. Each program is profiled, run for real
 // -runs times at each np and once more with its trace, and predicted on
-// the local preset; the three largest errors are listed with the regions
+// -machine; the three largest errors are listed with the regions
 // that hold their difference.
 package main
 
@@ -55,6 +62,10 @@ type row struct {
 	// Drift is the program's own validation's drift (validate.Drift):
 	// how much slower the machine ran it than during its timing pass.
 	Drift *validate.Drift `json:"drift,omitempty"`
+	// Versus is the prediction with the same profile on the machine of
+	// -versus, and VersusError its error against the same real runs.
+	Versus      int64   `json:"versus_ps,omitempty"`
+	VersusError float64 `json:"versus_error,omitempty"`
 }
 
 // profilesSpread is (max − min)/median of r's predictions, 0 with one.
@@ -101,6 +112,8 @@ func main() {
 	only := flag.String("only", "", "comma-separated program names (default: all)")
 	profiles := flag.Int("profiles", 1, "fresh timing passes per program: the prediction is their median, and the table gives their spread")
 	asJSON := flag.Bool("json", false, "print the rows as JSON")
+	machineName := flag.String("machine", "local", "the machine predicted for: a preset, a machine file, or \"calibrated\" (this machine's cached quick calibration, as run and scale take by default)")
+	versusName := flag.String("versus", "", "a second machine (as -machine): every point is predicted on it too, with the same profile, and compared with the same real runs")
 	flag.Parse(os.Args[1:])
 	if *profiles < 1 {
 		fail("-profiles %d: want at least 1", *profiles)
@@ -109,9 +122,15 @@ func main() {
 	if err != nil {
 		fail("-np: %v", err)
 	}
-	m, err := machine.Preset("local")
+	m, err := resolveMachine(*machineName)
 	if err != nil {
-		fail("%v", err)
+		fail("-machine %s: %v", *machineName, err)
+	}
+	var versus *machine.Machine
+	if *versusName != "" {
+		if versus, err = resolveMachine(*versusName); err != nil {
+			fail("-versus %s: %v", *versusName, err)
+		}
 	}
 	progs, err := programs(*only)
 	if err != nil {
@@ -123,7 +142,7 @@ func main() {
 	var rows []row
 	for _, p := range progs {
 		fmt.Fprintf(os.Stderr, "== %s (%s)\n", p.name, p.set)
-		rows = append(rows, validateOne(p, nps, *runs, *profNP, *profiles, []string{"-class", *class}, m)...)
+		rows = append(rows, validateOne(p, nps, *runs, *profNP, *profiles, []string{"-class", *class}, m, versus)...)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(os.Stdout)
@@ -164,7 +183,16 @@ func programs(only string) ([]program, error) {
 	return out, nil
 }
 
-func validateOne(p program, nps []int, runs, profNP, profiles int, args []string, m *machine.Machine) []row {
+// resolveMachine is the machine named: a preset, a file, or "calibrated".
+func resolveMachine(name string) (*machine.Machine, error) {
+	if name == "calibrated" {
+		m, _, err := estimator.CachedLocal(estimator.DefaultMachineCache(), os.Stderr)
+		return m, err
+	}
+	return machine.Resolve(name)
+}
+
+func validateOne(p program, nps []int, runs, profNP, profiles int, args []string, m, versus *machine.Machine) []row {
 	failed := func(err error) []row { return []row{{Program: p.name, Set: p.set, Failed: err.Error()}} }
 	prog, err := interp.Prepare(".", p.dir)
 	if err != nil {
@@ -192,6 +220,14 @@ func validateOne(p program, nps []int, runs, profNP, profiles int, args []string
 		r := row{Program: p.name, Set: p.set, Point: pt, Failed: pt.Failed, Profile: factsOf(prof), Drift: rep.Drift}
 		if pt.Predicted > 0 {
 			r.Predictions = []int64{int64(pt.Predicted)}
+		}
+		if versus != nil && pt.Predicted > 0 && pt.Measured.Median > 0 {
+			res, err := prog.Run(interp.Config{NP: pt.NP, Machine: versus, Profile: prof, Args: args})
+			if err != nil {
+				return failed(fmt.Errorf("prediction at np=%d on the -versus machine: %v", pt.NP, err))
+			}
+			r.Versus = int64(res.Time)
+			r.VersusError = float64(r.Versus-int64(pt.Measured.Median)) / float64(pt.Measured.Median)
 		}
 		rows = append(rows, r)
 	}
@@ -243,8 +279,9 @@ func validateOne(p program, nps []int, runs, profNP, profiles int, args []string
 
 func writeTable(w io.Writer, rows []row) {
 	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "\nPROGRAM\tSET\tNP\tMEASURED\tSPREAD\tPREDICTED\tBOUND\tERROR\tDRIFT\tAT PROFILE SPEED\tPROBED\tCOVERAGE\tPROFILE SPREAD\tPROFILES\t\n")
+	fmt.Fprintf(tw, "\nPROGRAM\tSET\tNP\tMEASURED\tSPREAD\tPREDICTED\tBOUND\tERROR\tDRIFT\tAT PROFILE SPEED\tPROBED\tCOVERAGE\tPROFILE SPREAD\tPROFILES\tVERSUS\t\n")
 	errs := map[string][]float64{}
+	vs := map[string][]float64{}   // errors on the -versus machine
 	adjs := map[string][]float64{} // errors at the timing pass's speed
 	var ranked []row
 	var failures []string
@@ -254,7 +291,7 @@ func writeTable(w io.Writer, rows []row) {
 			if r.Point != nil {
 				np = fmt.Sprint(r.Point.NP)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\tfailed (%d)\t\t\t\t\t\t\t\t\t\t\n", r.Program, r.Set, np, len(failures)+1)
+			fmt.Fprintf(tw, "%s\t%s\t%s\tfailed (%d)\t\t\t\t\t\t\t\t\t\t\t\n", r.Program, r.Set, np, len(failures)+1)
 			failures = append(failures, fmt.Sprintf("(%d) %s at np=%s: %s", len(failures)+1, r.Program, np, firstLine(r.Failed)))
 			continue
 		}
@@ -282,8 +319,13 @@ func writeTable(w io.Writer, rows []row) {
 			adj = fmt.Sprintf("%+.1f%%", 100**p.ErrorAtProfileSpeed)
 			adjs[r.Set] = append(adjs[r.Set], math.Abs(*p.ErrorAtProfileSpeed))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%v\t±%.1f%%\t%v\t±%.1f%%\t%+.1f%%%s\t%s\t%s\t%s\t%s\t\n", r.Program, r.Set, p.NP, p.Measured.Median, 50*p.Measured.Relative(), p.Predicted,
-			100*float64(p.Bound)/float64(p.Predicted), 100*p.Error, noise, drift, adj, facts, profs)
+		versus := ""
+		if r.Versus > 0 {
+			versus = fmt.Sprintf("%v %+.1f%%", trace.Time(r.Versus), 100*r.VersusError)
+			vs[r.Set] = append(vs[r.Set], math.Abs(r.VersusError))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%v\t±%.1f%%\t%v\t±%.1f%%\t%+.1f%%%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Program, r.Set, p.NP, p.Measured.Median, 50*p.Measured.Relative(), p.Predicted,
+			100*float64(p.Bound)/float64(p.Predicted), 100*p.Error, noise, drift, adj, facts, profs, versus)
 		errs[r.Set] = append(errs[r.Set], max(p.Error, -p.Error))
 		ranked = append(ranked, r)
 	}
@@ -300,6 +342,11 @@ func writeTable(w io.Writer, rows []row) {
 	for _, set := range []string{"tuned", "corpus"} {
 		if e := adjs[set]; len(e) > 0 {
 			fmt.Fprintf(w, "%-7s at the timing pass's speed (real runs divided by the machine's drift): median |error| %s\n", set, medianWorst(e))
+		}
+	}
+	for _, set := range []string{"tuned", "corpus"} {
+		if e := vs[set]; len(e) > 0 {
+			fmt.Fprintf(w, "%-7s on the -versus machine (same profiles and real runs): median |error| %s\n", set, medianWorst(e))
 		}
 	}
 	fmt.Fprintln(w, "DRIFT: the program at the profile's np ran that many times its timing pass's time during its real runs (! beyond the runs' noise)")
