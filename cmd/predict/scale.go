@@ -33,7 +33,8 @@ compute / communication / waiting shares; Amdahl's serial fraction f fitted and
 S_max = 1/f; the np where speedup peaks and where efficiency falls below 50 %;
 the fragment whose share grows fastest, with file:line; and a verdict. With no
 --profile the timing pass runs once on this machine and is cached; with no
---machine the local preset is used. Ranges: 8..256 (doubling), 8..256:8
+--machine this machine's quick calibration is used (measured on first use, a
+few seconds, and cached; the local preset when it is refused). Ranges: 8..256 (doubling), 8..256:8
 (step), 1,2,4,12 (list).
 
 Program arguments may depend on np: "{expr}" in an argument is replaced at

@@ -1,15 +1,17 @@
 // This file defines what predict run and predict scale share: the program
 // prepared once, its profile (given, cached, or measured now), and the
-// machine (given, or the local preset).
+// machine (given, or this machine's calibration).
 
 package main
 
 import (
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/predict-tools/predict/estimator"
 	"github.com/predict-tools/predict/estimator/probe"
@@ -55,7 +57,7 @@ func (f *predictFlags) machineInfo(m *machine.Machine) *machine.Info { return m.
 
 func (f *predictFlags) add(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.machine, "machine", "", "target machine: a preset ("+strings.Join(machine.PresetNames(), ", ")+") or a machine file (default: local)")
+	fl.StringVar(&f.machine, "machine", "", "target machine: a preset ("+strings.Join(machine.PresetNames(), ", ")+") or a machine file (default: this machine's calibration, measured on first use and cached)")
 	fl.StringVar(&f.profile, "profile", "", "profile `FILE` from predict profile (default: measured now on this machine and cached)")
 	fl.IntVar(&f.profNP, "profile-np", 2, "ranks of the automatic timing pass")
 	fl.IntVar(&f.runs, "profile-runs", estimator.DefaultRuns, "runs of each program (plain and probed) in the automatic timing pass")
@@ -85,11 +87,9 @@ func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*in
 	var m *machine.Machine
 	var err error
 	if f.machine == "" {
-		m, err = machine.Preset("local")
-		if err != nil {
+		if m, err = defaultMachine(log); err != nil {
 			return nil, nil, nil, err
 		}
-		fmt.Fprintf(log, "machine: the local preset (%s); use --machine for another\n", m.Description)
 	} else if m, err = machine.Resolve(f.machine); err != nil {
 		return nil, nil, nil, usagef(cmd, "--machine %s: %v", f.machine, err)
 	} else if !slices.Contains(machine.PresetNames(), f.machine) || strings.ContainsAny(f.machine, `/\.`) {
@@ -232,4 +232,34 @@ func warnProfile(log io.Writer, p *profile.File) {
 	if err := p.CheckDisturbance(); err != nil && len(p.Warnings) == 0 {
 		fmt.Fprintf(log, "profile: WARNING: %v\n", err)
 	}
+}
+
+// defaultMachine is the machine of a command given no --machine: this
+// machine's quick calibration (issue 21), cached by host and CPU model
+// and measured on first use; the local preset, loudly, when the
+// calibration is refused (a machine too noisy to calibrate) or cannot be
+// cached.
+func defaultMachine(log io.Writer) (*machine.Machine, error) {
+	dir := estimator.DefaultMachineCache()
+	start := time.Now()
+	m, cached, err := estimator.CachedLocal(dir, log)
+	switch {
+	case err != nil && m == nil:
+		if m, err = machine.Preset("local"); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(log, "machine: this machine could not be calibrated (%v); the local preset stands in (%s): its figures are fixed, not measured here; use --machine for another\n", err, m.Description)
+	case err != nil:
+		fmt.Fprintf(log, "machine: this machine's calibration, measured now in %v (not cached: %v); use --machine for another\n", time.Since(start).Round(time.Millisecond), err)
+	case cached:
+		path, when := estimator.ThisLocalKey().Path(dir), ""
+		if fi, err := os.Stat(path); err == nil {
+			when = fi.ModTime().UTC().Format(" (measured 2006-01-02 15:04 UTC)")
+		}
+		fmt.Fprintf(log, "machine: this machine's calibration, cached at %s%s; use --machine for another, predict calibrate to measure it again\n", path, when)
+	default:
+		fmt.Fprintf(log, "machine: this machine's calibration, measured now in %v and cached at %s; use --machine for another\n",
+			time.Since(start).Round(time.Millisecond), estimator.ThisLocalKey().Path(dir))
+	}
+	return m, nil
 }

@@ -29,7 +29,7 @@ func newValidateCmd() *cobra.Command {
 		Short: "Run the program for real and compare with the prediction, per np",
 		Long: `Validate builds the program once, runs it for real --runs times at every np of
 LIST on this machine, predicts the same np with the same profile and machine
-(default: the cached or a fresh timing pass, and the local preset), and prints per
+(default: the cached or a fresh timing pass, and this machine's calibration), and prints per
 np the measured time (the program's span, from its first rank's start to its last
 rank's end: median, min, max, spread; and the whole process), the predicted time
 and the error.
