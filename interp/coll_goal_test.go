@@ -20,8 +20,9 @@ import (
 // the schedule sent and received them.
 func scheduleMessages(m *machine.Machine, name string, n, root int, bytes []int64) (machine.Algorithm, [][][]trace.CollMsg) {
 	zero := func(int64) trace.Time { return 0 }
+	legs := func(int64) (trace.Time, trace.Time) { return 0, 0 }
 	w := &World{Compiled: &Compiled{mach: m}, nodeOf: make([]int32, n)}
-	w.intra = linkCost{transferF: zero, sendOvhF: zero, recvOvhF: zero, gapF: zero, size: -1}
+	w.intra = linkCost{transferF: zero, sendOvhF: zero, recvOvhF: zero, gapF: zero, rendezvousF: legs, size: -1}
 	w.inter = w.intra
 	sim := &schedule{w: w, g: &group{size: n}, t: make([]int64, n), ovh: make([]int64, n)}
 	byRound := make([]map[int][]trace.CollMsg, n)

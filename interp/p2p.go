@@ -13,7 +13,10 @@
 //     t_s + o + L; the receiver answers when both are there, at t_m =
 //     max(t_s + o + L, t_r); the data leaves at t_d = t_m + L and arrives
 //     at t_d + T; the receive completes at t_d + T + o_r and the send at
-//     t_d + T − L (its last byte has left).
+//     t_d + T − L (its last byte has left). With a ping-pong table the two
+//     legs (o + L, L) are machine.Link.Rendezvous's: at most what the
+//     table leaves beyond the overheads, so that a ping-pong costs the
+//     table's time.
 //   - nonblocking calls cost o_s to start a send and nothing to post a
 //     receive; Wait returns at the request's completion.
 
@@ -190,7 +193,7 @@ func (p *proc) send(g *group, me int, buf V, dest, tag int, proto, op, site stri
 	}
 	if m.rendezvous {
 		m.start = t
-		m.arrive = addTime(t, lk.ctrl)
+		m.arrive = addTime(t, lk.request(bytes))
 	} else {
 		start := max(t, p.nicFree)
 		p.nicFree = addTime(start, lk.gap(bytes))
@@ -281,7 +284,7 @@ func (w *World) match(r *request, m *message, tr int64) {
 	var recvDone int64
 	if m.rendezvous {
 		tm := max(m.arrive, tr)
-		td := addTime(tm, lk.latency)
+		td := addTime(tm, lk.answer(m.bytes))
 		arrive := addTime(td, lk.transfer(m.bytes))
 		recvDone = addTime(arrive, lk.recvOvh(m.bytes))
 		m.sreq.doneAt = subTime(arrive, lk.latency)
@@ -410,26 +413,32 @@ type statusMem struct {
 // costs of the last size it was asked for: the messages of a loop have
 // one size, and the costs (a division each) are then computed once.
 type linkCost struct {
-	latency, ctrl int64
-	eager         int64
-	transferF     func(int64) trace.Time
-	sendOvhF      func(int64) trace.Time
-	recvOvhF      func(int64) trace.Time
-	gapF          func(int64) trace.Time
-	size          int64 // the size of costs; -1: none yet
-	costs         sizeCosts
+	latency     int64
+	eager       int64
+	rendezvousF func(int64) (request, answer trace.Time)
+	transferF   func(int64) trace.Time
+	sendOvhF    func(int64) trace.Time
+	recvOvhF    func(int64) trace.Time
+	gapF        func(int64) trace.Time
+	size        int64 // the size of costs; -1: none yet
+	costs       sizeCosts
 }
 
-// sizeCosts are a link's costs for one message size.
-type sizeCosts struct{ transfer, sendOvh, recvOvh, gap int64 }
+// sizeCosts are a link's costs for one message size: with the
+// rendezvous handshake's two legs (machine.Link.Rendezvous).
+type sizeCosts struct{ transfer, sendOvh, recvOvh, gap, request, answer int64 }
 
 func (l *linkCost) of(s int64) *sizeCosts {
 	if s != l.size {
 		l.size = s
-		l.costs = sizeCosts{int64(l.transferF(s)), int64(l.sendOvhF(s)), int64(l.recvOvhF(s)), int64(l.gapF(s))}
+		req, ans := l.rendezvousF(s)
+		l.costs = sizeCosts{int64(l.transferF(s)), int64(l.sendOvhF(s)), int64(l.recvOvhF(s)), int64(l.gapF(s)), int64(req), int64(ans)}
 	}
 	return &l.costs
 }
+
+func (l *linkCost) request(s int64) int64 { return l.of(s).request }
+func (l *linkCost) answer(s int64) int64  { return l.of(s).answer }
 
 func (l *linkCost) transfer(s int64) int64 { return l.of(s).transfer }
 func (l *linkCost) sendOvh(s int64) int64  { return l.of(s).sendOvh }

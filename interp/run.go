@@ -241,13 +241,13 @@ func (w *World) newGroup(world []int, size int) *group {
 
 func linkOf(l machine.Link) linkCost {
 	return linkCost{
-		latency:   int64(l.Latency),
-		ctrl:      int64(l.SendOverhead(1) + l.Latency), // the request to send: Handshake less the answer's L
-		eager:     l.EagerLimit,
-		transferF: l.Transfer,
-		sendOvhF:  l.SendOverhead,
-		recvOvhF:  l.RecvOverhead,
-		gapF:      l.Gap,
-		size:      -1,
+		latency:     int64(l.Latency),
+		eager:       l.EagerLimit,
+		rendezvousF: l.Rendezvous,
+		transferF:   l.Transfer,
+		sendOvhF:    l.SendOverhead,
+		recvOvhF:    l.RecvOverhead,
+		gapF:        l.Gap,
+		size:        -1,
 	}
 }

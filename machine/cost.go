@@ -102,8 +102,8 @@ func (m *Machine) Level(inter bool) Link {
 // of its last byte. Without a table it is the LogGOPS o + L + (s−1)·G. With
 // one, it is the table's one-way time less the receive overhead, and, for
 // a size beyond the eager limit, less the rendezvous handshake the
-// interpreter adds before the data leave (Handshake: the table's ping-pong
-// ran the runtime's own protocol, so its time holds it), so that a
+// interpreter adds before the data leave (Rendezvous: the table's
+// ping-pong ran the runtime's own protocol, so its time holds it), so that a
 // ping-pong costs exactly what the table says (the receive completes
 // Table.At(s) after the send started); never less than the send overhead.
 // [Overflow] when the table's time or the overheads do not fit.
@@ -116,34 +116,53 @@ func (l Link) Transfer(s int64) trace.Time {
 		return Overflow
 	}
 	if !l.Eager(s) {
-		recv = AddTime(recv, l.Handshake())
+		req, ans := l.Rendezvous(s)
+		recv = AddTime(recv, AddTime(req, ans))
 	}
 	return max(oneWay-recv, l.SendOverhead(s))
 }
 
+// Rendezvous returns the two legs of the rendezvous handshake of an s-byte
+// message, the receiver waiting: the request to send (the send overhead
+// of one byte and L) and its answer (L), together Handshake. With a
+// table, for a size beyond the eager limit, the table's time holds the
+// handshake: it is taken at most up to what the table leaves beyond the
+// message's send and receive overheads, both legs in proportion, so that
+// a ping-pong costs the table's time whenever the table is at least the
+// two overheads (a calibration's L and O need not add up to its table: in
+// one process the fitted L is mostly waking the receiver).
+func (l Link) Rendezvous(s int64) (request, answer trace.Time) {
+	request, answer = AddTime(l.SendOverhead(1), l.Latency), l.Latency
+	if len(l.Table) == 0 || l.Eager(s) {
+		return request, answer
+	}
+	hs := AddTime(request, answer)
+	room := l.Table.At(s) - AddTime(l.SendOverhead(s), l.RecvOverhead(s))
+	if Overflowed(hs) || room >= hs {
+		return request, answer
+	}
+	room = max(room, 0)
+	request = trace.Time(mulDiv(int64(request), int64(room), int64(hs)))
+	return request, room - request
+}
+
 // PingPong is the one-way time of a ping-pong of s-byte standard sends,
 // the receiver waiting, as the interpreter runs it: OneWay(s), and the
-// Handshake beyond the eager limit. With a table it is the table's time
+// handshake beyond the eager limit (Rendezvous). With a table it is the table's time
 // (or the overheads, when the table says less).
 func (l Link) PingPong(s int64) trace.Time {
 	t := l.OneWay(s)
 	if !l.Eager(s) {
-		t = AddTime(t, l.Handshake())
+		req, ans := l.Rendezvous(s)
+		t = AddTime(t, AddTime(req, ans))
 	}
 	return t
-}
-
-// Handshake is what the rendezvous protocol adds before a message's data
-// leave, the receiver waiting: the request to send (the send overhead of
-// one byte and L) and its answer (L).
-func (p *LogGOPS) Handshake() trace.Time {
-	return AddTime(p.SendOverhead(1), MulTime(p.Latency, 2))
 }
 
 // OneWay is the time from the start of a send of s bytes to the end of a
 // receive that was already waiting for it: Transfer(s) + RecvOverhead(s),
 // half the round trip of a ping-pong of eager messages (a rendezvous adds
-// its Handshake); [Overflow] when it does not fit.
+// its handshake, Rendezvous); [Overflow] when it does not fit.
 func (l Link) OneWay(s int64) trace.Time {
 	return AddTime(l.Transfer(s), l.RecvOverhead(s))
 }

@@ -102,16 +102,32 @@ func TestLinkTable(t *testing.T) {
 	}
 	// Beyond the eager limit (64 KiB) the table's ping-pong ran the
 	// rendezvous protocol: its time holds the handshake the interpreter
-	// adds, o + 2L = 1.5 + 5 µs, so the data's part is 6.5 µs less and a
-	// rendezvous ping-pong costs the table's time.
-	if got, want := inter.Handshake(), 6500*nsT; got != want {
-		t.Errorf("Handshake = %d, want %d", got, want)
+	// adds, o + L = 4 µs and L = 2.5 µs, so the data's part is 6.5 µs less
+	// and a rendezvous ping-pong costs the table's time.
+	if req, ans := inter.Rendezvous(1 << 20); req != 4000*nsT || ans != 2500*nsT {
+		t.Errorf("Rendezvous(1MiB) = %d, %d, want 4000 and 2500 ns", req, ans)
 	}
 	if got, want := inter.OneWay(1<<20), 100*trace.Microsecond-6500*nsT; got != want {
 		t.Errorf("OneWay(1MiB) = %d, want %d", got, want)
 	}
-	if got, want := inter.OneWay(1<<20)+inter.Handshake(), 100*trace.Microsecond; got != want {
+	if got, want := inter.PingPong(1<<20), 100*trace.Microsecond; got != want {
 		t.Errorf("rendezvous ping-pong of 1 MiB = %d, want the table's %d", got, want)
+	}
+	// A table that leaves less than the handshake beyond the overheads
+	// (o = 1.5 µs each side): at 128 KiB, 6 µs − 3 µs leaves 3 µs of the
+	// 6.5, taken from both legs in proportion (4:2.5); the ping-pong is
+	// still the table's time. Below the eager limit (an Ssend) the
+	// handshake is whole: the table's time was an eager send's.
+	m.Table.Inter = Table{{Bytes: 1, Time: 5 * trace.Microsecond}, {Bytes: 1 << 17, Time: 6 * trace.Microsecond}}
+	inter = m.Level(true)
+	if req, ans := inter.Rendezvous(1 << 17); req != 1_846_154 || ans != 1_153_846 {
+		t.Errorf("Rendezvous(128KiB) = %d, %d, want 1846154 and 1153846 ps (3 µs × 4/6.5 and the rest)", req, ans)
+	}
+	if got, want := inter.PingPong(1<<17), 6*trace.Microsecond; got != want {
+		t.Errorf("ping-pong of 128 KiB = %d, want the table's %d", got, want)
+	}
+	if req, ans := inter.Rendezvous(100); req != 4000*nsT || ans != 2500*nsT {
+		t.Errorf("Rendezvous(100) = %d, %d, want the whole handshake", req, ans)
 	}
 	// Never less than the send overhead, even for a table that says so.
 	m.Table.Inter = Table{{Bytes: 1, Time: 1 * nsT}, {Bytes: 2, Time: 2 * nsT}}
