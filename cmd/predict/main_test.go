@@ -31,6 +31,10 @@ func TestScript(t *testing.T) {
 		RequireExplicitExec: true,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("MODROOT", root)
+			// The profile and machine caches in the script's own
+			// directory: HOME is gone, and a cache must not outlive the
+			// test or be shared between scripts.
+			e.Setenv("XDG_CACHE_HOME", e.WorkDir+"/.cache")
 			for _, kv := range goEnv {
 				k, v, _ := strings.Cut(kv, "=")
 				e.Setenv(k, v)

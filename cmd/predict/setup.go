@@ -84,17 +84,19 @@ func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*in
 	if err := scale.Args(f.progArgs).Check(); err != nil {
 		return nil, nil, nil, usagef(cmd, "program arguments: %v", err)
 	}
+	// A machine given is read now, its errors before any work; this
+	// machine's calibration (no --machine) once the program and its
+	// profile are ready: a run that fails before pays nothing for it.
 	var m *machine.Machine
 	var err error
-	if f.machine == "" {
-		if m, err = defaultMachine(log); err != nil {
-			return nil, nil, nil, err
+	if f.machine != "" {
+		if m, err = machine.Resolve(f.machine); err != nil {
+			return nil, nil, nil, usagef(cmd, "--machine %s: %v", f.machine, err)
 		}
-	} else if m, err = machine.Resolve(f.machine); err != nil {
-		return nil, nil, nil, usagef(cmd, "--machine %s: %v", f.machine, err)
-	} else if !slices.Contains(machine.PresetNames(), f.machine) || strings.ContainsAny(f.machine, `/\.`) {
-		// machine.Resolve reads a file unless the name is a preset's.
-		f.machineFile = f.machine
+		if !slices.Contains(machine.PresetNames(), f.machine) || strings.ContainsAny(f.machine, `/\.`) {
+			// machine.Resolve reads a file unless the name is a preset's.
+			f.machineFile = f.machine
+		}
 	}
 	var prog *interp.Program
 	err = estimator.Step(log, "loading "+pkg+" and building its model", func() error {
@@ -122,7 +124,7 @@ func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*in
 		}
 		f.profileUsed = f.profile
 		warnProfile(log, prof)
-		return prog, prof, m, nil
+		return f.withMachine(prog, prof, m, log)
 	}
 	// What the interpreter does not support is said before the timing
 	// pass, not after it.
@@ -138,8 +140,24 @@ func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*in
 			fmt.Fprintf(log, "WARNING: not supported by the interpreter (--allow-unsupported): %s\n", u)
 		}
 	}
-	prof, err = f.cachedProfile(pkg, prog, hash, log)
-	return prog, prof, m, err
+	if prof, err = f.cachedProfile(pkg, prog, hash, log); err != nil {
+		return nil, nil, nil, err
+	}
+	return f.withMachine(prog, prof, m, log)
+}
+
+// withMachine completes setup's results with the machine: m, or this
+// machine's calibration when no --machine was given.
+func (f *predictFlags) withMachine(prog *interp.Program, prof *profile.File, m *machine.Machine, log io.Writer) (*interp.Program, *profile.File, *machine.Machine, error) {
+	if m != nil {
+		return prog, prof, m, nil
+	}
+	m, file, err := defaultMachine(log)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	f.machineFile = file
+	return prog, prof, m, nil
 }
 
 // cachedProfile returns the profile at --profile-np ranks cached for these
@@ -239,27 +257,31 @@ func warnProfile(log io.Writer, p *profile.File) {
 // and measured on first use; the local preset, loudly, when the
 // calibration is refused (a machine too noisy to calibrate) or cannot be
 // cached.
-func defaultMachine(log io.Writer) (*machine.Machine, error) {
+func defaultMachine(log io.Writer) (m *machine.Machine, file string, err error) {
 	dir := estimator.DefaultMachineCache()
 	start := time.Now()
 	m, cached, err := estimator.CachedLocal(dir, log)
+	path := estimator.ThisLocalKey().Path(dir)
 	switch {
 	case err != nil && m == nil:
-		if m, err = machine.Preset("local"); err != nil {
-			return nil, err
+		preset, perr := machine.Preset("local")
+		if perr != nil {
+			return nil, "", perr
 		}
-		fmt.Fprintf(log, "machine: this machine could not be calibrated (%v); the local preset stands in (%s): its figures are fixed, not measured here; use --machine for another\n", err, m.Description)
+		fmt.Fprintf(log, "machine: this machine could not be calibrated (%v); the local preset stands in (%s): its figures are fixed, not measured here; use --machine for another\n", err, preset.Description)
+		return preset, "", nil
 	case err != nil:
 		fmt.Fprintf(log, "machine: this machine's calibration, measured now in %v (not cached: %v); use --machine for another\n", time.Since(start).Round(time.Millisecond), err)
+		return m, "", nil
 	case cached:
-		path, when := estimator.ThisLocalKey().Path(dir), ""
+		when := ""
 		if fi, err := os.Stat(path); err == nil {
 			when = fi.ModTime().UTC().Format(" (measured 2006-01-02 15:04 UTC)")
 		}
-		fmt.Fprintf(log, "machine: this machine's calibration, cached at %s%s; use --machine for another, predict calibrate to measure it again\n", path, when)
+		fmt.Fprintf(log, "machine: this machine's calibration, cached at %s%s; use --machine for another (delete the file to measure it again)\n", path, when)
 	default:
 		fmt.Fprintf(log, "machine: this machine's calibration, measured now in %v and cached at %s; use --machine for another\n",
-			time.Since(start).Round(time.Millisecond), estimator.ThisLocalKey().Path(dir))
+			time.Since(start).Round(time.Millisecond), path)
 	}
-	return m, nil
+	return m, path, nil
 }
