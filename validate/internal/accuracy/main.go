@@ -153,8 +153,12 @@ func main() {
 		return
 	}
 	load, _ = os.ReadFile("/proc/loadavg")
-	fmt.Printf("Accuracy on %s/%s, %d CPUs, %s; class %s, %d real runs per np, machine local, %d fresh profile(s) at np=%d per program; took %v; load at the end %s\n",
-		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), time.Now().UTC().Format("2006-01-02 15:04 UTC"), *class, *runs, *profiles, *profNP,
+	machines := *machineName
+	if *versusName != "" {
+		machines += " (VERSUS: " + *versusName + ")"
+	}
+	fmt.Printf("Accuracy on %s/%s, %d CPUs, %s; class %s, %d real runs per np, machine %s, %d fresh profile(s) at np=%d per program; took %v; load at the end %s\n",
+		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), time.Now().UTC().Format("2006-01-02 15:04 UTC"), *class, *runs, machines, *profiles, *profNP,
 		time.Since(start).Round(time.Second), strings.TrimSpace(string(load)))
 	writeTable(os.Stdout, rows)
 }
