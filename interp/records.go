@@ -4,7 +4,9 @@
 // records (profile.Trend).
 //
 //   - A loop whose bound is opaque: its trips per entry follow the trend
-//     of their mean over all ranks (a rank's share of N keys: ∝ 1/np).
+//     of their mean over all ranks (a rank's share of N keys: ∝ 1/np;
+//     what arrives from the neighbours, none at np = 1: held beyond the
+//     second record, profile.Trend).
 //   - The exit test of a loop the model iterates: the runs of the outcome
 //     that stays in the loop are stretched by the trend of the ratio of
 //     staying to leaving outcomes (the loop's trips per entry).

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/predict-tools/predict/profile"
+	"github.com/predict-tools/predict/reduce"
 )
 
 // TestScaledRecords replays, by hand, records at np = 2 (the profile's)
@@ -183,5 +184,63 @@ func TestOutcomesOfTrips(t *testing.T) {
 		if ro.Rank != 1 || ro.FirstTrue != stay || !slices.Equal(ro.Runs, []int64{2, 1, 2, 2, 3, 1}) || ro.True != trues || ro.False != falses || ro.Truncated {
 			t.Errorf("stay %v: %+v", stay, ro)
 		}
+	}
+}
+
+// TestZeroAtOneHeld: what a rank receives from its neighbours is nothing
+// at np = 1, where it has none, and no more per rank at np = 8 than at
+// np = 2 (the line through the records made it np − 1 times np = 2's:
+// pic's particles arriving from a neighbour, 1.03 a step at np = 2, 15.4
+// at np = 16). testdata/migrate loops over a random count of items that
+// arrived, none at np = 1; a profile at np = 2 records 3 trips a rank
+// (1000 ps each), its record at np = 1 none: by hand, a rank computes 0 ps
+// at np = 1 and 3000 ps at np = 2, 8 and 64 (before: 21 000 ps at np = 8).
+// The exit test of such a loop, iterated, stays once per entry at np = 2
+// and at np = 8 alike.
+func TestZeroAtOneHeld(t *testing.T) {
+	p := prepare(t, "./interp/testdata/migrate")
+	n, pl := markedLoop(t, p, "interp/testdata/migrate/main.go", "loop")
+	if pl.Verdict != reduce.Collapse || pl.Source != reduce.TripsReplayed {
+		t.Fatalf("plan: %s (%s), source %q; want a replayed collapse", pl.Verdict, pl.Why, pl.Source)
+	}
+	pf := syntheticProfile(t, p, 2, nil)
+	pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: n.ID, Kind: profile.FragLoop, Pos: n.Pos.String(), Executions: 2, MeanPS: 3000})
+	pf.Loops = append(pf.Loops, profile.LoopStats{Node: n.ID, PerIterPS: 1000, Balanced: true, Trips: []profile.TripCount{{Trips: 3, Count: 2}},
+		Ranks: []profile.RankTrips{{Rank: 0, Runs: [][2]int64{{3, 1}}}, {Rank: 1, Runs: [][2]int64{{3, 1}}}}})
+	pf.Replays = []profile.Replay{{NP: 1, Loops: []profile.LoopTrips{{Node: n.ID, Ranks: []profile.RankTrips{{Rank: 0, Runs: [][2]int64{{0, 1}}}}}}}}
+	if err := pf.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		np   int
+		want int64
+	}{{1, 0}, {2, 3000}, {8, 3000}, {64, 3000}} {
+		r, err := p.Run(Config{NP: c.np, Machine: handMachine(t), Profile: pf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := int64(r.Compute.Max); got != c.want {
+			t.Errorf("np=%d: compute %d ps a rank, hand computation %d ps", c.np, got, c.want)
+		}
+	}
+
+	q := &profile.File{NP: 2,
+		Decisions: []profile.DecisionStats{{Node: "recv", Ranks: []profile.RankOutcomes{
+			{Rank: 0, True: 2, False: 2, FirstTrue: true, Runs: []int64{1, 1, 1, 1}},
+			{Rank: 1, True: 2, False: 2, FirstTrue: true, Runs: []int64{1, 1, 1, 1}}}}},
+		Replays: []profile.Replay{{NP: 1, Decisions: []profile.DecisionStats{{Node: "recv", Ranks: []profile.RankOutcomes{{Rank: 0, False: 2, Runs: []int64{2}}}}}}},
+	}
+	cp, ds, _ := replayFixture(q, map[string]bool{"recv": true}, "recv")
+	cp.chooseRecord(8)
+	w := &World{Compiled: cp}
+	for r := range 8 {
+		w.procs = append(w.procs, &proc{w: w, rank: r})
+	}
+	stays := 0
+	for w.procs[0].decide(ds["recv"]) {
+		stays++
+	}
+	if stays != 1 {
+		t.Errorf("np=8: the exit test stayed %d times on entry, want 1 as at np=2 (%s)", stays, ds["recv"].trend)
 	}
 }

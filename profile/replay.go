@@ -110,7 +110,9 @@ func Pair(recs []*Record, np int) [2]int {
 // two records: y(np) = Y1·(np/NP1)^K where both are positive (a rank's
 // share of the data: K = −1; a count that does not depend on np: K = 0),
 // otherwise the straight line through them (a loop over the other ranks:
-// 0 at np = 1, 1 at np = 2).
+// 0 at np = 1, 7 at np = 8, 1 at np = 2) — except beyond the second
+// record where the first is a zero at np = 1 (zeroAtOne): there it stays
+// at the second's value.
 type Trend struct {
 	NP0, NP1 int
 	Y0, Y1   float64
@@ -124,8 +126,23 @@ func (t Trend) At(np int) float64 {
 	if t.Y0 > 0 && t.Y1 > 0 {
 		return t.Y1 * math.Pow(float64(np)/float64(t.NP1), t.K())
 	}
+	if t.zeroAtOne() && np > t.NP1 {
+		return t.Y1
+	}
 	y := t.Y1 + (t.Y1-t.Y0)*float64(np-t.NP1)/float64(t.NP1-t.NP0)
 	return max(y, 0)
+}
+
+// zeroAtOne reports whether the trend rises from nothing at np = 1. One
+// rank alone has no neighbour to exchange with, so a zero there says only
+// that the quantity passes between ranks, not how it grows: the line
+// through it would make every rank's share grow as np − 1 and the work of
+// all ranks as np² (what particles migrate to a neighbour, the halo a rank
+// receives: their totals grow with the boundaries between ranks, np, not
+// with the pairs of ranks). A loop whose trips count the other ranks
+// themselves has np for bound, which the model computes, not replays.
+func (t Trend) zeroAtOne() bool {
+	return t.NP0 == 1 && t.Y0 == 0 && t.Y1 > 0 && t.NP1 > t.NP0
 }
 
 // K is the power law's exponent (0 where the trend is a straight line).
@@ -140,6 +157,9 @@ func (t Trend) K() float64 {
 func (t Trend) String() string {
 	if t.Y0 > 0 && t.Y1 > 0 {
 		return fmt.Sprintf("∝ np^%.2f between np=%d and %d", t.K(), t.NP0, t.NP1)
+	}
+	if t.zeroAtOne() {
+		return fmt.Sprintf("linear in np between np=1 (0) and %d (%.4g), held beyond np=%d: a zero at np=1, where a rank has no neighbour, gives no trend", t.NP1, t.Y1, t.NP1)
 	}
 	return fmt.Sprintf("linear in np between np=%d (%.4g) and %d (%.4g)", t.NP0, t.Y0, t.NP1, t.Y1)
 }

@@ -6,8 +6,11 @@ import (
 )
 
 // TestTrend checks the two laws by hand: a rank's share of N (N at np = 1,
-// N/2 at np = 2) is N/np; a loop over the other ranks (0 at np = 1, 1 at
-// np = 2) is np − 1; nothing goes below zero.
+// N/2 at np = 2) is N/np; a loop over the other ranks is np − 1 between
+// its records (0 at np = 1, 7 at np = 8: 3 at np = 4), but what rises from
+// nothing at np = 1 stays at its value beyond the second record (0 at
+// np = 1, 1 at np = 2: 1 at np = 8, not 7; a zero at np = 2 is a trend:
+// 0, 1 at np = 2, 4 is 2 at np = 6); nothing goes below zero.
 func TestTrend(t *testing.T) {
 	for _, c := range []struct {
 		t    Trend
@@ -18,7 +21,11 @@ func TestTrend(t *testing.T) {
 		{Trend{1, 2, 1000, 500}, 256, 1000.0 / 256},
 		{Trend{1, 2, 1000, 500}, 1, 1000},
 		{Trend{1, 2, 7, 7}, 64, 7},
-		{Trend{1, 2, 0, 1}, 8, 7},
+		{Trend{1, 2, 0, 1}, 8, 1},
+		{Trend{1, 2, 0, 1}, 2, 1},
+		{Trend{1, 8, 0, 7}, 4, 3},
+		{Trend{1, 8, 0, 7}, 64, 7},
+		{Trend{2, 4, 0, 1}, 6, 2},
 		{Trend{1, 2, 2, 0}, 8, 0},
 		{Trend{2, 2, 3, 5}, 8, 5},
 	} {
