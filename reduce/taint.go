@@ -314,6 +314,24 @@ func (a *analysis) taintCall(call ssa.CallInstruction) bool {
 	if why := sourceKind(cc); why != "" {
 		return res != nil && a.setTaint(res, why+" ("+name+" at "+a.where(call.Pos())+")")
 	}
+	if f := cc.StaticCallee(); f != nil && !executedExternal(f) {
+		// A function the interpreter does not execute: its result, and
+		// what it may write through its arguments, are data the model
+		// does not compute (recorded where they decide control, never
+		// taken as zero).
+		why := "the result of " + name + ", outside the program, which the model does not execute (at " + a.where(call.Pos()) + ")"
+		grew := res != nil && a.setTaint(res, why)
+		if !readsOnly(cc) {
+			for _, arg := range args {
+				for l := range a.pts[arg] {
+					if a.setTaintLoc(l, why) {
+						grew = true
+					}
+				}
+			}
+		}
+		return grew
+	}
 	var t string
 	for _, arg := range args {
 		t = least(t, a.taint[arg], a.pointeeTaint(arg))

@@ -1,0 +1,56 @@
+// This file defines which functions outside the program the interpreter
+// executes: the result of any other is data the model does not compute.
+
+package reduce
+
+import (
+	"strings"
+
+	"github.com/predict-tools/predict/modelgen"
+	"golang.org/x/tools/go/ssa"
+)
+
+// ExecutedExternal lists the functions outside the program (by
+// ssa.Function.String) whose calls the interpreter executes
+// (interp/call.go, externalFunc): arithmetic, formatting, errors, a root
+// context, output it ignores. interp's TestExecutedExternal holds the two
+// lists together. Beside them the interpreter follows package flag's
+// functions (interp/flags.go), sync, sync/atomic and errgroup operations
+// (GoSyncOp, goatomic.go) and the functions that end the program
+// (os.Exit, log.Fatal...).
+var ExecutedExternal = map[string]bool{
+	// math
+	"math.Sqrt": true, "math.Floor": true, "math.Ceil": true, "math.Abs": true, "math.Log": true,
+	"math.Log2": true, "math.Log10": true, "math.Exp": true, "math.Round": true, "math.Trunc": true,
+	"math.Cbrt": true, "math.Sin": true, "math.Cos": true, "math.Pow": true, "math.Max": true,
+	"math.Min": true, "math.Mod": true, "math.Hypot": true, "math.Inf": true, "math.IsNaN": true,
+	"math.Float64bits": true, "math.Float64frombits": true,
+	// time.Duration's conversions
+	"(time.Duration).Seconds": true, "(time.Duration).Minutes": true, "(time.Duration).Hours": true,
+	"(time.Duration).Milliseconds": true, "(time.Duration).Microseconds": true, "(time.Duration).Nanoseconds": true,
+	// formatting, errors, strings
+	"fmt.Sprintf": true, "fmt.Errorf": true, "fmt.Sprint": true, "fmt.Sprintln": true,
+	"errors.New": true, "context.Background": true, "context.TODO": true,
+	"strings.Join": true, "strings.ToUpper": true, "strings.ToLower": true, "strings.TrimSpace": true,
+	"strconv.Itoa": true, "strconv.Atoi": true,
+	// output (not part of the prediction) and the end of the program
+	"fmt.Printf": true, "fmt.Println": true, "fmt.Print": true, "fmt.Fprintf": true, "fmt.Fprintln": true,
+	"fmt.Fprint": true, "log.Printf": true, "log.Println": true,
+	"os.Exit": true, "log.Fatal": true, "log.Fatalf": true, "log.Fatalln": true,
+}
+
+// executedExternal reports whether the interpreter executes a call of f,
+// a function outside the module.
+func executedExternal(f *ssa.Function) bool {
+	if f == nil {
+		return false
+	}
+	name := f.String()
+	switch {
+	case ExecutedExternal[name], modelgen.GoSyncOp(f) != "", strings.HasPrefix(name, "flag."),
+		strings.Contains(name, "flag.FlagSet"), strings.Contains(name, "flag.Flag)"):
+		return true
+	}
+	obj := f.Object()
+	return obj != nil && obj.Pkg() != nil && obj.Pkg().Path() == "sync/atomic"
+}
