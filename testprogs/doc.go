@@ -56,6 +56,10 @@
 //   - psort: sample sort; a recursive merge sort that starts goroutines
 //     for its halves (WaitGroup), errgroup-limited merges of the received
 //     runs; Allgather samples, Alltoall counts, Alltoallv keys
+//   - wordfreq: a word count over strings (strings.Builder, strings.Fields,
+//     a map[string]int), counts partitioned by hash/fnv, Alltoall and
+//     Alltoallv of (word, count) pairs, sort.Slice and a Gather of the top
+//     ten
 //
 // The test in this directory builds every program (the corpus's too) and
 // checks that its checksum is the same at np = 1, 2, 3, 4 and 8.
