@@ -60,6 +60,9 @@
 //     a map[string]int), counts partitioned by hash/fnv, Alltoall and
 //     Alltoallv of (word, count) pairs, sort.Slice and a Gather of the top
 //     ten
+//   - summa: dense matrix product by SUMMA on a pr×pc grid (DimsCreate),
+//     row and column communicators (Split), Bcast of panels cut where
+//     the owners change, a cache-blocked triple loop
 //
 // The test in this directory builds every program (the corpus's too) and
 // checks that its checksum is the same at np = 1, 2, 3, 4 and 8.
