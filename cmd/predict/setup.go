@@ -109,6 +109,11 @@ func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*in
 			return nil, nil, nil, err
 		}
 		fmt.Fprintf(log, "machine: the local preset (%s); use --machine for another\n", m.Description)
+		if f.launcher != nil {
+			// The launcher changes where the fragments are measured,
+			// not the machine the messages are modeled on.
+			fmt.Fprintf(log, "machine: note: under --launcher the fragments are measured under MPI, but the local preset's messages are the in-process runtime's, not MPI's: give --machine a file with MPI's figures to model those\n")
+		}
 	} else if m, err = machine.Resolve(f.machine); err != nil {
 		return nil, nil, nil, usagef(cmd, "--machine %s: %v", f.machine, err)
 	} else if !slices.Contains(machine.PresetNames(), f.machine) || strings.ContainsAny(f.machine, `/\.`) {
