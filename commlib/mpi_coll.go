@@ -24,6 +24,7 @@ import (
 )
 
 func (t *mpiTransport) collective(c *Comm, a *collArgs) {
+	t.yield()
 	if w := t.watch; w != nil {
 		w.enter(a.op, waitNoPeer, 0)
 		defer w.leave()

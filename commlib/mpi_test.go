@@ -109,3 +109,21 @@ func TestMPIErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestMPISpareP checks that a rank bound to one core runs with two Ps
+// (spareP), and with the GOMAXPROCS its user set.
+func TestMPISpareP(t *testing.T) {
+	_, mpi := buildMpitest(t)
+	for _, tc := range []struct {
+		env  []string
+		want string
+	}{{nil, "GOMAXPROCS 2"}, {[]string{"GOMAXPROCS=1"}, "GOMAXPROCS 1"}} {
+		out, err := run(t, tc.env, mpirun("2", "--bind-to", "core", mpi, "-procs")...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", tc.env, err, out)
+		}
+		if strings.Count(out, tc.want) != 2 {
+			t.Errorf("%v: want %q from both ranks:\n%s", tc.env, tc.want, out)
+		}
+	}
+}

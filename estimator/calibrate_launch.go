@@ -28,7 +28,7 @@ const launchTimeout = 10 * time.Minute
 // into cal.
 func (cal *Calibration) launchedNetwork(opt CalibrateOptions, logf func(string, ...any)) error {
 	l := opt.Launcher
-	if err := l.check(); err != nil {
+	if err := l.Check(); err != nil {
 		return err
 	}
 	dir, err := os.MkdirTemp("", "predict-calibrate-")

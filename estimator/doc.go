@@ -86,7 +86,9 @@
 // runclock.Merge); the alone and loaded runs, which need the in-process
 // runtime, are skipped with a warning. A launched run past its deadline,
 // or when predict is stopped, ends with all its processes
-// (session_unix.go).
+// (session_unix.go). [BuildPlain] with a launcher builds the program for
+// predict validate's real runs the same way, and [PlainProgram.Run] runs
+// it under the launcher at each np, its span merged from the ranks' files.
 //
 // [MeasureLocal] is the quick calibration of this machine's in-process
 // runtime (commlib's ranks as goroutines): message and thread costs, as a

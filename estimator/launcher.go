@@ -143,14 +143,21 @@ func (l *Launcher) command(ctx context.Context, cancel context.CancelFunc, np in
 // SIGTERM before they are killed.
 const launcherGrace = 3 * time.Second
 
-// check says whether the launcher's command can be run.
-func (l *Launcher) check() error {
+// Check says whether the launcher's command can be run, and whether the
+// programs can be built for it: the mpi tag needs cgo.
+func (l *Launcher) Check() error {
 	if _, err := exec.LookPath(l.Words[0]); err != nil {
 		hint := ""
 		if base := filepath.Base(l.Words[0]); base == "mpirun" || base == "mpiexec" {
 			hint = " (Open MPI: apt-get install openmpi-bin libopenmpi-dev pkg-config)"
 		}
 		return fmt.Errorf("--launcher %s: %s not found%s", l, l.Words[0], hint)
+	}
+	// Without cgo the mpi tag builds the in-process runtime: every
+	// process would run all the ranks.
+	out, err := exec.Command("go", "env", "CGO_ENABLED").Output()
+	if err == nil && strings.TrimSpace(string(out)) != "1" {
+		return fmt.Errorf("--launcher %s: the programs are built with -tags %s, which needs cgo (CGO_ENABLED=1 and a C compiler): go env CGO_ENABLED says %q", l, mpiTag, strings.TrimSpace(string(out)))
 	}
 	return nil
 }
@@ -210,11 +217,12 @@ func splitWords(s string) ([]string, error) {
 	return words, nil
 }
 
-// Ranks is the number of ranks of a timing pass under l given -np np (0:
-// not given): the launcher's, which a given np must equal.
-func (l *Launcher) Ranks(np int) (int, error) {
+// Ranks is the number of ranks of a timing pass under l given np ranks by
+// the flag named flag (np 0: not given): the launcher's, which a given np
+// must equal.
+func (l *Launcher) Ranks(flag string, np int) (int, error) {
 	if np != 0 && np != l.NP {
-		return 0, fmt.Errorf("-np %d and --launcher %s (%d ranks) disagree: give one of them, or the same number", np, l, l.NP)
+		return 0, fmt.Errorf("%s %d and --launcher %s (%d ranks) disagree: give one of them, or the same number", flag, np, l, l.NP)
 	}
 	return l.NP, nil
 }
@@ -226,21 +234,12 @@ func (cfg *Config) checkLauncher() error {
 	if l == nil {
 		return nil
 	}
-	np, err := l.Ranks(cfg.NP)
+	np, err := l.Ranks("-np", cfg.NP)
 	if err != nil {
 		return err
 	}
 	cfg.NP = np
-	if err := l.check(); err != nil {
-		return err
-	}
-	// Without cgo the mpi tag builds the in-process runtime: every
-	// process would run all the ranks.
-	out, err := exec.Command("go", "env", "CGO_ENABLED").Output()
-	if err == nil && strings.TrimSpace(string(out)) != "1" {
-		return fmt.Errorf("--launcher %s: the programs are built with -tags %s, which needs cgo (CGO_ENABLED=1 and a C compiler): go env CGO_ENABLED says %q", l, mpiTag, strings.TrimSpace(string(out)))
-	}
-	return nil
+	return l.Check()
 }
 
 // buildTags are the tags the pass builds its programs with: the user's,

@@ -46,6 +46,9 @@ type Key struct {
 	Args         []string
 	ProbeVersion int // the probes' data format (probe.RawVersion)
 	PassVersion  int // the timing pass (estimator.PassVersion)
+	// Launcher is the MPI launcher the timing pass ran under (File's
+	// Launcher; "" in one process): part of the path only when set.
+	Launcher string
 	// ArgsAt, when set, gives the arguments at another np (those in np
 	// expanded there): a profile whose record at another np (Replays) ran
 	// other arguments is not reused. Not part of the path.
@@ -56,8 +59,12 @@ type Key struct {
 // the key; its form is fixed (TestCachePath), so that a new predict finds
 // the profiles an older one cached.
 func (c Cache) Path(k Key) string {
-	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%d\x00%q\x00probe-v%d\x00pass-v%d",
-		k.Package, k.ContentHash, k.NP, k.Args, k.ProbeVersion, k.PassVersion))
+	in := fmt.Appendf(nil, "%s\x00%s\x00%d\x00%q\x00probe-v%d\x00pass-v%d",
+		k.Package, k.ContentHash, k.NP, k.Args, k.ProbeVersion, k.PassVersion)
+	if k.Launcher != "" {
+		in = fmt.Appendf(in, "\x00launcher=%s", k.Launcher)
+	}
+	sum := sha256.Sum256(in)
 	return filepath.Join(c.Dir, hex.EncodeToString(sum[:12])+".json")
 }
 
@@ -83,7 +90,7 @@ const (
 func (c Cache) Load(k Key, prog *model.Program) (*File, Found) {
 	p, err := Read(c.Path(k))
 	switch {
-	case err != nil || p.Check(k.Package, k.ContentHash) != nil || p.CheckNodes(prog) != nil || !k.replaysMatch(p):
+	case err != nil || p.Check(k.Package, k.ContentHash) != nil || p.CheckNodes(prog) != nil || !k.replaysMatch(p) || p.Launcher != k.Launcher:
 		return nil, Missing
 	case p.MeasuredUnderLoad():
 		return p, CachedUnderLoad

@@ -61,6 +61,7 @@ func TestCache(t *testing.T) {
 		"arguments": func(k *Key) { k.Args = []string{"-class", "W"} },
 		"probes":    func(k *Key) { k.ProbeVersion++ },
 		"pass":      func(k *Key) { k.PassVersion++ },
+		"launcher":  func(k *Key) { k.Launcher = "mpirun -np 2" },
 	} {
 		other := cacheKey()
 		edit(&other)
@@ -84,6 +85,12 @@ func TestCache(t *testing.T) {
 	copyTo(stale)
 	if _, found := c.Load(stale, prog); found != Missing {
 		t.Errorf("a profile of other sources under the key: %v", found)
+	}
+	launched := cacheKey()
+	launched.Launcher = "mpirun -np 2"
+	copyTo(launched)
+	if _, found := c.Load(launched, prog); found != Missing {
+		t.Errorf("a profile measured in one process under a launcher's key: %v", found)
 	}
 	foreign := cacheKey()
 	foreign.Package = "example.com/other"

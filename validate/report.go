@@ -26,6 +26,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 func (r *Report) WriteText(w io.Writer, top int) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Validation of %s: %d real runs per np, span from the first rank's start to the last rank's end\n", r.Package, r.Runs)
+	if r.Launcher != "" {
+		fmt.Fprintf(&b, "Real runs under %s, one process a rank, its number of ranks set to each np\n", r.Launcher)
+	}
 	if r.Machine != "" || r.ProfileSource != "" {
 		fmt.Fprintf(&b, "Predicted with machine %s, profile: %s\n", r.Machine, r.ProfileSource)
 	}

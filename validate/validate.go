@@ -33,7 +33,11 @@ type Config struct {
 	// Attribute runs the program once more per np with its trace and sets
 	// it against the modeled trace.
 	Attribute bool
-	Log       io.Writer // progress, or nil
+	// Launcher, when set, runs the real runs under an MPI launcher, one
+	// process a rank (built with the mpi tag), its number of ranks set
+	// to each np.
+	Launcher *estimator.Launcher
+	Log      io.Writer // progress, or nil
 }
 
 // Report is the result of a validation.
@@ -42,11 +46,13 @@ type Report struct {
 	// Machine and ProfileSource say what the predictions used (set by
 	// the caller: a preset's name or a file, and where the profile came
 	// from).
-	Machine       string  `json:"machine"`
-	ProfileSource string  `json:"profile_source"`
-	Runs          int     `json:"runs"`
-	Points        []Point `json:"points"`
-	Profile       Quality `json:"profile"`
+	Machine       string `json:"machine"`
+	ProfileSource string `json:"profile_source"`
+	Runs          int    `json:"runs"`
+	// Launcher is the MPI launcher of the real runs ("" in one process).
+	Launcher string  `json:"launcher,omitempty"`
+	Points   []Point `json:"points"`
+	Profile  Quality `json:"profile"`
 	// Drift is the machine's speed now against the timing pass's
 	// (drift.go); DriftUnknown says why there is none.
 	Drift        *Drift `json:"drift,omitempty"`
@@ -144,13 +150,13 @@ func Run(cfg Config) (*Report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(work)
-	bin, err := estimator.BuildPlain(cfg.Program.Loaded, work, cfg.Log)
+	bin, err := estimator.BuildPlain(cfg.Program.Loaded, work, cfg.Launcher, cfg.Log)
 	if err != nil {
 		return nil, err
 	}
 	bin.Threads = cfg.Threads // the real runs run the threads the predictions model
 	p := cfg.Profile
-	rep := &Report{Package: cfg.Program.Model.Package, Runs: cfg.Runs, Profile: Quality{
+	rep := &Report{Package: cfg.Program.Model.Package, Runs: cfg.Runs, Launcher: cfg.Launcher.String(), Profile: Quality{
 		NP: p.NP, Coverage: p.Coverage(), Uncovered: max(0, 1-p.Coverage()), Disturbance: p.Disturbance(),
 		ErrorBound: p.ErrorRel, Warnings: append([]string{}, p.Warnings...)}}
 	sites := Sites{Root: cfg.Program.Loaded.ModuleDir}
@@ -160,6 +166,9 @@ func Run(cfg Config) (*Report, error) {
 	refNP, why := driftRef(p, cfg.Args)
 	if why == "" && cfg.Threads > 0 {
 		why = fmt.Sprintf("these runs use --threads %d, the timing pass the program's own choice", cfg.Threads)
+	}
+	if l := cfg.Launcher.String(); why == "" && l != p.Launcher {
+		why = fmt.Sprintf("the timing pass ran %s, these runs %s: the runtimes differ", whereRun(p.Launcher), whereRun(l))
 	}
 	sets := make([]*runSet, len(cfg.NPs))
 	var ref *runSet
@@ -221,6 +230,14 @@ func Run(cfg Config) (*Report, error) {
 		rep.Points = append(rep.Points, pt)
 	}
 	return rep, nil
+}
+
+// whereRun says where runs under the launcher l ran ("": one process).
+func whereRun(l string) string {
+	if l == "" {
+		return "in one process"
+	}
+	return "under --launcher " + l
 }
 
 // runSet is the real runs at one np.

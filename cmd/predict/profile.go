@@ -72,15 +72,8 @@ says so.`,
 			var launcher *estimator.Launcher
 			if cmd.Flags().Changed("launcher") {
 				var err error
-				if launcher, err = estimator.ParseLauncher(launch); err != nil {
-					return usagef(cmd, "%v", err)
-				}
-				given := 0
-				if cmd.Flags().Changed("np") {
-					given = np
-				}
-				if np, err = launcher.Ranks(given); err != nil {
-					return usagef(cmd, "%v", err)
+				if launcher, np, err = launcherFlag(cmd, launch, "np", np); err != nil {
+					return err
 				}
 			}
 			if runs < 1 {

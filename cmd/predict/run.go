@@ -36,9 +36,14 @@ parameters used; --trace writes the modeled event trace; --explain-node adds,
 per node, the share of its cores in use, what its ranks and threads waited for
 a core, and what sharing the node cost their compute. "{expr}" in a
 program argument is replaced by the value of an integer expression in np
-(see predict scale --help), at N and for the timing pass at --profile-np.`,
+(see predict scale --help), at N and for the timing pass at --profile-np.
+
+With --launcher (e.g. 'mpirun -np 2') the automatic timing pass runs under MPI,
+one process a rank, as predict profile --launcher does: its ranks are the
+launcher's, and its profile is cached apart from one measured in one process.`,
 		Example: `  predict run ./testprogs/stencil -np 64 --machine infiniband-hdr
-  predict run ./testprogs/cg -np 16 --trace cg16.jsonl -- -class W`,
+  predict run ./testprogs/cg -np 16 --trace cg16.jsonl -- -class W
+  predict run ./testprogs/stencil -np 64 --launcher 'mpirun --oversubscribe -np 2' -- -class W`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			pkg, progArgs, err := splitArgs(cmd, args)

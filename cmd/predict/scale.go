@@ -48,10 +48,15 @@ The breakdown is of the machine's time np × time: compute, communication
 overhead, waiting for other ranks, and idle time after a rank finishes,
 summing to 100 %. A np whose prediction fails (the program aborts there, a
 limit of the model) is reported in the table and the others are finished;
-the exit status is non-zero only when every np, or the baseline, failed.`,
+the exit status is non-zero only when every np, or the baseline, failed.
+
+With --launcher (e.g. 'mpirun -np 2') the automatic timing pass runs under MPI,
+one process a rank, as predict profile --launcher does: its ranks are the
+launcher's, and its profile is cached apart from one measured in one process.`,
 		Example: `  predict scale ./testprogs/stencil -np 8..256
   predict scale ./testprogs/amdahl -np 1..1024 --machine infiniband-hdr --plot plots -- -serial 0.0083
-  predict scale ./testprogs/amdahl -np 1..64 -- -work '{np*100000}'    # weak scaling`,
+  predict scale ./testprogs/amdahl -np 1..64 -- -work '{np*100000}'    # weak scaling
+  predict scale ./testprogs/stencil -np 8..256 --launcher 'mpirun --oversubscribe -np 2'`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			pkg, progArgs, err := splitArgs(cmd, args)

@@ -36,11 +36,16 @@ type predictFlags struct {
 	// progArgs are the program's arguments as given: "{expr}" in them
 	// depends on np (scale.Args).
 	progArgs []string
+	// launch is --launcher as given; realRuns says that the command's
+	// real runs (validate's) go under it too, not only the timing pass.
+	launch   string
+	realRuns bool
 
-	// Set by setup: where the profile came from, and the machine file
-	// ("" for a preset).
+	// Set by setup: where the profile came from, the machine file ("" for
+	// a preset), and the launcher (nil: none).
 	profileUsed string
 	machineFile string
+	launcher    *estimator.Launcher
 }
 
 // argsAt returns the program's arguments at np.
@@ -63,6 +68,11 @@ func (f *predictFlags) add(cmd *cobra.Command) {
 	fl.IntVar(&f.runs, "profile-runs", estimator.DefaultRuns, "runs of each program (plain and probed) in the automatic timing pass")
 	fl.BoolVar(&f.noCache, "no-cache", false, "run the timing pass even when a cached profile exists")
 	fl.IntVar(&f.threads, "threads", 0, "threads per rank: what commlib.Threads returns in the model (default: the program's own choice)")
+	what := "the automatic timing pass"
+	if f.realRuns {
+		what = "the real runs and the automatic timing pass"
+	}
+	fl.StringVar(&f.launch, "launcher", "", "run "+what+" under MPI with this launcher `COMMAND` (e.g. 'mpirun -np 2'; its -np/-n/-c sets the timing pass's ranks), built with -tags mpi")
 	fl.BoolVar(&f.allowUnsupported, "allow-unsupported", false, "measure and predict even when the model holds constructs the interpreter does not support (a go statement running a function outside the program, ...): a run that reaches one stops there")
 }
 
@@ -83,6 +93,15 @@ func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*in
 	}
 	if err := scale.Args(f.progArgs).Check(); err != nil {
 		return nil, nil, nil, usagef(cmd, "program arguments: %v", err)
+	}
+	if cmd.Flags().Changed("launcher") {
+		if f.profile != "" && !f.realRuns {
+			return nil, nil, nil, usagef(cmd, "--launcher %q and --profile %s: the launcher runs the timing pass, which --profile replaces; give one of them", f.launch, f.profile)
+		}
+		var err error
+		if f.launcher, f.profNP, err = launcherFlag(cmd, f.launch, "profile-np", f.profNP); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	// A machine given is read now, its errors before any work; this
 	// machine's calibration (no --machine) once the program and its
@@ -156,6 +175,11 @@ func (f *predictFlags) withMachine(prog *interp.Program, prof *profile.File, m *
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if f.launcher != nil {
+		// The launcher changes where the fragments are measured, not
+		// the machine the messages are modeled on.
+		fmt.Fprintf(log, "machine: note: under --launcher the fragments are measured under MPI, but this machine's default calibration is of the in-process runtime: give --machine a file from predict calibrate --launcher '…' to model MPI's messages\n")
+	}
 	f.machineFile = file
 	return prog, prof, m, nil
 }
@@ -175,21 +199,26 @@ func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash stri
 	}
 	cache := profile.DefaultCache()
 	key := profile.Key{Package: prog.Model.Package, ContentHash: hash, NP: np, Args: args,
-		ProbeVersion: probe.RawVersion, PassVersion: estimator.PassVersion, ArgsAt: f.argsAt}
+		ProbeVersion: probe.RawVersion, PassVersion: estimator.PassVersion, Launcher: f.launcher.String(), ArgsAt: f.argsAt}
+	where := ""
+	if f.launcher != nil {
+		where = " under --launcher " + f.launcher.String()
+	}
 	path := cache.Path(key)
 	if !f.noCache {
 		switch p, found := cache.Load(key, prog.Model); found {
 		case profile.CachedUnderLoad:
 			fmt.Fprintf(log, "profile: the cached timing pass %s was measured under load (%.1f cores busy with other processes): measuring again\n", path, p.OtherCores)
 		case profile.Hit:
-			fmt.Fprintf(log, "profile: cached timing pass %s (np=%d, %s)\n", path, p.NP, p.Created)
-			f.profileUsed = fmt.Sprintf("cached timing pass at np=%d, %s", p.NP, path)
+			fmt.Fprintf(log, "profile: cached timing pass %s (np=%d%s, %s)\n", path, p.NP, where, p.Created)
+			f.profileUsed = fmt.Sprintf("cached timing pass at np=%d%s, %s", p.NP, where, path)
 			warnProfile(log, p)
 			return p, nil
 		}
 	}
-	fmt.Fprintf(log, "profile: none given: running the timing pass of %s at np=%d on this machine...\n", pkg, np)
-	p, err := estimator.Run(estimator.Config{Pattern: pkg, Prepared: prog.Prepared, NP: np, Args: args, ArgsAt: f.argsAt, Repeat: f.runs, Log: log})
+	fmt.Fprintf(log, "profile: none given: running the timing pass of %s at np=%d%s on this machine...\n", pkg, np, where)
+	p, err := estimator.Run(estimator.Config{Pattern: pkg, Prepared: prog.Prepared, NP: np, Args: args, ArgsAt: f.argsAt, Repeat: f.runs,
+		Launcher: f.launcher, Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("timing pass: %v", err)
 	}
@@ -207,7 +236,7 @@ func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash stri
 		// class A: +84 % at np=2 on 2 cores).
 		fmt.Fprintf(log, "profile: measured at np=%d on %d CPUs: memory-bound fragments may read slower than on a node of the target (--profile-np 1 suits a program whose ranks all run the same code)\n", np, runtime.NumCPU())
 	}
-	f.profileUsed = fmt.Sprintf("timing pass at np=%d run now (not cached)", np)
+	f.profileUsed = fmt.Sprintf("timing pass at np=%d%s run now (not cached)", np, where)
 	stored, err := cache.Store(key, p)
 	if err != nil {
 		return nil, err
@@ -220,9 +249,34 @@ func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash stri
 		fmt.Fprintf(log, "profile: measured under load: this prediction uses it (see the warning above), and it is not cached\n")
 	case profile.Cached:
 		fmt.Fprintf(log, "profile: cached in %s (--no-cache measures again)\n", path)
-		f.profileUsed = fmt.Sprintf("timing pass at np=%d run now, cached in %s", np, path)
+		f.profileUsed = fmt.Sprintf("timing pass at np=%d%s run now, cached in %s", np, where, path)
 	}
 	return p, nil
+}
+
+// launcherFlag parses --launcher (words) and takes its number of ranks,
+// which the flag npFlag gives as np where it was given (Launcher.Ranks
+// says where they disagree); it checks that the launcher is installed and
+// that the programs can be built for it.
+func launcherFlag(cmd *cobra.Command, words, npFlag string, np int) (*estimator.Launcher, int, error) {
+	l, err := estimator.ParseLauncher(words)
+	if err != nil {
+		return nil, 0, usagef(cmd, "%v", err)
+	}
+	given, name := 0, "--"+npFlag
+	if npFlag == "np" {
+		name = "-np"
+	}
+	if cmd.Flags().Changed(npFlag) {
+		given = np
+	}
+	if np, err = l.Ranks(name, given); err != nil {
+		return nil, 0, usagef(cmd, "%v", err)
+	}
+	if err := l.Check(); err != nil {
+		return nil, 0, err
+	}
+	return l, np, nil
 }
 
 // splitArgs separates PKG from the program's arguments after --.

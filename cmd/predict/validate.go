@@ -50,9 +50,15 @@ slower or faster than when it was profiled is said (a WARNING beyond the runs'
 noise), and the column "at profile speed" gives each error with the real runs
 divided by that drift: the model's error, apart from the machine's. Exit status 0
 whatever the error, unless --max-error is exceeded (which reads the error, not
-the error at profile speed).`,
+the error at profile speed).
+
+With --launcher (e.g. 'mpirun --oversubscribe -np 2') the program is built with
+-tags mpi and every real run runs under the launcher, one process a rank, its
+number of ranks changed to each np of LIST; the automatic timing pass runs
+under it too, at the launcher's number of ranks.`,
 		Example: `  predict validate ./testprogs/stencil -np 1,2
-  predict validate ./app -np 1,2,4 --runs 9 --max-error 10 -- -n 4096`,
+  predict validate ./app -np 1,2,4 --runs 9 --max-error 10 -- -n 4096
+  predict validate ./testprogs/stencil -np 1,2 --launcher 'mpirun --oversubscribe -np 2' -- -class S`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			pkg, progArgs, err := splitArgs(cmd, args)
@@ -85,7 +91,7 @@ the error at profile speed).`,
 			}
 			rep, err := validate.Run(validate.Config{Program: prog, Profile: prof, Machine: m, NPs: nps, Runs: runs,
 				Args: func(np int) []string { return argsAt[np] }, Threads: pf.threads, Timeout: timeout,
-				Attribute: !noTrace, Log: cmd.ErrOrStderr()})
+				Attribute: !noTrace, Launcher: pf.launcher, Log: cmd.ErrOrStderr()})
 			if err != nil {
 				return err
 			}
@@ -119,6 +125,7 @@ the error at profile speed).`,
 			return nil
 		},
 	}
+	pf.realRuns = true // --launcher runs the real runs too
 	pf.add(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&npList, "np", "", "process counts: a list or range as for scale (1,2,4 or 1..8)")

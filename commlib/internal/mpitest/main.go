@@ -14,12 +14,15 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"runtime"
 	"strings"
 
 	"github.com/predict-tools/predict/commlib"
 )
 
 var failure = flag.String("case", "", "a failure to provoke: truncate, collective-root, abort, deadlock")
+
+var procs = flag.Bool("procs", false, "print each rank's GOMAXPROCS inside commlib.Main, and nothing else")
 
 // out collects the calling rank's results.
 type out struct{ strings.Builder }
@@ -31,6 +34,10 @@ func main() {
 	commlib.Main(func(c *commlib.Comm) {
 		if *failure != "" {
 			provoke(c, *failure)
+			return
+		}
+		if *procs {
+			fmt.Printf("rank %d: GOMAXPROCS %d\n", c.Rank(), runtime.GOMAXPROCS(0))
 			return
 		}
 		var o out

@@ -1,10 +1,12 @@
 // Command pingpong measures commlib's point-to-point latency and bandwidth
 // between ranks 0 and 1, from 1 byte to 4 MiB: one-way time, the median of
 // five repetitions of a batch of round trips. testdata/pingpong.c is the
-// same exchange in C, the reference for commlib over MPI:
+// same exchange in C, the reference for commlib over MPI (testdata/compare.sh
+// runs both, alternately, and prints the overhead):
 //
 //	go build -tags mpi ./commlib/internal/pingpong && mpirun -np 2 ./pingpong
 //	mpicc -O2 -o pingpong-c commlib/internal/pingpong/testdata/pingpong.c && mpirun -np 2 ./pingpong-c
+//	mpirun -np 2 ./pingpong-c -thread funneled   # C at commlib's thread level
 //	go run ./commlib/internal/pingpong -np 2     # the in-process runtime
 //
 // -min and -max restrict the sizes; -cpuprofile writes each rank's CPU

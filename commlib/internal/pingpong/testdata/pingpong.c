@@ -1,19 +1,27 @@
 /* The C reference of commlib/internal/pingpong: the same exchange over the
    same MPI library, MPI_Send and MPI_Recv between ranks 0 and 1.
    mpicc -O2 -o pingpong-c pingpong.c && mpirun -np 2 ./pingpong-c
-   -min and -max restrict the sizes, as for the Go program. */
+   -min and -max restrict the sizes, as for the Go program; -thread funneled
+   asks for commlib's thread level. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 int main(int argc, char **argv) {
-	int rank, reps = 5, min = 1, max = 4 << 20;
-	MPI_Init(&argc, &argv);
+	int rank, reps = 5, min = 1, max = 4 << 20, funneled = 0, provided;
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (strcmp(argv[i], "-min") == 0) min = atoi(argv[i + 1]);
 		if (strcmp(argv[i], "-max") == 0) max = atoi(argv[i + 1]);
+		if (strcmp(argv[i], "-thread") == 0) funneled = strcmp(argv[i + 1], "funneled") == 0;
 	}
+	/* -thread funneled initialises MPI as commlib does (MPI_THREAD_FUNNELED),
+	   under which Open MPI 4.1 takes a mutex in its calls; the default is
+	   MPI_Init's MPI_THREAD_SINGLE. */
+	if (funneled)
+		MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+	else
+		MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	char *buf = calloc(max, 1);
 	if (rank == 0) printf("%10s %12s %12s\n", "bytes", "latency_us", "MB/s");
