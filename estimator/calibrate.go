@@ -80,10 +80,13 @@ type Calibration struct {
 	CallCost      float64  `json:"call_cost_ns"`
 	StreamGap     Estimate `json:"stream_gap"`
 	// Collectives are the collectives timed at the job's np.
-	Collectives  []CollectiveTiming `json:"collectives"`
-	Memory       Memory             `json:"memory"`
-	AllocPerByte Estimate           `json:"alloc_ns_per_byte"`
-	Machine      *machine.Machine   `json:"machine"`
+	Collectives []CollectiveTiming `json:"collectives"`
+	Memory      Memory             `json:"memory"`
+	// AllocPerByte is the cost of allocating fresh memory (allocSamples);
+	// AllocConverged false when its interval did not converge.
+	AllocPerByte   Estimate         `json:"alloc_ns_per_byte"`
+	AllocConverged bool             `json:"alloc_converged"`
+	Machine        *machine.Machine `json:"machine"`
 }
 
 // calibration budgets and intervals, full and quick.
@@ -394,28 +397,6 @@ func (opt CalibrateOptions) rule() (StopRule, func(string, ...any)) {
 	return rule, logf
 }
 
-// node measures the memory bandwidth and the cost of allocation.
-func (cal *Calibration) node(rule StopRule, logf func(string, ...any)) error {
-	streams := runtime.NumCPU()
-	logf("memory bandwidth: STREAM triad, %d streams and 1 alone", streams)
-	arrays := triadArrays(streams, triadLen)
-	triadPass(arrays, 1) // first touch
-	r := rule
-	r.Batch, r.Min, r.Budget = 3, 10, max(rule.Budget, minSlowBudget)
-	var err error
-	cal.Memory = Memory{Streams: streams, ArrayBytes: 8 * triadLen}
-	if cal.Memory.Node, _, err = measureUntil("memory bandwidth, one stream per core", bandwidthSampler(arrays), r, sinceNow()); err != nil {
-		return err
-	}
-	if cal.Memory.Alone, _, err = measureUntil("memory bandwidth, one stream", bandwidthSampler(arrays[:1]), r, sinceNow()); err != nil {
-		return err
-	}
-	logf("allocation cost per byte")
-	r.Batch = 16
-	cal.AllocPerByte, _, err = measureUntil("allocation per byte", samplerFunc(func(n int) ([]float64, error) { return allocSamples(n), nil }), r, sinceNow())
-	return err
-}
-
 // makeMachine fits the table and builds the machine.
 func (cal *Calibration) makeMachine(ms measurements) error {
 	sizes, times := make([]int64, len(cal.PingPong)), make([]float64, len(cal.PingPong))
@@ -450,10 +431,10 @@ func (cal *Calibration) makeMachine(ms measurements) error {
 			"%s; MPIPerf's method (seed-001): clock offsets by the fastest round trip, slot schedule, max over ranks, "+
 			"WaitPatternNull/Up passed; ping-pong 1 B to %d B with %s, each size's first round trip apart, one-way = trimmed mean (25 %% each tail) "+
 			"of half round trips to ±%.1f %% at 95 %%; LogGOPS by relative least squares: %s; g from streams; O from the Send call at %d B; "+
-			"threads (and in-process wake-up) as MeasureLocal, in the calibrating process; memory bandwidth by a STREAM triad of %d streams",
+			"threads (and in-process wake-up) as MeasureLocal, in the calibrating process; %s",
 			quickText(cal.Quick), h.Name, h.CPUModel, h.CPUs, h.OS, h.GoVersion, h.ClockSource, cal.Started.Format(time.RFC3339),
 			cal.Took.Round(time.Millisecond), h.LoadBefore, cal.runtimeText(), cal.PingPong[len(cal.PingPong)-1].Bytes, bufferText(cal.Buffers),
-			100*maxRelCI(cal.PingPong), how, cal.SendCallBytes, cal.Memory.Streams),
+			100*maxRelCI(cal.PingPong), how, cal.SendCallBytes, cal.Memory.text()),
 		Origin:          machine.OriginCalibrated,
 		Nodes:           1,
 		CoresPerNode:    runtime.NumCPU(),
@@ -464,7 +445,7 @@ func (cal *Calibration) makeMachine(ms measurements) error {
 		Table:           machine.Tables{Intra: table, Inter: table},
 		Threads:         ms.thread,
 		Wakeup:          ms.wake,
-		MemoryBandwidth: math.Round(cal.Memory.Node.Mean),
+		MemoryBandwidth: cal.Memory.bandwidth(),
 		Collectives:     machine.LinearCollectives(),
 	}
 	if cal.Runtime != "" && cal.Runtime != "in-process" {

@@ -31,7 +31,8 @@ func syntheticCalibration(t *testing.T, lg machine.LogGOPS) (*Calibration, measu
 		SendCall1: 200, SendCallBytes: 65536,
 		CallCost:  float64(lg.Overhead) / 1e3,
 		StreamGap: Estimate{Mean: float64(lg.GapPerMessage) / 1e3},
-		Memory:    Memory{Node: Estimate{Mean: 2.5e10}, Alone: Estimate{Mean: 1.5e10}, Streams: 2, ArrayBytes: 32 << 20},
+		Memory: Memory{Node: Estimate{Mean: 2.5e10, Kept: 10}, Alone: Estimate{Mean: 1.5e10, Kept: 10}, Streams: 2, ArrayBytes: 32 << 20,
+			Converged: true, Plan: "2 streams of 2 cores (at most 4), at most 1024 MiB in all: 2 × 3 × 32 MiB"},
 	}
 	ms := measurements{
 		thread: machine.ThreadCosts{Create: 400 * trace.Nanosecond, Start: 4 * trace.Microsecond, Copy: 18 * machine.PicosecondPerByte, CAS: 2 * trace.Nanosecond},
