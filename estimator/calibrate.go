@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -50,19 +51,23 @@ type CalibrateOptions struct {
 
 // Calibration is what Calibrate measured and the machine made of it.
 type Calibration struct {
-	Host      Host              `json:"host"`
-	Started   time.Time         `json:"started"`
-	Took      time.Duration     `json:"took_ns"`
-	Quick     bool              `json:"quick"`
-	Buffers   string            `json:"buffers"` // the buffer policy: hot or cold
-	Ranks     int               `json:"ranks"`
-	Runtime   string            `json:"runtime"`              // "in-process", or the launcher's command
-	RankHosts []string          `json:"rank_hosts,omitempty"` // the host of each rank, under a launcher
-	Error     string            `json:"error,omitempty"`      // the tester's refusal, under a launcher
-	Timer     Timer             `json:"timer"`
-	Probe     probe.RawOverhead `json:"probe_overhead"`
-	ClockSync []ClockOffset     `json:"clock_sync"`
-	SelfTests []SelfTest        `json:"self_tests"`
+	Host      Host          `json:"host"`
+	Started   time.Time     `json:"started"`
+	Took      time.Duration `json:"took_ns"`
+	Quick     bool          `json:"quick"`
+	Buffers   string        `json:"buffers"` // the buffer policy: hot or cold
+	Ranks     int           `json:"ranks"`
+	Runtime   string        `json:"runtime"`              // "in-process", or the launcher's command
+	RankHosts []string      `json:"rank_hosts,omitempty"` // the host of each rank, under a launcher
+	Error     string        `json:"error,omitempty"`      // the tester's refusal, under a launcher
+	// EagerLimit is the runtime's configured eager limit (commlib's
+	// Comm.EagerLimit: -eager, COMMLIB_EAGER_LIMIT, else the default;
+	// −1: every standard send rendezvous).
+	EagerLimit int64             `json:"eager_limit"`
+	Timer      Timer             `json:"timer"`
+	Probe      probe.RawOverhead `json:"probe_overhead"`
+	ClockSync  []ClockOffset     `json:"clock_sync"`
+	SelfTests  []SelfTest        `json:"self_tests"`
 	// PingPong is the table, 1 B to MaxBytes; Fit its line, FitHow how the
 	// LogGOPS parameters came from it, Residuals the LogGOPS model
 	// (without the table) against the table.
@@ -71,7 +76,8 @@ type Calibration struct {
 	FitHow    string          `json:"fit_how"`
 	Residuals []Residual      `json:"residuals"`
 	// SendCall is a standard Send's call of SendCallBytes (the runtime's
-	// eager limit, or the largest size), whose slope from 1 B (SendCall1)
+	// eager limit, or the largest size; 0: not measured, no message is
+	// eager), whose slope from 1 B (SendCall1)
 	// is O; CallCost the mean of a 1 B Send and of a Recv of a message
 	// that has arrived (MeasureLocal's method); StreamGap g.
 	SendCall      Estimate `json:"send_call"`
@@ -160,8 +166,11 @@ func sinceNow() func() time.Duration {
 
 // network measures the in-process runtime's network with calRanks ranks.
 func (cal *Calibration) network(opt CalibrateOptions, rule StopRule, logf func(string, ...any)) error {
-	var err error
-	runErr := commlib.RunWith(commlib.Config{NP: calRanks, DeadlockGrace: 10 * time.Second}, func(c *commlib.Comm) {
+	eager, err := inProcessEagerLimit()
+	if err != nil {
+		return err
+	}
+	runErr := commlib.RunWith(commlib.Config{NP: calRanks, EagerLimit: eager, DeadlockGrace: 10 * time.Second}, func(c *commlib.Comm) {
 		if e := cal.networkRanks(c, opt, rule, logf, true); c.Rank() == 0 {
 			err = e
 		}
@@ -170,6 +179,36 @@ func (cal *Calibration) network(opt CalibrateOptions, rule StopRule, logf func(s
 		err = fmt.Errorf("the in-process runtime: %v", runErr)
 	}
 	return err
+}
+
+// inProcessEagerLimit is the eager limit of a program that commlib.Main
+// runs in-process here, as commlib.Config.EagerLimit: COMMLIB_EAGER_LIMIT
+// (0: every standard send rendezvous, −1 here), else 0 (the default).
+func inProcessEagerLimit() (int, error) {
+	v := os.Getenv("COMMLIB_EAGER_LIMIT")
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("COMMLIB_EAGER_LIMIT=%q: want a number of bytes, 0 or more", v)
+	}
+	if n == 0 {
+		return -1, nil
+	}
+	return n, nil
+}
+
+// eagerS is the machine's S of the runtime's eager limit: 0 for none
+// (every message rendezvous), the default where it was not recorded.
+func (cal *Calibration) eagerS() int64 {
+	switch {
+	case cal.EagerLimit < 0:
+		return 0
+	case cal.EagerLimit == 0:
+		return commlib.DefaultEagerLimit
+	}
+	return cal.EagerLimit
 }
 
 // CalibrateNetwork is the network part of a calibration, run by every rank
@@ -230,6 +269,7 @@ func (cal *Calibration) networkRanks(c *commlib.Comm, opt CalibrateOptions, rule
 		return nil
 	}
 	defer s.command(cmdDone)
+	cal.EagerLimit = int64(c.EagerLimit())
 	return cal.measureNetwork(leader{s}, opt, rule, logf, oneClock)
 }
 
@@ -295,14 +335,16 @@ func (cal *Calibration) measureNetwork(w leader, opt CalibrateOptions, rule Stop
 	}
 	cal.SendCall1 = send1.Mean
 	cal.CallCost = (send1.Mean + recv1.Mean) / 2
-	eager := min(int64(commlib.DefaultEagerLimit), opt.MaxBytes)
-	cal.SendCallBytes = eager
-	if _, err := w.sendCalls(int(eager), 5); err != nil {
-		return err
-	}
-	r.Batch = 20
-	if cal.SendCall, err = one(fmt.Sprintf("Send call of %d B", eager), func(n int) ([]float64, error) { return w.sendCalls(int(eager), n) }); err != nil {
-		return err
+	// O from eager sends only: a rendezvous Send waits for the receiver.
+	if eager := min(cal.eagerS(), opt.MaxBytes); eager >= 2 {
+		cal.SendCallBytes = eager
+		if _, err := w.sendCalls(int(eager), 5); err != nil {
+			return err
+		}
+		r.Batch = 20
+		if cal.SendCall, err = one(fmt.Sprintf("Send call of %d B", eager), func(n int) ([]float64, error) { return w.sendCalls(int(eager), n) }); err != nil {
+			return err
+		}
 	}
 	r.Batch = 10
 	if cal.StreamGap, err = one("stream of 1 B messages", func(n int) ([]float64, error) { return w.streamGaps(200, n) }); err != nil {
@@ -403,17 +445,25 @@ func (cal *Calibration) makeMachine(ms measurements) error {
 	for i, p := range cal.PingPong {
 		sizes[i], times[i] = p.Bytes, p.OneWay.Mean
 	}
-	fit, err := fitLine(sizes, times)
+	// In-process the runtime's eager limit is the protocol's exactly: S
+	// is pinned to it, and only a jump there is a change of protocol.
+	known := cal.inProcess()
+	var fit LineFit
+	var err error
+	if known {
+		fit, err = fitLineAt(sizes, times, cal.eagerS())
+	} else {
+		fit, err = fitLine(sizes, times)
+	}
 	if err != nil {
 		return err
 	}
 	cal.Fit = fit
-	eager := int64(commlib.DefaultEagerLimit)
 	sendPerByte := 0.0
 	if cal.SendCallBytes > 1 {
 		sendPerByte = (cal.SendCall.Mean - cal.SendCall1) / float64(cal.SendCallBytes-1)
 	}
-	lg, how := logGOPS(fit, LevelInputs{SendPerByte: sendPerByte, CallCost: cal.CallCost, StreamGap: cal.StreamGap.Mean, DefaultS: eager})
+	lg, how := logGOPS(fit, LevelInputs{SendPerByte: sendPerByte, CallCost: cal.CallCost, StreamGap: cal.StreamGap.Mean, S: cal.eagerS(), SKnown: known})
 	cal.FitHow = how
 	cal.Residuals = residuals(&lg, cal.PingPong)
 	table := make(machine.Table, len(cal.PingPong))
@@ -430,11 +480,11 @@ func (cal *Calibration) makeMachine(ms measurements) error {
 		Source: fmt.Sprintf("predict calibrate%s on %s (%s, %d CPUs, %s, %s, clock source %s) at %s in %s, load %s: "+
 			"%s; MPIPerf's method (seed-001): clock offsets by the fastest round trip, slot schedule, max over ranks, "+
 			"WaitPatternNull/Up passed; ping-pong 1 B to %d B with %s, each size's first round trip apart, one-way = trimmed mean (25 %% each tail) "+
-			"of half round trips to ±%.1f %% at 95 %%; LogGOPS by relative least squares: %s; g from streams; O from the Send call at %d B; "+
+			"of half round trips to ±%.1f %% at 95 %%; LogGOPS by relative least squares: %s; g from streams; %s; "+
 			"threads (and in-process wake-up) as MeasureLocal, in the calibrating process; %s",
 			quickText(cal.Quick), h.Name, h.CPUModel, h.CPUs, h.OS, h.GoVersion, h.ClockSource, cal.Started.Format(time.RFC3339),
 			cal.Took.Round(time.Millisecond), h.LoadBefore, cal.runtimeText(), cal.PingPong[len(cal.PingPong)-1].Bytes, bufferText(cal.Buffers),
-			100*maxRelCI(cal.PingPong), how, cal.SendCallBytes, cal.Memory.text()),
+			100*maxRelCI(cal.PingPong), how, cal.oText(), cal.Memory.text()),
 		Origin:          machine.OriginCalibrated,
 		Nodes:           1,
 		CoresPerNode:    runtime.NumCPU(),
@@ -448,7 +498,7 @@ func (cal *Calibration) makeMachine(ms measurements) error {
 		MemoryBandwidth: cal.Memory.bandwidth(),
 		Collectives:     machine.LinearCollectives(),
 	}
-	if cal.Runtime != "" && cal.Runtime != "in-process" {
+	if !known {
 		// Under MPI: the job's nodes, MPI's collectives (auto), and no
 		// wake-up curve (MPI libraries poll).
 		m.Name = "mpi"
@@ -466,7 +516,7 @@ func (cal *Calibration) makeMachine(ms measurements) error {
 // runtimeText says what ran the ranks and, under a launcher, which level
 // the ping-pong measured.
 func (cal *Calibration) runtimeText() string {
-	if cal.Runtime == "" || cal.Runtime == "in-process" {
+	if cal.inProcess() {
 		return fmt.Sprintf("the in-process runtime (%d ranks as goroutines)", cal.Ranks)
 	}
 	level := "ranks 0 and 1 on one node (intra-node figures, written for both levels)"
@@ -475,6 +525,17 @@ func (cal *Calibration) runtimeText() string {
 	}
 	return fmt.Sprintf("commlib's MPI runtime under %s (%d ranks), %s", cal.Runtime, cal.Ranks, level)
 }
+
+// oText says where O came from.
+func (cal *Calibration) oText() string {
+	if cal.SendCallBytes < 2 {
+		return "O 0 (no message is eager: no Send call without its receiver)"
+	}
+	return fmt.Sprintf("O from the Send call at %d B", cal.SendCallBytes)
+}
+
+// inProcess says that the network measured is the in-process runtime's.
+func (cal *Calibration) inProcess() bool { return cal.Runtime == "" || cal.Runtime == "in-process" }
 
 // bufferText says what a buffer policy is.
 func bufferText(policy string) string {

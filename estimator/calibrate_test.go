@@ -19,16 +19,17 @@ import (
 func syntheticCalibration(t *testing.T, lg machine.LogGOPS) (*Calibration, measurements) {
 	t.Helper()
 	cal := &Calibration{
-		Host:      Host{Name: "node7", CPUModel: "Test CPU @ 3GHz", CPUs: 2, OS: "linux/amd64", GoVersion: "go1.26", ClockSource: "tsc", LoadBefore: "0.10 0.20 0.30"},
-		Started:   time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC),
-		Took:      1500 * time.Millisecond,
-		Quick:     true,
-		Ranks:     2,
-		ClockSync: []ClockOffset{{}, {Offset: 3, RTT: 800, Exchanges: 140}},
-		SelfTests: []SelfTest{{Name: "WaitPatternNull", Tol: 200, Pass: true}, {Name: "WaitPatternUp", Expected: 2000, Tol: 540, Pass: true}},
-		PingPong:  syntheticTable(&lg, 0, nil),
-		SendCall:  Estimate{Mean: 200 + float64(lg.OverheadPerByte)/1e6*float64(65536-1)},
-		SendCall1: 200, SendCallBytes: 65536,
+		Host:       Host{Name: "node7", CPUModel: "Test CPU @ 3GHz", CPUs: 2, OS: "linux/amd64", GoVersion: "go1.26", ClockSource: "tsc", LoadBefore: "0.10 0.20 0.30"},
+		Started:    time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC),
+		Took:       1500 * time.Millisecond,
+		Quick:      true,
+		Ranks:      2,
+		EagerLimit: 64 << 10,
+		ClockSync:  []ClockOffset{{}, {Offset: 3, RTT: 800, Exchanges: 140}},
+		SelfTests:  []SelfTest{{Name: "WaitPatternNull", Tol: 200, Pass: true}, {Name: "WaitPatternUp", Expected: 2000, Tol: 540, Pass: true}},
+		PingPong:   syntheticTable(&lg, 0, nil),
+		SendCall:   Estimate{Mean: 200 + float64(lg.OverheadPerByte)/1e6*float64(65536-1)},
+		SendCall1:  200, SendCallBytes: 65536,
 		CallCost:  float64(lg.Overhead) / 1e3,
 		StreamGap: Estimate{Mean: float64(lg.GapPerMessage) / 1e3},
 		Memory: Memory{Node: Estimate{Mean: 2.5e10, Kept: 10}, Alone: Estimate{Mean: 1.5e10, Kept: 10}, Streams: 2, ArrayBytes: 32 << 20,
@@ -57,7 +58,7 @@ func TestCalibrationMachine(t *testing.T) {
 		t.Errorf("machine %s: memory %g, table %d points, threads %+v", m, m.MemoryBandwidth, len(m.Table.Intra), m.Threads)
 	}
 	for _, want := range []string{"predict calibrate --quick on node7 (Test CPU @ 3GHz, 2 CPUs, linux/amd64, go1.26, clock source tsc)",
-		"at 2026-11-27T12:00:00Z", "load 0.10 0.20 0.30", "WaitPatternNull/Up passed", "jump at the eager limit 65536 B"} {
+		"at 2026-11-27T12:00:00Z", "load 0.10 0.20 0.30", "WaitPatternNull/Up passed", "jump at the runtime's eager limit 65536 B"} {
 		if !strings.Contains(m.Source, want) {
 			t.Errorf("source lacks %q:\n%s", want, m.Source)
 		}
@@ -142,5 +143,39 @@ func TestBufferPool(t *testing.T) {
 		if span := cold.n * cold.stride; cold.stride%64 != 0 || (span < coldBytes && cold.n < 1<<16) {
 			t.Errorf("cold %d B: %d buffers of stride %d span %d B, want 64-byte strides over %d B (or 65536 buffers)", size, cold.n, cold.stride, span, coldBytes)
 		}
+	}
+}
+
+// TestRuntimeEagerLimit: the in-process calibration runs its ranks with the
+// eager limit a program gets from commlib.Main here (COMMLIB_EAGER_LIMIT),
+// reads it back from the Comm, and the machine's S is it.
+func TestRuntimeEagerLimit(t *testing.T) {
+	for _, tc := range []struct {
+		env     string
+		config  int
+		runtime int
+		s       int64
+	}{
+		{"", 0, commlib.DefaultEagerLimit, commlib.DefaultEagerLimit},
+		{"4096", 4096, 4096, 4096},
+		{"0", -1, -1, 0},
+	} {
+		t.Setenv("COMMLIB_EAGER_LIMIT", tc.env)
+		cfg, err := inProcessEagerLimit()
+		if err != nil || cfg != tc.config {
+			t.Errorf("COMMLIB_EAGER_LIMIT=%q: config %d, %v; want %d", tc.env, cfg, err, tc.config)
+		}
+		var got int
+		if err := commlib.RunWith(commlib.Config{NP: 1, EagerLimit: cfg}, func(c *commlib.Comm) { got = c.EagerLimit() }); err != nil {
+			t.Fatal(err)
+		}
+		cal := &Calibration{EagerLimit: int64(got)}
+		if got != tc.runtime || cal.eagerS() != tc.s {
+			t.Errorf("COMMLIB_EAGER_LIMIT=%q: the runtime's %d, S %d; want %d, %d", tc.env, got, cal.eagerS(), tc.runtime, tc.s)
+		}
+	}
+	t.Setenv("COMMLIB_EAGER_LIMIT", "64k")
+	if _, err := inProcessEagerLimit(); err == nil || !strings.Contains(err.Error(), `COMMLIB_EAGER_LIMIT="64k"`) {
+		t.Errorf("a bad limit: %v", err)
 	}
 }
