@@ -31,6 +31,9 @@ func fitTable(t *testing.T, table []PingPongPoint, in LevelInputs) (machine.LogG
 		sizes[i], times[i] = p.Bytes, p.OneWay.Mean
 	}
 	f, err := fitLine(sizes, times)
+	if in.SKnown { // as makeMachine in-process
+		f, err = fitLineAt(sizes, times, in.S)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,22 +137,6 @@ func TestFitErrors(t *testing.T) {
 	}
 }
 
-// fitKnownS fits table with the runtime's eager limit s known, as
-// makeMachine does in-process.
-func fitKnownS(t *testing.T, table []PingPongPoint, in LevelInputs) (machine.LogGOPS, LineFit, string) {
-	t.Helper()
-	sizes, times := make([]int64, len(table)), make([]float64, len(table))
-	for i, p := range table {
-		sizes[i], times[i] = p.Bytes, p.OneWay.Mean
-	}
-	f, err := fitLineAt(sizes, times, in.S)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lg, how := logGOPS(f, in)
-	return lg, f, how
-}
-
 // TestFitKnownEagerLimit: with the runtime's S known, a cache knee
 // elsewhere in the table does not move S (it would, unknown), and a jump
 // at S splits o from L.
@@ -159,7 +146,7 @@ func TestFitKnownEagerLimit(t *testing.T) {
 		GapPerByte: 50 * machine.PicosecondPerByte, OverheadPerByte: 10 * machine.PicosecondPerByte, EagerLimit: 64 << 10}
 	in := LevelInputs{SendPerByte: 0.010, CallCost: 999, StreamGap: 400, S: 64 << 10, SKnown: true}
 	// A jump at S: the same parameters as with S unknown.
-	got, f, how := fitKnownS(t, syntheticTable(&want, 0, nil), in)
+	got, f, how := fitTable(t, syntheticTable(&want, 0, nil), in)
 	if got != want || f.EagerLimit != 64<<10 || !strings.Contains(how, "jump at the runtime's eager limit 65536 B") {
 		t.Errorf("jump at S: %+v (fit %+v; %s)", got, f, how)
 	}
@@ -178,14 +165,14 @@ func TestFitKnownEagerLimit(t *testing.T) {
 		t.Fatalf("the knee is not a jump when S is unknown: fit %+v", f)
 	}
 	in.CallCost = 200
-	got, f, how = fitKnownS(t, table, in)
+	got, f, how = fitTable(t, table, in)
 	if got.EagerLimit != 64<<10 || f.EagerLimit != -1 || got.Overhead != 200*ns ||
 		!strings.Contains(how, "the runtime's eager limit 65536 B, where the table shows no change of protocol") {
 		t.Errorf("knee, S known: %+v (fit %+v; %s)", got, f, how)
 	}
 	// S 0 (every message rendezvous) stays 0.
 	in.S = 0
-	if got, _, how := fitKnownS(t, table, in); got.EagerLimit != 0 {
+	if got, _, how := fitTable(t, table, in); got.EagerLimit != 0 {
 		t.Errorf("S 0: %+v (%s)", got, how)
 	}
 }
