@@ -125,6 +125,11 @@ func Calibrate(opt CalibrateOptions) (*Calibration, error) {
 	cal.Timer = measureTimer(100_000)
 	cal.Probe = probe.Overhead()
 
+	if opt.Launcher == nil {
+		if err := procsError(runtime.GOMAXPROCS(0)); err != nil {
+			return cal, err
+		}
+	}
 	if opt.Launcher != nil {
 		cal.Runtime = opt.Launcher.String()
 		if err := cal.launchedNetwork(opt, logf); err != nil {
