@@ -363,7 +363,9 @@ func (cal *Calibration) measureNetwork(w leader, opt CalibrateOptions, rule Stop
 }
 
 // pingPongTable measures the one-way time of each size: its first round
-// trip apart, a warm-up, then half round trips until rule stops.
+// trip apart, a warm-up, then half round trips in batches until rule
+// stops, each batch's first round trip left out (rank 1 wakes up from the
+// command's broadcast in it).
 func (w leader) pingPongTable(sizes []int64, rule StopRule, logf func(string, ...any)) ([]PingPongPoint, error) {
 	var table []PingPongPoint
 	for _, s := range sizes {
@@ -384,7 +386,7 @@ func (w leader) pingPongTable(sizes []int64, rule StopRule, logf func(string, ..
 		}
 		r := rule
 		r.Batch = min(max(rule.Batch*int(1<<16/(s+1<<10)), 5), 500) // about 1 ms a batch
-		e, _, err := measureUntil(fmt.Sprintf("ping-pong of %d B", s), samplerFunc(func(n int) ([]float64, error) { return w.pingPongs(size, n) }), r, sinceNow())
+		e, _, err := measureUntil(fmt.Sprintf("ping-pong of %d B", s), samplerFunc(func(n int) ([]float64, error) { return w.pingPongSamples(size, n) }), r, sinceNow())
 		if err != nil {
 			return nil, err
 		}

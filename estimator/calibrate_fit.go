@@ -17,10 +17,17 @@ import (
 // PingPongPoint is one row of a ping-pong table: the one-way time (half a
 // round trip) of messages of Bytes bytes, and the first call's, measured
 // apart (seed-001 §2.1).
+//
+// FirstRTT is the first round trip at this size, right after its set-up
+// (each rank's buffers allocated and touched, the garbage collected, the
+// ranks met): the first call's cost at this size, and with it rank 1's
+// wake-up from the command's broadcast (it may have parked there). It is
+// never in OneWay, whose batches each leave their first round trip out
+// for the same wake-up.
 type PingPongPoint struct {
 	Bytes    int64    `json:"bytes"`
 	OneWay   Estimate `json:"one_way"`
-	FirstRTT float64  `json:"first_rtt_ns"` // the first round trip at this size, never in OneWay
+	FirstRTT float64  `json:"first_rtt_ns"`
 }
 
 // LineFit is the fit of a ping-pong table, one-way(s) = Intercept +

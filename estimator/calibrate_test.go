@@ -179,3 +179,28 @@ func TestRuntimeEagerLimit(t *testing.T) {
 		t.Errorf("a bad limit: %v", err)
 	}
 }
+
+// TestPingPongSamples: a batch of n ping-pong samples is n+1 round trips,
+// the first (rank 1's wake-up from the command) left out.
+func TestPingPongSamples(t *testing.T) {
+	var got []int
+	err := commlib.RunWith(commlib.Config{NP: 2}, func(c *commlib.Comm) {
+		s := newRankState(c, false)
+		if c.Rank() != 0 {
+			s.serve()
+			return
+		}
+		defer s.command(cmdDone)
+		w := leader{s}
+		for _, n := range []int{1, 5} {
+			xs, err := w.pingPongSamples(8, n)
+			if err != nil {
+				t.Error(err)
+			}
+			got = append(got, len(xs))
+		}
+	})
+	if err != nil || !reflect.DeepEqual(got, []int{1, 5}) {
+		t.Errorf("samples %v, %v", got, err)
+	}
+}
