@@ -285,9 +285,17 @@ func (cal *Calibration) measureNetwork(w leader, opt CalibrateOptions, rule Stop
 		return err
 	}
 	cal.ClockSync = offs
-	offsets := make([]int64, len(offs))
-	for r, o := range offs {
-		offsets[r] = o.Offset
+	// Before each slot measurement the clocks are synchronised again.
+	resync := func() ([]int64, error) {
+		offs, err := w.syncClocks()
+		if err != nil {
+			return nil, err
+		}
+		offsets := make([]int64, len(offs))
+		for r, o := range offs {
+			offsets[r] = o.Offset
+		}
+		return offsets, nil
 	}
 
 	logf("self-tests WaitPatternNull, WaitPatternUp (slot schedule)")
@@ -298,7 +306,7 @@ func (cal *Calibration) measureNetwork(w leader, opt CalibrateOptions, rule Stop
 	nullTol := math.Max(200, 10*cal.Timer.MedianRead)
 	st := rule
 	st.Budget = max(rule.Budget, minSlowBudget)
-	tests, err := selfTests(runners, offsets, DefaultSlots, st, nullTol, sinceNow())
+	tests, err := selfTests(runners, resync, DefaultSlots, st, nullTol, sinceNow())
 	cal.SelfTests = tests
 	if err != nil {
 		return err
@@ -359,7 +367,7 @@ func (cal *Calibration) measureNetwork(w leader, opt CalibrateOptions, rule Stop
 		return nil
 	}
 	logf("collectives at np=%d, in slots", w.np())
-	return cal.measureCollectives(w, offsets, st, logf)
+	return cal.measureCollectives(w, resync, st, logf)
 }
 
 // pingPongTable measures the one-way time of each size: its first round

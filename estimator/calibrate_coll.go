@@ -76,9 +76,14 @@ func collectiveOp(c *commlib.Comm, i int) func(int) {
 	panic(fmt.Sprintf("calibrate: unknown collective %q", cc.Op))
 }
 
-// measureCollectives times every case of CalibrationCollectives in slots.
-func (cal *Calibration) measureCollectives(w leader, offsets []int64, rule StopRule, logf func(string, ...any)) error {
+// measureCollectives times every case of CalibrationCollectives in slots,
+// each on clocks sync has just synchronised.
+func (cal *Calibration) measureCollectives(w leader, sync clockSync, rule StopRule, logf func(string, ...any)) error {
 	for i, cc := range CalibrationCollectives {
+		offsets, err := sync()
+		if err != nil {
+			return err
+		}
 		s := newSlotSampler(leaderStage{w, len(selfTestNames) + i}, offsets, DefaultSlots)
 		e, _, err := measureUntil(fmt.Sprintf("%s of %d B at np=%d", cc.Op, cc.Bytes, w.np()), s, rule, sinceNow())
 		var noisy *NoisyError

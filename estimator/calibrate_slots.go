@@ -135,6 +135,9 @@ type SlotCounts struct {
 	Windows      []int64 `json:"windows_ns"` // the window of each stage
 	WindowCapped bool    `json:"window_capped,omitempty"`
 	First        float64 `json:"first_ns"` // the first launch, max over ranks, measured apart
+	// Offsets are the ranks' clock offsets the schedule used, from the
+	// clock sync just before this measurement.
+	Offsets []int64 `json:"offsets_ns"`
 }
 
 // slotSampler measures an operation by slots: each sample call runs one
@@ -149,7 +152,7 @@ type slotSampler struct {
 }
 
 func newSlotSampler(r stageRunner, offsets []int64, cfg SlotConfig) *slotSampler {
-	return &slotSampler{r: r, offsets: offsets, cfg: cfg, perRank: make([][]float64, r.ranks())}
+	return &slotSampler{r: r, offsets: offsets, cfg: cfg, perRank: make([][]float64, r.ranks()), counts: SlotCounts{Offsets: offsets}}
 }
 
 // warmUp runs stage 0: back to back, not measured but for its first
@@ -295,13 +298,24 @@ func waitOps(clock func() int64, r int) map[string]func(int) {
 // selfTestNames in the order they run.
 var selfTestNames = []string{"WaitPatternNull", "WaitPatternUp"}
 
+// A clockSync synchronises the ranks' clocks again (each rank keeps its
+// own offset) and returns their offsets against rank 0: before each slot
+// measurement, as MPIPerf does, so that a clock that drifts since the last
+// sync does not shift a rank's slots (seed-001 §3.1).
+type clockSync func() ([]int64, error)
+
 // selfTests runs the WaitPattern tests through runners (one per test,
-// whose operation is that test's) and judges them: WaitPatternNull at most
-// nullTol, WaitPatternUp within 0.5 µs + 2 % of n µs (seed-001 §6.10).
-func selfTests(runners map[string]stageRunner, offsets []int64, cfg SlotConfig, rule StopRule, nullTol float64, elapsed func() time.Duration) ([]SelfTest, error) {
+// whose operation is that test's), each on clocks sync has just
+// synchronised, and judges them: WaitPatternNull at most nullTol,
+// WaitPatternUp within 0.5 µs + 2 % of n µs (seed-001 §6.10).
+func selfTests(runners map[string]stageRunner, sync clockSync, cfg SlotConfig, rule StopRule, nullTol float64, elapsed func() time.Duration) ([]SelfTest, error) {
 	var out []SelfTest
 	for _, name := range selfTestNames {
 		r := runners[name]
+		offsets, err := sync()
+		if err != nil {
+			return out, err
+		}
 		s := newSlotSampler(r, offsets, cfg)
 		t0 := elapsed()
 		e, _, err := measureUntil(name, s, rule, func() time.Duration { return elapsed() - t0 })

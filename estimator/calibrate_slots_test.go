@@ -232,14 +232,14 @@ func TestSelfTests(t *testing.T) {
 	// A sound timer (reads cost 20-40 ns) on skewed clocks: both pass.
 	rng := rand.New(rand.NewPCG(7, 7))
 	good := func() int64 { return 20 + rng.Int64N(20) }
-	tests, err := selfTests(waitWorlds(4, skews, good), skews, DefaultSlots, rule, 200, never)
+	tests, err := selfTests(waitWorlds(4, skews, good), fixedSync(skews), DefaultSlots, rule, 200, never)
 	if err != nil || len(tests) != 2 || !tests[0].Pass || !tests[1].Pass || tests[1].Expected != 4000 {
 		t.Errorf("sound timer: %v %+v", err, tests)
 	}
 	// A faulty timer (reads off by up to 5 µs, seed-001's MPI_Wtime under
 	// HPET): WaitPatternNull fails and the calibration is refused.
 	bad := func() int64 { return rng.Int64N(5000) }
-	tests, err = selfTests(waitWorlds(4, skews, bad), skews, DefaultSlots, rule, 200, never)
+	tests, err = selfTests(waitWorlds(4, skews, bad), fixedSync(skews), DefaultSlots, rule, 200, never)
 	var st *SelfTestError
 	if !errors.As(err, &st) || tests[0].Pass || !strings.Contains(err.Error(), "WaitPatternNull") || !strings.Contains(err.Error(), "nothing written") {
 		t.Errorf("faulty timer: %v %+v", err, tests)
@@ -259,8 +259,48 @@ func TestSelfTests(t *testing.T) {
 	}
 	calls := 0
 	stages := func() time.Duration { calls++; return time.Duration(calls) * time.Millisecond } // a stage a millisecond
-	tests, err = selfTests(late, skews, DefaultSlots, StopRule{Min: 16, Max: 100, RelCI: 0.05, Budget: 20 * time.Millisecond, Trim: 0.25, Level: 0.95}, 200, stages)
+	tests, err = selfTests(late, fixedSync(skews), DefaultSlots, StopRule{Min: 16, Max: 100, RelCI: 0.05, Budget: 20 * time.Millisecond, Trim: 0.25, Level: 0.95}, 200, stages)
 	if !errors.As(err, &st) || !strings.Contains(err.Error(), "too few launches began on time") {
 		t.Errorf("loaded: %v %+v", err, tests)
+	}
+}
+
+// fixedSync is a clock sync that finds offsets every time.
+func fixedSync(offsets []int64) clockSync {
+	return func() ([]int64, error) { return offsets, nil }
+}
+
+// TestSelfTestsResync: the clocks are synchronised again before each
+// self-test. Rank 1's clock jumps 30 ms between the two (a drift, a step
+// of the system clock): with the first sync's offsets its slots of
+// WaitPatternUp would all be in its past (every launch late, the test
+// failed); re-synchronised, both pass.
+func TestSelfTestsResync(t *testing.T) {
+	rule := StopRule{Min: 16, Max: 400, RelCI: 0.05, Budget: 5 * time.Millisecond, Trim: 0.25, Level: 0.95}
+	before := []int64{0, 1_000_000, -500_000, 12_345}
+	after := []int64{0, 1_000_000 - 30_000_000, -500_000, 12_345}
+	worlds := func() map[string]stageRunner {
+		w := waitWorlds(4, before, nil)
+		w["WaitPatternUp"].(*fakeWorld).offset = after
+		return w
+	}
+	calls := 0
+	resync := func() ([]int64, error) {
+		calls++
+		if calls == 1 {
+			return before, nil
+		}
+		return after, nil
+	}
+	tests, err := selfTests(worlds(), resync, DefaultSlots, rule, 200, func() time.Duration { return 0 })
+	if err != nil || calls != 2 || tests[1].Slots.Offsets[1] != after[1] {
+		t.Errorf("re-synchronised: %v after %d syncs, %+v", err, calls, tests)
+	}
+	var st *SelfTestError
+	stale := worlds()
+	ticks := 0
+	elapsed := func() time.Duration { ticks++; return time.Duration(ticks) * time.Millisecond }
+	if tests, err := selfTests(stale, fixedSync(before), DefaultSlots, rule, 200, elapsed); !errors.As(err, &st) || tests[1].Pass || tests[1].Slots.Late == 0 {
+		t.Errorf("stale offsets: %v, %+v", err, tests)
 	}
 }
