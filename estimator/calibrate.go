@@ -67,7 +67,10 @@ type Calibration struct {
 	Timer      Timer             `json:"timer"`
 	Probe      probe.RawOverhead `json:"probe_overhead"`
 	ClockSync  []ClockOffset     `json:"clock_sync"`
-	SelfTests  []SelfTest        `json:"self_tests"`
+	// SlotLead is how far ahead of its first slot a stage is announced:
+	// 1.2 × the 90th percentile of a command's time to the latest rank.
+	SlotLead  int64      `json:"slot_lead_ns"`
+	SelfTests []SelfTest `json:"self_tests"`
 	// PingPong is the table, 1 B to MaxBytes; Fit its line, FitHow how the
 	// LogGOPS parameters came from it, Residuals the LogGOPS model
 	// (without the table) against the table.
@@ -298,7 +301,13 @@ func (cal *Calibration) measureNetwork(w leader, opt CalibrateOptions, rule Stop
 		return offsets, nil
 	}
 
-	logf("self-tests WaitPatternNull, WaitPatternUp (slot schedule)")
+	// The lead of a stage: enough for its announcement to reach every
+	// rank (a parked one wakes up), measured after a warm-up.
+	w.announcements(3)
+	slots := DefaultSlots
+	slots.Lead = slotLead(w.announcements(20))
+	cal.SlotLead = slots.Lead
+	logf("self-tests WaitPatternNull, WaitPatternUp (slot schedule, a stage announced %s ahead)", nsText(float64(slots.Lead)))
 	runners := map[string]stageRunner{}
 	for i, name := range selfTestNames {
 		runners[name] = leaderStage{w, i}
@@ -306,7 +315,7 @@ func (cal *Calibration) measureNetwork(w leader, opt CalibrateOptions, rule Stop
 	nullTol := math.Max(200, 10*cal.Timer.MedianRead)
 	st := rule
 	st.Budget = max(rule.Budget, minSlowBudget)
-	tests, err := selfTests(runners, resync, DefaultSlots, st, nullTol, sinceNow())
+	tests, err := selfTests(runners, resync, slots, st, nullTol, sinceNow())
 	cal.SelfTests = tests
 	if err != nil {
 		return err
@@ -367,7 +376,7 @@ func (cal *Calibration) measureNetwork(w leader, opt CalibrateOptions, rule Stop
 		return nil
 	}
 	logf("collectives at np=%d, in slots", w.np())
-	return cal.measureCollectives(w, resync, st, logf)
+	return cal.measureCollectives(w, resync, slots, st, logf)
 }
 
 // pingPongTable measures the one-way time of each size: its first round

@@ -10,6 +10,7 @@ package estimator
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/predict-tools/predict/commlib"
@@ -33,6 +34,7 @@ const (
 	cmdSend     // [size, n]: n Send calls of rank 0, rank 1 waiting
 	cmdStream   // [m, n]: n streams of m messages from rank 0 to rank 1
 	cmdRecv     // [n]: n receives of 1 B that have arrived, on rank 1
+	cmdAnnounce // [sent]: the time of this command's broadcast to the latest rank
 	cmdWords    = 5
 )
 
@@ -151,8 +153,30 @@ func (s *rankState) do() any {
 		return streamGaps(c, int(a[0]), int(a[1]))
 	case cmdRecv:
 		return recvCalls(c, int(a[0]))
+	case cmdAnnounce:
+		return s.announced(a[0])
 	}
 	panic(fmt.Sprintf("calibrate: unknown command %d", s.cmd[0]))
+}
+
+// announced is one sample of a command's announcement, as a stage's is
+// announced: the time from rank 0's clock when it broadcast the command
+// (sent, in it) to each rank's receipt, on the global clock; rank 0 gets
+// the latest rank's, ns (the others nil).
+func (s *rankState) announced(sent int64) any {
+	d := []int64{0}
+	if s.c.Rank() != 0 {
+		d[0] = calNow() + s.offset - sent
+	}
+	var all []int64
+	if s.c.Rank() == 0 {
+		all = make([]int64, s.c.Size())
+	}
+	s.c.Gather(d, all, 0)
+	if s.c.Rank() != 0 {
+		return nil
+	}
+	return float64(slices.Max(all))
 }
 
 // stageOp is rank c's operation i of the slot stages: the self-tests,
@@ -377,6 +401,16 @@ func (l leader) pingPongSamples(size, n int) ([]float64, error) {
 		return nil, err
 	}
 	return xs[1:], nil
+}
+
+// announcements are n samples of the time a command takes to reach the
+// latest rank (announced), ns.
+func (l leader) announcements(n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = l.s.command(cmdAnnounce, calNow()).(float64)
+	}
+	return out
 }
 
 func (l leader) sendCalls(size, n int) ([]float64, error) {

@@ -120,10 +120,33 @@ type SlotConfig struct {
 }
 
 // DefaultSlots are MPIPerf's defaults, with a lead of 200 µs (a rank
-// parked between stages takes tens of µs to wake) and windows of 10 µs to
+// parked between stages takes tens of µs to wake; a calibration measures
+// the lead instead, slotLead) and windows of 10 µs to
 // 2 ms for ranks that are goroutines of one process: longer windows only
 // give the system more time to deschedule a spinning rank.
 var DefaultSlots = SlotConfig{K0: 4, K: 8, Gamma: 1.1, Invalid: 0.25, Lead: 200_000, MinWindow: 10_000, MaxWindow: 2_000_000}
+
+// The lead of a stage is measured (slotLead): leadFactor times the 90th
+// percentile of the time a command takes to reach the latest rank (the
+// announcement of a stage is one), MPIPerf's 1.2 × the broadcast time,
+// within minLead and maxLead.
+const (
+	leadFactor = 1.2
+	minLead    = 20_000    // ns
+	maxLead    = 5_000_000 // ns
+)
+
+// slotLead is the lead of the stages from samples of the announcement's
+// time (ns).
+func slotLead(samples []float64) int64 {
+	if len(samples) == 0 {
+		return DefaultSlots.Lead
+	}
+	s := slices.Clone(samples)
+	slices.Sort(s)
+	p90 := s[min(int(0.9*float64(len(s))), len(s)-1)]
+	return min(max(int64(math.Ceil(leadFactor*p90)), minLead), maxLead)
+}
 
 // SlotCounts are the diagnostics of a slot measurement (seed-001 §6.3).
 type SlotCounts struct {

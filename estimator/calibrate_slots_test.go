@@ -304,3 +304,24 @@ func TestSelfTestsResync(t *testing.T) {
 		t.Errorf("stale offsets: %v, %+v", err, tests)
 	}
 }
+
+func TestSlotLead(t *testing.T) {
+	// 1.2 × the 90th percentile: one wake-up in twenty does not set it.
+	xs := make([]float64, 20)
+	for i := range xs {
+		xs[i] = float64(30_000 + 1000*i)
+	}
+	xs[7] = 3e6
+	if got := slotLead(xs); got != int64(math.Ceil(1.2*49_000)) {
+		t.Errorf("lead %d ns, want 1.2 × 49 µs", got)
+	}
+	if got := slotLead([]float64{100, 200}); got != minLead {
+		t.Errorf("fast announcements: lead %d, want the least, %d", got, minLead)
+	}
+	if got := slotLead([]float64{1e8, 1e8}); got != maxLead {
+		t.Errorf("slow announcements: lead %d, want the most, %d", got, maxLead)
+	}
+	if got := slotLead(nil); got != DefaultSlots.Lead {
+		t.Errorf("no samples: lead %d", got)
+	}
+}

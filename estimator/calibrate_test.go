@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -192,6 +193,9 @@ func TestPingPongSamples(t *testing.T) {
 		}
 		defer s.command(cmdDone)
 		w := leader{s}
+		if a := w.announcements(3); len(a) != 3 || slices.Min(a) <= 0 {
+			t.Errorf("announcements %v", a)
+		}
 		for _, n := range []int{1, 5} {
 			xs, err := w.pingPongSamples(8, n)
 			if err != nil {
