@@ -74,6 +74,9 @@ func (s *rankState) buffers(size int) *bufferPool {
 // cache; seed-001 §6.4 item 17).
 const coldBytes = 64 << 20
 
+// maxColdBuffers bounds the buffers of a cold pool.
+const maxColdBuffers = 1 << 16
+
 // bufferPool gives the buffers of the messages of one size under the
 // buffer policy (seed-001 §2.4): hot, the same buffer every time (in cache
 // where it fits, its pages touched: what iterative programs do); cold, a
@@ -88,7 +91,11 @@ type bufferPool struct {
 func newBufferPool(size int, cold bool) *bufferPool {
 	p := &bufferPool{size: size, stride: (size + 63) &^ 63, n: 1}
 	if cold {
-		p.n = min(max(coldBytes/p.stride, 2), 1<<16)
+		// At most maxColdBuffers buffers, spread over coldBytes even for
+		// small messages (a stride of coldBytes/maxColdBuffers at least):
+		// 65536 buffers of 1 B side by side would span 4 MiB, in cache.
+		p.stride = max(p.stride, coldBytes/maxColdBuffers)
+		p.n = max(coldBytes/p.stride, 2)
 	}
 	p.slab = make([]byte, p.n*p.stride)
 	for i := range p.slab { // touch every page now, not in a timed call

@@ -272,6 +272,9 @@ type SelfTest struct {
 	Pass     bool       `json:"pass"`
 }
 
+// String is the test's line in a summary: the measured and expected
+// times, the valid launches and the verdict, with the likely cause of a
+// failure on too few valid launches.
 func (t SelfTest) String() string {
 	verdict := "pass"
 	if !t.Pass {
@@ -289,6 +292,7 @@ func (t SelfTest) String() string {
 // or the launch schedule cannot be trusted, so nothing is written.
 type SelfTestError struct{ Tests []SelfTest }
 
+// Error lists the failed self-tests and says that nothing was written.
 func (e *SelfTestError) Error() string {
 	var failed []string
 	for _, t := range e.Tests {

@@ -17,17 +17,20 @@ import (
 // Estimate is the statistic of one calibrated quantity: the mean of its
 // samples with the lowest and highest Trim of them cut (MPIPerf's g' =
 // 25 % at each tail: the interquartile mean), and the confidence interval
-// of that mean at Level (trimmedEstimate). Times are in nanoseconds.
+// of that mean at Level (trimmedEstimate). Its figures are in the unit of
+// the quantity's samples, which the field holding it names: nanoseconds
+// for times, bytes per second for bandwidths, ns/B for allocation; the
+// JSON names no unit.
 type Estimate struct {
-	Runs      int     `json:"runs"`      // samples taken
-	Kept      int     `json:"kept"`      // samples left after trimming
-	Mean      float64 `json:"mean_ns"`   // trimmed mean
-	Median    float64 `json:"median_ns"` // of all samples
-	Min       float64 `json:"min_ns"`
-	Max       float64 `json:"max_ns"`
-	StdErr    float64 `json:"stderr_ns"`       // of the trimmed mean (Tukey–McLaughlin)
-	HalfWidth float64 `json:"ci_halfwidth_ns"` // t(Level, Kept−1)·StdErr
-	Level     float64 `json:"level"`           // confidence level, e.g. 0.95
+	Runs      int     `json:"runs"`   // samples taken
+	Kept      int     `json:"kept"`   // samples left after trimming
+	Mean      float64 `json:"mean"`   // trimmed mean
+	Median    float64 `json:"median"` // of all samples
+	Min       float64 `json:"min"`
+	Max       float64 `json:"max"`
+	StdErr    float64 `json:"stderr"`       // of the trimmed mean (Tukey–McLaughlin)
+	HalfWidth float64 `json:"ci_halfwidth"` // t(Level, Kept−1)·StdErr
+	Level     float64 `json:"level"`        // confidence level, e.g. 0.95
 }
 
 // RelHalfWidth is the half-width of the interval relative to the mean
@@ -118,6 +121,8 @@ type NoisyError struct {
 	Spent    time.Duration
 }
 
+// Error says which quantity did not converge, how far it got in what
+// time, and what to do.
 func (e *NoisyError) Error() string {
 	return fmt.Sprintf("the machine is too noisy to calibrate: %s: after %d samples in %s the %.0f %% confidence interval of the mean is ±%.1f %% (want ±%.1f %%); "+
 		"stop other programs on this machine and run again, or accept a wider interval with --ci",
