@@ -325,3 +325,66 @@ func TestSlotLead(t *testing.T) {
 		t.Errorf("no samples: lead %d", got)
 	}
 }
+
+// virtualClock is a rank's clock for runSlots: each read advances it by
+// step; the first read at or after pauseAt also jumps pause ahead (the
+// rank descheduled there).
+type virtualClock struct {
+	now, step      int64
+	pauseAt, pause int64
+}
+
+func (c *virtualClock) read() int64 {
+	c.now += c.step
+	if c.pause > 0 && c.now >= c.pauseAt {
+		c.now += c.pause
+		c.pause = 0
+	}
+	return c.now
+}
+
+// TestRunSlots drives runSlots itself on a virtual clock: it waits for
+// each slot, times the operation, and marks late a launch it arrived at
+// after its slot had begun, or began more than slotTolerance after it
+// (descheduled while it waited).
+func TestRunSlots(t *testing.T) {
+	clock := &virtualClock{step: 10}
+	op := func(l int) {
+		clock.now += 1000
+		if l == 2 {
+			clock.now += 50_000 // launch 2 overruns: 3 and 4 arrive late
+		}
+	}
+	ls := runSlots(clock.read, op, 1000, 5000, 5)
+	for l, x := range ls {
+		if x.Slot != 1000+int64(l)*5000 {
+			t.Errorf("launch %d: slot %d", l, x.Slot)
+		}
+		if wantLate := l >= 3; x.Late != wantLate {
+			t.Errorf("launch %d: late %t, want %t (%+v)", l, x.Late, wantLate, x)
+		}
+		if !x.Late && (x.Start < x.Slot || x.Start > x.Slot+clock.step) {
+			t.Errorf("launch %d began at %d, its slot %d: want at once", l, x.Start, x.Slot)
+		}
+		if d := x.End - x.Start; l != 2 && d != 1000+clock.step {
+			t.Errorf("launch %d took %d ns, want the operation's 1000 and a read", l, d)
+		}
+	}
+
+	// Descheduled for 20 µs just before slot 1, while it waited: it
+	// arrived in time, and began late.
+	clock = &virtualClock{step: 10, pauseAt: 100_500, pause: 20_000}
+	ls = runSlots(clock.read, func(int) { clock.now += 1000 }, 1000, 100_000, 2)
+	if ls[0].Late || !ls[1].Late || ls[1].Start-ls[1].Slot < 19_000 {
+		t.Errorf("descheduled while waiting: %+v", ls)
+	}
+
+	// Window 0: back to back, never late.
+	clock = &virtualClock{step: 10}
+	ls = runSlots(clock.read, func(int) { clock.now += 1000 }, 0, 0, 4)
+	for l, x := range ls {
+		if x.Late || (l > 0 && x.Start != ls[l-1].End+clock.step) {
+			t.Errorf("back to back, launch %d: %+v after %+v", l, x, ls[max(l-1, 0)])
+		}
+	}
+}
