@@ -47,12 +47,6 @@ type commShared struct {
 // Rank returns the calling rank's rank in the communicator, 0..Size()-1.
 func (c *Comm) Rank() int { return c.rank }
 
-// EagerLimit returns the run's eager limit in bytes: a standard send of at
-// most that many bytes completes without waiting for the receiver
-// (Config.EagerLimit; under Main -eager, else COMMLIB_EAGER_LIMIT, else
-// DefaultEagerLimit); −1 when every standard send waits for it.
-func (c *Comm) EagerLimit() int { return c.w.eagerLimit }
-
 // Size returns the number of ranks in the communicator.
 func (c *Comm) Size() int { return len(c.sh.group) }
 

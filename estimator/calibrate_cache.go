@@ -144,9 +144,7 @@ func cachedLocal(dir string, k LocalKey, env cacheEnv, calibrate func() (*machin
 	if err := readRefusal(path, env.now()); err != nil {
 		return nil, false, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, false, fmt.Errorf("caching the calibration: %v", err)
-	}
+	os.MkdirAll(dir, 0o755) // where it cannot be made, nothing locks or caches: calibrated all the same
 	unlock, m, err := lockOrWait(path, env)
 	if unlock == nil {
 		return m, m != nil, err
@@ -220,7 +218,9 @@ func rememberRefusal(path string, err error, now time.Time) {
 // another process holds it, waits for that process's result and returns
 // it (unlock nil): its calibration (m), or its refusal, or an error when
 // it takes longer than lockWait. A lock older than lockStale, or whose
-// holder left without a result, is taken over.
+// holder left without a result, is taken over. Where no lock can be made
+// (a directory that cannot be written), the release does nothing: the
+// calibration goes on, and its caching fails.
 func lockOrWait(path string, env cacheEnv) (unlock func(), m *machine.Machine, err error) {
 	lock := lockPath(path)
 	deadline := env.now().Add(lockWait)
@@ -232,7 +232,7 @@ func lockOrWait(path string, env cacheEnv) (unlock func(), m *machine.Machine, e
 			return func() { os.Remove(lock) }, nil, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
-			return nil, nil, fmt.Errorf("caching the calibration: %v", err)
+			return func() {}, nil, nil
 		}
 		if since, ok := lockAge(lock, env.now()); ok && since > lockStale {
 			os.Remove(lock) // its holder died: take it over

@@ -112,6 +112,17 @@ func TestCachedLocal(t *testing.T) {
 	if _, cached, err := cachedLocal(dir, key, clock.env(1), fake); err != nil || !cached {
 		t.Errorf("GOMAXPROCS 1, cached: %t, %v", cached, err)
 	}
+	// A cache that cannot be made (a file where its directory would be):
+	// calibrated all the same, the machine returned with the error.
+	blocked := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocked, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before = calls
+	if m, cached, err := cachedLocal(filepath.Join(blocked, "machines"), key, env, fake); m == nil || cached || calls != before+1 ||
+		err == nil || !strings.Contains(err.Error(), "caching the calibration") {
+		t.Errorf("no cache directory: %v, cached %t, %d calibrations, %v", m, cached, calls-before, err)
+	}
 }
 
 // TestCachedLocalRefusal: a refusal caches nothing, is remembered for
