@@ -6,12 +6,12 @@
 package estimator
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
@@ -60,9 +60,9 @@ type Calibration struct {
 	Runtime   string        `json:"runtime"`              // "in-process", or the launcher's command
 	RankHosts []string      `json:"rank_hosts,omitempty"` // the host of each rank, under a launcher
 	Error     string        `json:"error,omitempty"`      // the tester's refusal, under a launcher
-	// EagerLimit is the runtime's configured eager limit (commlib's
-	// Comm.EagerLimit: -eager, COMMLIB_EAGER_LIMIT, else the default;
-	// −1: every standard send rendezvous).
+	// EagerLimit is the runtime's configured eager limit, as commlib.Main
+	// configures it (-eager, COMMLIB_EAGER_LIMIT, else the default;
+	// calibrate_eager.go); −1: every standard send rendezvous.
 	EagerLimit int64             `json:"eager_limit"`
 	Timer      Timer             `json:"timer"`
 	Probe      probe.RawOverhead `json:"probe_overhead"`
@@ -106,9 +106,9 @@ const (
 	quickBudget = 500 * time.Millisecond
 	calRanks    = 2
 	// minSlowBudget is the least budget of the quantities whose samples
-	// take long (a triad pass over 96 MiB a stream) or are often invalid
-	// (self-test launches, one in ten valid on a loaded machine), even in
-	// a quick calibration.
+	// are often invalid (self-test launches, on a loaded machine), even
+	// in a quick calibration, and of the memory's in a full one (a triad
+	// pass over 96 MiB a stream takes long).
 	minSlowBudget = 2 * time.Second
 )
 
@@ -178,6 +178,7 @@ func (cal *Calibration) network(opt CalibrateOptions, rule StopRule, logf func(s
 	if err != nil {
 		return err
 	}
+	cal.EagerLimit = runtimeLimit(eager)
 	runErr := commlib.RunWith(commlib.Config{NP: calRanks, EagerLimit: eager, DeadlockGrace: 10 * time.Second}, func(c *commlib.Comm) {
 		if e := cal.networkRanks(c, opt, rule, logf, true); c.Rank() == 0 {
 			err = e
@@ -187,36 +188,6 @@ func (cal *Calibration) network(opt CalibrateOptions, rule StopRule, logf func(s
 		err = fmt.Errorf("the in-process runtime: %v", runErr)
 	}
 	return err
-}
-
-// inProcessEagerLimit is the eager limit of a program that commlib.Main
-// runs in-process here, as commlib.Config.EagerLimit: COMMLIB_EAGER_LIMIT
-// (0: every standard send rendezvous, −1 here), else 0 (the default).
-func inProcessEagerLimit() (int, error) {
-	v := os.Getenv("COMMLIB_EAGER_LIMIT")
-	if v == "" {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("COMMLIB_EAGER_LIMIT=%q: want a number of bytes, 0 or more", v)
-	}
-	if n == 0 {
-		return -1, nil
-	}
-	return n, nil
-}
-
-// eagerS is the machine's S of the runtime's eager limit: 0 for none
-// (every message rendezvous), the default where it was not recorded.
-func (cal *Calibration) eagerS() int64 {
-	switch {
-	case cal.EagerLimit < 0:
-		return 0
-	case cal.EagerLimit == 0:
-		return commlib.DefaultEagerLimit
-	}
-	return cal.EagerLimit
 }
 
 // CalibrateNetwork is the network part of a calibration, run by every rank
@@ -237,7 +208,14 @@ func CalibrateNetwork(c *commlib.Comm, opt CalibrateOptions) (*Calibration, erro
 	if c.Size() < 2 {
 		return cal, fmt.Errorf("calibration needs at least 2 ranks, the job has %d", c.Size())
 	}
-	err := cal.networkRanks(c, opt, rule, logf, false)
+	// Every rank reads the same command line and environment: all return
+	// here, or none.
+	eager, err := commandLineEagerLimit(flag.CommandLine)
+	if err != nil {
+		return cal, err
+	}
+	cal.EagerLimit = runtimeLimit(eager)
+	err = cal.networkRanks(c, opt, rule, logf, false)
 	if c.Rank() != 0 {
 		return nil, nil
 	}
@@ -277,7 +255,6 @@ func (cal *Calibration) networkRanks(c *commlib.Comm, opt CalibrateOptions, rule
 		return nil
 	}
 	defer s.command(cmdDone)
-	cal.EagerLimit = int64(c.EagerLimit())
 	return cal.measureNetwork(leader{s}, opt, rule, logf, oneClock)
 }
 

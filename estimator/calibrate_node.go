@@ -277,7 +277,12 @@ func (cal *Calibration) node(rule StopRule, logf func(string, ...any)) error {
 	plan := planTriad(runtime.NumCPU(), memAvailable(), cal.Quick)
 	cal.Memory = Memory{Streams: plan.streams, ArrayBytes: 8 * int64(plan.length), Plan: plan.why}
 	r := rule
-	r.Batch, r.Min, r.Budget = 3, 10, max(rule.Budget, minSlowBudget)
+	r.Batch, r.Min = 3, 10
+	if !cal.Quick {
+		// A quick calibration (a user's first run) keeps its budget: a
+		// mean that has not converged in it is only indicative.
+		r.Budget = max(rule.Budget, minSlowBudget)
+	}
 	if plan.streams > 0 {
 		logf("memory bandwidth: STREAM triad, %s, and 1 stream alone", plan.why)
 		arrays := triadArrays(plan.streams, plan.length)

@@ -227,6 +227,10 @@ func (s *slotSampler) sample(int) ([]float64, error) {
 			long = long || x.End > x.Slot+s.window
 		}
 		s.counts.Runs++
+		// No rank late: each began within slotTolerance of its slot, so
+		// the ranks' start times on the global clock (by the offsets the
+		// stage used) spread by at most slotTolerance; a launch whose
+		// spread exceeds it has a late rank, and is left out as late.
 		switch {
 		case late:
 			s.counts.Late++

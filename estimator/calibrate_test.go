@@ -147,40 +147,6 @@ func TestBufferPool(t *testing.T) {
 	}
 }
 
-// TestRuntimeEagerLimit: the in-process calibration runs its ranks with the
-// eager limit a program gets from commlib.Main here (COMMLIB_EAGER_LIMIT),
-// reads it back from the Comm, and the machine's S is it.
-func TestRuntimeEagerLimit(t *testing.T) {
-	for _, tc := range []struct {
-		env     string
-		config  int
-		runtime int
-		s       int64
-	}{
-		{"", 0, commlib.DefaultEagerLimit, commlib.DefaultEagerLimit},
-		{"4096", 4096, 4096, 4096},
-		{"0", -1, -1, 0},
-	} {
-		t.Setenv("COMMLIB_EAGER_LIMIT", tc.env)
-		cfg, err := inProcessEagerLimit()
-		if err != nil || cfg != tc.config {
-			t.Errorf("COMMLIB_EAGER_LIMIT=%q: config %d, %v; want %d", tc.env, cfg, err, tc.config)
-		}
-		var got int
-		if err := commlib.RunWith(commlib.Config{NP: 1, EagerLimit: cfg}, func(c *commlib.Comm) { got = c.EagerLimit() }); err != nil {
-			t.Fatal(err)
-		}
-		cal := &Calibration{EagerLimit: int64(got)}
-		if got != tc.runtime || cal.eagerS() != tc.s {
-			t.Errorf("COMMLIB_EAGER_LIMIT=%q: the runtime's %d, S %d; want %d, %d", tc.env, got, cal.eagerS(), tc.runtime, tc.s)
-		}
-	}
-	t.Setenv("COMMLIB_EAGER_LIMIT", "64k")
-	if _, err := inProcessEagerLimit(); err == nil || !strings.Contains(err.Error(), `COMMLIB_EAGER_LIMIT="64k"`) {
-		t.Errorf("a bad limit: %v", err)
-	}
-}
-
 // TestPingPongSamples: a batch of n ping-pong samples is n+1 round trips,
 // the first (rank 1's wake-up from the command) left out.
 func TestPingPongSamples(t *testing.T) {
