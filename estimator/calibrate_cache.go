@@ -19,7 +19,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/predict-tools/predict/machine"
@@ -120,15 +122,26 @@ func CachedLocal(dir string, log io.Writer) (m *machine.Machine, cached bool, er
 }
 
 // cacheEnv is what cachedLocal reads of the world: the clock, a sleep,
-// GOMAXPROCS (tests give fakes).
+// GOMAXPROCS, whether a process runs (tests give fakes).
 type cacheEnv struct {
 	now   func() time.Time
 	sleep func(time.Duration)
 	procs int
+	alive func(pid int) bool
 }
 
 func realCacheEnv() cacheEnv {
-	return cacheEnv{now: time.Now, sleep: time.Sleep, procs: runtime.GOMAXPROCS(0)}
+	return cacheEnv{now: time.Now, sleep: time.Sleep, procs: runtime.GOMAXPROCS(0), alive: processAlive}
+}
+
+// processAlive says whether process pid of this host runs (the lock's
+// path holds the host in its key); where it cannot tell, it does.
+func processAlive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	return !errors.Is(p.Signal(syscall.Signal(0)), os.ErrProcessDone)
 }
 
 // cachedLocal is CachedLocal with the key, the world and the calibration
@@ -218,7 +231,7 @@ func rememberRefusal(path string, err error, now time.Time) {
 // another process holds it, waits for that process's result and returns
 // it (unlock nil): its calibration (m), or its refusal, or an error when
 // it takes longer than lockWait. A lock older than lockStale, or whose
-// holder left without a result, is taken over. Where no lock can be made
+// holder left without a result or no longer runs, is taken over. Where no lock can be made
 // (a directory that cannot be written), the release does nothing: the
 // calibration goes on, and its caching fails.
 func lockOrWait(path string, env cacheEnv) (unlock func(), m *machine.Machine, err error) {
@@ -234,8 +247,8 @@ func lockOrWait(path string, env cacheEnv) (unlock func(), m *machine.Machine, e
 		if !errors.Is(err, fs.ErrExist) {
 			return func() {}, nil, nil
 		}
-		if since, ok := lockAge(lock, env.now()); ok && since > lockStale {
-			os.Remove(lock) // its holder died: take it over
+		if pid, since, ok := lockHolder(lock, env.now()); ok && (since > lockStale || (pid > 0 && env.alive != nil && !env.alive(pid))) {
+			os.Remove(lock) // its holder died (interrupted, killed): take it over
 			continue
 		}
 		for {
@@ -257,21 +270,23 @@ func lockOrWait(path string, env cacheEnv) (unlock func(), m *machine.Machine, e
 	}
 }
 
-// lockAge is how long ago the lock was taken: by the time written in it,
-// else (not written yet, or its writer died first) by its file's time.
-func lockAge(lock string, now time.Time) (time.Duration, bool) {
+// lockHolder is the process that took the lock (0: unknown) and how long
+// ago: by what it wrote in it, else (not written yet, or its writer died
+// first) by the file's time.
+func lockHolder(lock string, now time.Time) (pid int, age time.Duration, ok bool) {
 	b, err := os.ReadFile(lock)
 	if err != nil {
-		return 0, false
+		return 0, 0, false
 	}
 	if f := strings.Fields(string(b)); len(f) >= 2 {
-		if at, err := time.Parse(time.RFC3339Nano, f[1]); err == nil {
-			return now.Sub(at), true
+		at, err := time.Parse(time.RFC3339Nano, f[1])
+		if p, perr := strconv.Atoi(f[0]); err == nil && perr == nil {
+			return p, now.Sub(at), true
 		}
 	}
 	fi, err := os.Stat(lock)
 	if err != nil {
-		return 0, false
+		return 0, 0, false
 	}
-	return now.Sub(fi.ModTime()), true
+	return 0, now.Sub(fi.ModTime()), true
 }

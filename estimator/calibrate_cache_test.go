@@ -38,7 +38,8 @@ type fakeEnv struct {
 }
 
 func (f *fakeEnv) env(procs int) cacheEnv {
-	return cacheEnv{now: func() time.Time { return f.t }, procs: procs, sleep: func(d time.Duration) {
+	alive := func(pid int) bool { return pid != deadPID }
+	return cacheEnv{now: func() time.Time { return f.t }, procs: procs, alive: alive, sleep: func(d time.Duration) {
 		f.t = f.t.Add(d)
 		f.sleeps++
 		if f.onSleep != nil {
@@ -46,6 +47,9 @@ func (f *fakeEnv) env(procs int) cacheEnv {
 		}
 	}}
 }
+
+// deadPID is the process that no longer runs, in fakeEnv.
+const deadPID = 4343
 
 var testKey = LocalKey{Host: "node7", CPUModel: "Test CPU", CPUs: 2, GoVersion: "go1.26", Method: CalibrationMethod}
 
@@ -178,14 +182,15 @@ func TestCachedLocalLock(t *testing.T) {
 	calls := 0
 	fake := fakeCalibration(&calls)
 	start := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
-	hold := func(dir string, at time.Time) {
+	holdBy := func(dir string, pid int, at time.Time) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(lockPath(key.Path(dir)), []byte(fmt.Sprintf("4242 %s\n", at.Format(time.RFC3339Nano))), 0o644); err != nil {
+		if err := os.WriteFile(lockPath(key.Path(dir)), []byte(fmt.Sprintf("%d %s\n", pid, at.Format(time.RFC3339Nano))), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+	hold := func(dir string, at time.Time) { holdBy(dir, 4242, at) }
 
 	// The other process writes its calibration after 3 polls.
 	dir := t.TempDir()
@@ -235,6 +240,18 @@ func TestCachedLocalLock(t *testing.T) {
 	clock = &fakeEnv{t: start}
 	if _, cached, err := cachedLocal(dir, key, clock.env(2), fake); err != nil || cached || calls != 1 || clock.sleeps != 0 {
 		t.Errorf("a stale lock: cached %t, %d calibrations, %d polls, %v", cached, calls, clock.sleeps, err)
+	}
+
+	// A lock of a process that no longer runs (interrupted during its
+	// calibration): taken over at once.
+	dir = t.TempDir()
+	holdBy(dir, deadPID, start)
+	clock = &fakeEnv{t: start}
+	if _, cached, err := cachedLocal(dir, key, clock.env(2), fake); err != nil || cached || calls != 2 || clock.sleeps != 0 {
+		t.Errorf("a dead holder's lock: cached %t, %d calibrations, %d polls, %v", cached, calls, clock.sleeps, err)
+	}
+	if !processAlive(os.Getpid()) {
+		t.Errorf("this process does not run")
 	}
 }
 
