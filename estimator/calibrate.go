@@ -6,6 +6,7 @@
 package estimator
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -50,19 +51,26 @@ type CalibrateOptions struct {
 
 // Calibration is what Calibrate measured and the machine made of it.
 type Calibration struct {
-	Host      Host              `json:"host"`
-	Started   time.Time         `json:"started"`
-	Took      time.Duration     `json:"took_ns"`
-	Quick     bool              `json:"quick"`
-	Buffers   string            `json:"buffers"` // the buffer policy: hot or cold
-	Ranks     int               `json:"ranks"`
-	Runtime   string            `json:"runtime"`              // "in-process", or the launcher's command
-	RankHosts []string          `json:"rank_hosts,omitempty"` // the host of each rank, under a launcher
-	Error     string            `json:"error,omitempty"`      // the tester's refusal, under a launcher
-	Timer     Timer             `json:"timer"`
-	Probe     probe.RawOverhead `json:"probe_overhead"`
-	ClockSync []ClockOffset     `json:"clock_sync"`
-	SelfTests []SelfTest        `json:"self_tests"`
+	Host      Host          `json:"host"`
+	Started   time.Time     `json:"started"`
+	Took      time.Duration `json:"took_ns"`
+	Quick     bool          `json:"quick"`
+	Buffers   string        `json:"buffers"` // the buffer policy: hot or cold
+	Ranks     int           `json:"ranks"`
+	Runtime   string        `json:"runtime"`              // "in-process", or the launcher's command
+	RankHosts []string      `json:"rank_hosts,omitempty"` // the host of each rank, under a launcher
+	Error     string        `json:"error,omitempty"`      // the tester's refusal, under a launcher
+	// EagerLimit is the runtime's configured eager limit, as commlib.Main
+	// configures it (-eager, COMMLIB_EAGER_LIMIT, else the default;
+	// calibrate_eager.go); −1: every standard send rendezvous.
+	EagerLimit int64             `json:"eager_limit"`
+	Timer      Timer             `json:"timer"`
+	Probe      probe.RawOverhead `json:"probe_overhead"`
+	ClockSync  []ClockOffset     `json:"clock_sync"`
+	// SlotLead is how far ahead of its first slot a stage is announced:
+	// 1.2 × the 90th percentile of a command's time to the latest rank.
+	SlotLead  int64      `json:"slot_lead_ns"`
+	SelfTests []SelfTest `json:"self_tests"`
 	// PingPong is the table, 1 B to MaxBytes; Fit its line, FitHow how the
 	// LogGOPS parameters came from it, Residuals the LogGOPS model
 	// (without the table) against the table.
@@ -71,7 +79,8 @@ type Calibration struct {
 	FitHow    string          `json:"fit_how"`
 	Residuals []Residual      `json:"residuals"`
 	// SendCall is a standard Send's call of SendCallBytes (the runtime's
-	// eager limit, or the largest size), whose slope from 1 B (SendCall1)
+	// eager limit, or the largest size; 0: not measured, no message is
+	// eager), whose slope from 1 B (SendCall1)
 	// is O; CallCost the mean of a 1 B Send and of a Recv of a message
 	// that has arrived (MeasureLocal's method); StreamGap g.
 	SendCall      Estimate `json:"send_call"`
@@ -80,10 +89,13 @@ type Calibration struct {
 	CallCost      float64  `json:"call_cost_ns"`
 	StreamGap     Estimate `json:"stream_gap"`
 	// Collectives are the collectives timed at the job's np.
-	Collectives  []CollectiveTiming `json:"collectives"`
-	Memory       Memory             `json:"memory"`
-	AllocPerByte Estimate           `json:"alloc_ns_per_byte"`
-	Machine      *machine.Machine   `json:"machine"`
+	Collectives []CollectiveTiming `json:"collectives"`
+	Memory      Memory             `json:"memory"`
+	// AllocPerByte is the cost of allocating fresh memory (allocSamples);
+	// AllocConverged false when its interval did not converge.
+	AllocPerByte   Estimate         `json:"alloc_ns_per_byte"`
+	AllocConverged bool             `json:"alloc_converged"`
+	Machine        *machine.Machine `json:"machine"`
 }
 
 // calibration budgets and intervals, full and quick.
@@ -94,9 +106,9 @@ const (
 	quickBudget = 500 * time.Millisecond
 	calRanks    = 2
 	// minSlowBudget is the least budget of the quantities whose samples
-	// take long (a triad pass over 96 MiB a stream) or are often invalid
-	// (self-test launches, one in ten valid on a loaded machine), even in
-	// a quick calibration.
+	// are often invalid (self-test launches, on a loaded machine), even
+	// in a quick calibration, and of the memory's in a full one (a triad
+	// pass over 96 MiB a stream takes long).
 	minSlowBudget = 2 * time.Second
 )
 
@@ -116,6 +128,11 @@ func Calibrate(opt CalibrateOptions) (*Calibration, error) {
 	cal.Timer = measureTimer(100_000)
 	cal.Probe = probe.Overhead()
 
+	if opt.Launcher == nil {
+		if err := procsError(runtime.GOMAXPROCS(0)); err != nil {
+			return cal, err
+		}
+	}
 	if opt.Launcher != nil {
 		cal.Runtime = opt.Launcher.String()
 		if err := cal.launchedNetwork(opt, logf); err != nil {
@@ -157,8 +174,12 @@ func sinceNow() func() time.Duration {
 
 // network measures the in-process runtime's network with calRanks ranks.
 func (cal *Calibration) network(opt CalibrateOptions, rule StopRule, logf func(string, ...any)) error {
-	var err error
-	runErr := commlib.RunWith(commlib.Config{NP: calRanks, DeadlockGrace: 10 * time.Second}, func(c *commlib.Comm) {
+	eager, err := inProcessEagerLimit()
+	if err != nil {
+		return err
+	}
+	cal.EagerLimit = runtimeLimit(eager)
+	runErr := commlib.RunWith(commlib.Config{NP: calRanks, EagerLimit: eager, DeadlockGrace: 10 * time.Second}, func(c *commlib.Comm) {
 		if e := cal.networkRanks(c, opt, rule, logf, true); c.Rank() == 0 {
 			err = e
 		}
@@ -187,7 +208,14 @@ func CalibrateNetwork(c *commlib.Comm, opt CalibrateOptions) (*Calibration, erro
 	if c.Size() < 2 {
 		return cal, fmt.Errorf("calibration needs at least 2 ranks, the job has %d", c.Size())
 	}
-	err := cal.networkRanks(c, opt, rule, logf, false)
+	// Every rank reads the same command line and environment: all return
+	// here, or none.
+	eager, err := commandLineEagerLimit(flag.CommandLine)
+	if err != nil {
+		return cal, err
+	}
+	cal.EagerLimit = runtimeLimit(eager)
+	err = cal.networkRanks(c, opt, rule, logf, false)
 	if c.Rank() != 0 {
 		return nil, nil
 	}
@@ -237,12 +265,26 @@ func (cal *Calibration) measureNetwork(w leader, opt CalibrateOptions, rule Stop
 		return err
 	}
 	cal.ClockSync = offs
-	offsets := make([]int64, len(offs))
-	for r, o := range offs {
-		offsets[r] = o.Offset
+	// Before each slot measurement the clocks are synchronised again.
+	resync := func() ([]int64, error) {
+		offs, err := w.syncClocks()
+		if err != nil {
+			return nil, err
+		}
+		offsets := make([]int64, len(offs))
+		for r, o := range offs {
+			offsets[r] = o.Offset
+		}
+		return offsets, nil
 	}
 
-	logf("self-tests WaitPatternNull, WaitPatternUp (slot schedule)")
+	// The lead of a stage: enough for its announcement to reach every
+	// rank (a parked one wakes up), measured after a warm-up.
+	w.announcements(3)
+	slots := DefaultSlots
+	slots.Lead = slotLead(w.announcements(20))
+	cal.SlotLead = slots.Lead
+	logf("self-tests WaitPatternNull, WaitPatternUp (slot schedule, a stage announced %s ahead)", nsText(float64(slots.Lead)))
 	runners := map[string]stageRunner{}
 	for i, name := range selfTestNames {
 		runners[name] = leaderStage{w, i}
@@ -250,7 +292,7 @@ func (cal *Calibration) measureNetwork(w leader, opt CalibrateOptions, rule Stop
 	nullTol := math.Max(200, 10*cal.Timer.MedianRead)
 	st := rule
 	st.Budget = max(rule.Budget, minSlowBudget)
-	tests, err := selfTests(runners, offsets, DefaultSlots, st, nullTol, sinceNow())
+	tests, err := selfTests(runners, resync, slots, st, nullTol, sinceNow())
 	cal.SelfTests = tests
 	if err != nil {
 		return err
@@ -292,14 +334,16 @@ func (cal *Calibration) measureNetwork(w leader, opt CalibrateOptions, rule Stop
 	}
 	cal.SendCall1 = send1.Mean
 	cal.CallCost = (send1.Mean + recv1.Mean) / 2
-	eager := min(int64(commlib.DefaultEagerLimit), opt.MaxBytes)
-	cal.SendCallBytes = eager
-	if _, err := w.sendCalls(int(eager), 5); err != nil {
-		return err
-	}
-	r.Batch = 20
-	if cal.SendCall, err = one(fmt.Sprintf("Send call of %d B", eager), func(n int) ([]float64, error) { return w.sendCalls(int(eager), n) }); err != nil {
-		return err
+	// O from eager sends only: a rendezvous Send waits for the receiver.
+	if eager := min(cal.eagerS(), opt.MaxBytes); eager >= 2 {
+		cal.SendCallBytes = eager
+		if _, err := w.sendCalls(int(eager), 5); err != nil {
+			return err
+		}
+		r.Batch = 20
+		if cal.SendCall, err = one(fmt.Sprintf("Send call of %d B", eager), func(n int) ([]float64, error) { return w.sendCalls(int(eager), n) }); err != nil {
+			return err
+		}
 	}
 	r.Batch = 10
 	if cal.StreamGap, err = one("stream of 1 B messages", func(n int) ([]float64, error) { return w.streamGaps(200, n) }); err != nil {
@@ -309,11 +353,13 @@ func (cal *Calibration) measureNetwork(w leader, opt CalibrateOptions, rule Stop
 		return nil
 	}
 	logf("collectives at np=%d, in slots", w.np())
-	return cal.measureCollectives(w, offsets, st, logf)
+	return cal.measureCollectives(w, resync, slots, st, logf)
 }
 
 // pingPongTable measures the one-way time of each size: its first round
-// trip apart, a warm-up, then half round trips until rule stops.
+// trip apart, a warm-up, then half round trips in batches until rule
+// stops, each batch's first round trip left out (rank 1 wakes up from the
+// command's broadcast in it).
 func (w leader) pingPongTable(sizes []int64, rule StopRule, logf func(string, ...any)) ([]PingPongPoint, error) {
 	var table []PingPongPoint
 	for _, s := range sizes {
@@ -334,7 +380,7 @@ func (w leader) pingPongTable(sizes []int64, rule StopRule, logf func(string, ..
 		}
 		r := rule
 		r.Batch = min(max(rule.Batch*int(1<<16/(s+1<<10)), 5), 500) // about 1 ms a batch
-		e, _, err := measureUntil(fmt.Sprintf("ping-pong of %d B", s), samplerFunc(func(n int) ([]float64, error) { return w.pingPongs(size, n) }), r, sinceNow())
+		e, _, err := measureUntil(fmt.Sprintf("ping-pong of %d B", s), samplerFunc(func(n int) ([]float64, error) { return w.pingPongSamples(size, n) }), r, sinceNow())
 		if err != nil {
 			return nil, err
 		}
@@ -394,45 +440,31 @@ func (opt CalibrateOptions) rule() (StopRule, func(string, ...any)) {
 	return rule, logf
 }
 
-// node measures the memory bandwidth and the cost of allocation.
-func (cal *Calibration) node(rule StopRule, logf func(string, ...any)) error {
-	streams := runtime.NumCPU()
-	logf("memory bandwidth: STREAM triad, %d streams and 1 alone", streams)
-	arrays := triadArrays(streams, triadLen)
-	triadPass(arrays, 1) // first touch
-	r := rule
-	r.Batch, r.Min, r.Budget = 3, 10, max(rule.Budget, minSlowBudget)
-	var err error
-	cal.Memory = Memory{Streams: streams, ArrayBytes: 8 * triadLen}
-	if cal.Memory.Node, _, err = measureUntil("memory bandwidth, one stream per core", bandwidthSampler(arrays), r, sinceNow()); err != nil {
-		return err
-	}
-	if cal.Memory.Alone, _, err = measureUntil("memory bandwidth, one stream", bandwidthSampler(arrays[:1]), r, sinceNow()); err != nil {
-		return err
-	}
-	logf("allocation cost per byte")
-	r.Batch = 16
-	cal.AllocPerByte, _, err = measureUntil("allocation per byte", samplerFunc(func(n int) ([]float64, error) { return allocSamples(n), nil }), r, sinceNow())
-	return err
-}
-
 // makeMachine fits the table and builds the machine.
 func (cal *Calibration) makeMachine(ms measurements) error {
 	sizes, times := make([]int64, len(cal.PingPong)), make([]float64, len(cal.PingPong))
 	for i, p := range cal.PingPong {
 		sizes[i], times[i] = p.Bytes, p.OneWay.Mean
 	}
-	fit, err := fitLine(sizes, times)
+	// In-process the runtime's eager limit is the protocol's exactly: S
+	// is pinned to it, and only a jump there is a change of protocol.
+	known := cal.inProcess()
+	var fit LineFit
+	var err error
+	if known {
+		fit, err = fitLineAt(sizes, times, cal.eagerS())
+	} else {
+		fit, err = fitLine(sizes, times)
+	}
 	if err != nil {
 		return err
 	}
 	cal.Fit = fit
-	eager := int64(commlib.DefaultEagerLimit)
 	sendPerByte := 0.0
 	if cal.SendCallBytes > 1 {
 		sendPerByte = (cal.SendCall.Mean - cal.SendCall1) / float64(cal.SendCallBytes-1)
 	}
-	lg, how := logGOPS(fit, LevelInputs{SendPerByte: sendPerByte, CallCost: cal.CallCost, StreamGap: cal.StreamGap.Mean, DefaultS: eager})
+	lg, how := logGOPS(fit, LevelInputs{SendPerByte: sendPerByte, CallCost: cal.CallCost, StreamGap: cal.StreamGap.Mean, S: cal.eagerS(), SKnown: known})
 	cal.FitHow = how
 	cal.Residuals = residuals(&lg, cal.PingPong)
 	table := make(machine.Table, len(cal.PingPong))
@@ -449,11 +481,11 @@ func (cal *Calibration) makeMachine(ms measurements) error {
 		Source: fmt.Sprintf("predict calibrate%s on %s (%s, %d CPUs, %s, %s, clock source %s) at %s in %s, load %s: "+
 			"%s; MPIPerf's method (seed-001): clock offsets by the fastest round trip, slot schedule, max over ranks, "+
 			"WaitPatternNull/Up passed; ping-pong 1 B to %d B with %s, each size's first round trip apart, one-way = trimmed mean (25 %% each tail) "+
-			"of half round trips to ±%.1f %% at 95 %%; LogGOPS by relative least squares: %s; g from streams; O from the Send call at %d B; "+
-			"threads (and in-process wake-up) as MeasureLocal, in the calibrating process; memory bandwidth by a STREAM triad of %d streams",
+			"of half round trips to ±%.1f %% at 95 %%; LogGOPS by relative least squares: %s; g from streams; %s; "+
+			"threads (and in-process wake-up) as MeasureLocal, in the calibrating process; %s",
 			quickText(cal.Quick), h.Name, h.CPUModel, h.CPUs, h.OS, h.GoVersion, h.ClockSource, cal.Started.Format(time.RFC3339),
 			cal.Took.Round(time.Millisecond), h.LoadBefore, cal.runtimeText(), cal.PingPong[len(cal.PingPong)-1].Bytes, bufferText(cal.Buffers),
-			100*maxRelCI(cal.PingPong), how, cal.SendCallBytes, cal.Memory.Streams),
+			100*maxRelCI(cal.PingPong), how, cal.oText(), cal.Memory.text()),
 		Origin:          machine.OriginCalibrated,
 		Nodes:           1,
 		CoresPerNode:    runtime.NumCPU(),
@@ -464,10 +496,10 @@ func (cal *Calibration) makeMachine(ms measurements) error {
 		Table:           machine.Tables{Intra: table, Inter: table},
 		Threads:         ms.thread,
 		Wakeup:          ms.wake,
-		MemoryBandwidth: math.Round(cal.Memory.Node.Mean),
+		MemoryBandwidth: cal.Memory.bandwidth(),
 		Collectives:     machine.LinearCollectives(),
 	}
-	if cal.Runtime != "" && cal.Runtime != "in-process" {
+	if !known {
 		// Under MPI: the job's nodes, MPI's collectives (auto), and no
 		// wake-up curve (MPI libraries poll).
 		m.Name = "mpi"
@@ -485,7 +517,7 @@ func (cal *Calibration) makeMachine(ms measurements) error {
 // runtimeText says what ran the ranks and, under a launcher, which level
 // the ping-pong measured.
 func (cal *Calibration) runtimeText() string {
-	if cal.Runtime == "" || cal.Runtime == "in-process" {
+	if cal.inProcess() {
 		return fmt.Sprintf("the in-process runtime (%d ranks as goroutines)", cal.Ranks)
 	}
 	level := "ranks 0 and 1 on one node (intra-node figures, written for both levels)"
@@ -494,6 +526,17 @@ func (cal *Calibration) runtimeText() string {
 	}
 	return fmt.Sprintf("commlib's MPI runtime under %s (%d ranks), %s", cal.Runtime, cal.Ranks, level)
 }
+
+// oText says where O came from.
+func (cal *Calibration) oText() string {
+	if cal.SendCallBytes < 2 {
+		return "O 0 (no message is eager: no Send call without its receiver)"
+	}
+	return fmt.Sprintf("O from the Send call at %d B", cal.SendCallBytes)
+}
+
+// inProcess says that the network measured is the in-process runtime's.
+func (cal *Calibration) inProcess() bool { return cal.Runtime == "" || cal.Runtime == "in-process" }
 
 // bufferText says what a buffer policy is.
 func bufferText(policy string) string {

@@ -76,10 +76,15 @@ func collectiveOp(c *commlib.Comm, i int) func(int) {
 	panic(fmt.Sprintf("calibrate: unknown collective %q", cc.Op))
 }
 
-// measureCollectives times every case of CalibrationCollectives in slots.
-func (cal *Calibration) measureCollectives(w leader, offsets []int64, rule StopRule, logf func(string, ...any)) error {
+// measureCollectives times every case of CalibrationCollectives in slots,
+// each on clocks sync has just synchronised.
+func (cal *Calibration) measureCollectives(w leader, sync clockSync, cfg SlotConfig, rule StopRule, logf func(string, ...any)) error {
 	for i, cc := range CalibrationCollectives {
-		s := newSlotSampler(leaderStage{w, len(selfTestNames) + i}, offsets, DefaultSlots)
+		offsets, err := sync()
+		if err != nil {
+			return err
+		}
+		s := newSlotSampler(leaderStage{w, len(selfTestNames) + i}, offsets, cfg)
 		e, _, err := measureUntil(fmt.Sprintf("%s of %d B at np=%d", cc.Op, cc.Bytes, w.np()), s, rule, sinceNow())
 		var noisy *NoisyError
 		if err != nil && !errors.As(err, &noisy) {

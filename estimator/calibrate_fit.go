@@ -17,10 +17,17 @@ import (
 // PingPongPoint is one row of a ping-pong table: the one-way time (half a
 // round trip) of messages of Bytes bytes, and the first call's, measured
 // apart (seed-001 §2.1).
+//
+// FirstRTT is the first round trip at this size, right after its set-up
+// (each rank's buffers allocated and touched, the garbage collected, the
+// ranks met): the first call's cost at this size, and with it rank 1's
+// wake-up from the command's broadcast (it may have parked there). It is
+// never in OneWay, whose batches each leave their first round trip out
+// for the same wake-up.
 type PingPongPoint struct {
 	Bytes    int64    `json:"bytes"`
 	OneWay   Estimate `json:"one_way"`
-	FirstRTT float64  `json:"first_rtt_ns"` // the first round trip at this size, never in OneWay
+	FirstRTT float64  `json:"first_rtt_ns"`
 }
 
 // LineFit is the fit of a ping-pong table, one-way(s) = Intercept +
@@ -56,8 +63,23 @@ const (
 
 // fitLine fits sizes → times (ns) with and without a jump after each size
 // that leaves two points on either side, and keeps the jump that fits
-// best when it is worth it.
+// best when it is worth it: for a runtime whose eager limit is not known
+// (the table's jump is then S).
 func fitLine(sizes []int64, times []float64) (LineFit, error) {
+	return fitLineLimits(sizes, times, nil)
+}
+
+// fitLineAt fits sizes → times with a jump allowed only after limit, the
+// runtime's known eager limit: a knee elsewhere (a cache's) is no change
+// of protocol, and must not move S.
+func fitLineAt(sizes []int64, times []float64, limit int64) (LineFit, error) {
+	return fitLineLimits(sizes, times, []int64{limit})
+}
+
+// fitLineLimits fits the line, and a jump after each of limits (nil:
+// after each size) that leaves two points on either side, keeping the
+// best jump when it is worth it.
+func fitLineLimits(sizes []int64, times []float64, limits []int64) (LineFit, error) {
 	if len(sizes) != len(times) || len(sizes) < 2 {
 		return LineFit{}, fmt.Errorf("a ping-pong table needs at least 2 sizes, got %d", len(sizes))
 	}
@@ -74,12 +96,22 @@ func fitLine(sizes []int64, times []float64) (LineFit, error) {
 		return LineFit{}, err
 	}
 	plain := bestSS
-	for k := 1; k+2 < len(sizes); k++ {
-		f, ss, err := solveLine(sizes, times, sizes[k])
+	if limits == nil {
+		limits = sizes
+	}
+	for _, limit := range limits {
+		k := 0 // the sizes up to limit
+		for k < len(sizes) && sizes[k] <= limit {
+			k++
+		}
+		if k < 2 || len(sizes)-k < 2 {
+			continue
+		}
+		f, ss, err := solveLine(sizes, times, limit)
 		if err != nil || ss >= bestSS {
 			continue
 		}
-		at := f.Intercept + f.Slope*float64(sizes[k+1]-1)
+		at := f.Intercept + f.Slope*float64(sizes[k]-1)
 		// Only a rise is a change to a costlier protocol (a rendezvous
 		// adds its handshake); a fall is something else (a pipelined
 		// protocol, buffering) and no eager limit.
@@ -152,20 +184,28 @@ func residuals(lg *machine.LogGOPS, table []PingPongPoint) []Residual {
 // LevelInputs are the measurements a level's LogGOPS parameters come from
 // besides the ping-pong line: the per-byte CPU cost of a send call (O, the
 // slope of the eager Send call's time by size), the cost of a send and a
-// receive call of 1 B, and the gap per message of a stream (g).
+// receive call of 1 B, the gap per message of a stream (g), and the
+// runtime's configured eager limit S.
 type LevelInputs struct {
 	SendPerByte float64 // ns/B
 	CallCost    float64 // ns: the mean of a 1 B Send call and a Recv of an arrived 1 B message
 	StreamGap   float64 // ns per message
-	DefaultS    int64   // the runtime's eager limit, where the table shows none
+	// S is the runtime's configured eager limit (bytes, 0: every message
+	// rendezvous). SKnown says that it is the protocol's exactly (the
+	// in-process runtime): S is then pinned, and a jump of the table
+	// splits o from L only when it falls at S. Otherwise (an MPI library,
+	// whose own limits may differ) the table's jump is S, and S is the
+	// fallback where the table shows none.
+	S      int64
+	SKnown bool
 }
 
 // logGOPS turns a line fit into LogGOPS parameters such that modelOneWay
 // is the line: Intercept = 2o + L, Slope = G + O, and, with a jump,
 // Jump = o + 2L, so o = (2·Intercept − Jump)/3, L = (2·Jump − Intercept)/3.
-// Where the table has no jump, or a jump LogGOPS cannot make (o or L
-// would be negative), o is the measured call cost and L the rest of the
-// intercept. It says which way it went.
+// Where the table has no jump (with S known: none at S), or a jump LogGOPS
+// cannot make (o or L would be negative), o is the measured call cost and
+// L the rest of the intercept. It says which way it went.
 func logGOPS(f LineFit, in LevelInputs) (machine.LogGOPS, string) {
 	ns := func(x float64) trace.Time { return trace.Time(math.Round(math.Max(x, 0) * float64(trace.Nanosecond))) }
 	perByte := func(x float64) machine.PerByte {
@@ -177,18 +217,29 @@ func logGOPS(f LineFit, in LevelInputs) (machine.LogGOPS, string) {
 		GapPerByte:      perByte(f.Slope - O),
 		OverheadPerByte: perByte(O),
 	}
+	jump := f.EagerLimit >= 0 && (!in.SKnown || f.EagerLimit == in.S)
 	o := (2*f.Intercept - f.Jump) / 3
 	L := (2*f.Jump - f.Intercept) / 3
-	if f.EagerLimit >= 0 && o >= 0 && L >= 0 {
+	if jump && o >= 0 && L >= 0 {
 		lg.Overhead, lg.Latency, lg.EagerLimit = ns(o), ns(L), f.EagerLimit
+		if in.SKnown {
+			return lg, fmt.Sprintf("o and L from the intercept (2o+L) and the jump at the runtime's eager limit %d B (o+2L)", f.EagerLimit)
+		}
 		return lg, fmt.Sprintf("o and L from the intercept (2o+L) and the jump at the eager limit %d B (o+2L)", f.EagerLimit)
 	}
 	o = math.Min(in.CallCost, f.Intercept/2)
 	lg.Overhead, lg.Latency = ns(o), ns(f.Intercept-2*o)
-	if f.EagerLimit >= 0 {
+	switch {
+	case in.SKnown && f.EagerLimit >= 0 && f.EagerLimit == in.S:
+		lg.EagerLimit = in.S
+		return lg, fmt.Sprintf("the runtime's eager limit %d B, where the table jumps %+.0f ns (which LogGOPS's rendezvous o+2L cannot make); o from the calls, L the rest of the intercept", in.S, f.Jump)
+	case in.SKnown:
+		lg.EagerLimit = in.S
+		return lg, fmt.Sprintf("the runtime's eager limit %d B, where the table shows no change of protocol; o from the calls, L the rest of the intercept", in.S)
+	case f.EagerLimit >= 0:
 		lg.EagerLimit = f.EagerLimit
 		return lg, fmt.Sprintf("eager limit %d B from the table's jump (%+.0f ns, which LogGOPS's rendezvous o+2L cannot make); o from the calls, L the rest of the intercept", f.EagerLimit, f.Jump)
 	}
-	lg.EagerLimit = in.DefaultS
-	return lg, fmt.Sprintf("no change of protocol in the table: the runtime's eager limit %d B; o from the calls, L the rest of the intercept", in.DefaultS)
+	lg.EagerLimit = in.S
+	return lg, fmt.Sprintf("no change of protocol in the table: the runtime's eager limit %d B; o from the calls, L the rest of the intercept", in.S)
 }

@@ -31,6 +31,9 @@ func fitTable(t *testing.T, table []PingPongPoint, in LevelInputs) (machine.LogG
 		sizes[i], times[i] = p.Bytes, p.OneWay.Mean
 	}
 	f, err := fitLine(sizes, times)
+	if in.SKnown { // as makeMachine in-process
+		f, err = fitLineAt(sizes, times, in.S)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +45,7 @@ func TestFitExactRecovery(t *testing.T) {
 	ns := trace.Nanosecond
 	want := machine.LogGOPS{Latency: 800 * ns, Overhead: 200 * ns, GapPerMessage: 400 * ns,
 		GapPerByte: 50 * machine.PicosecondPerByte, OverheadPerByte: 10 * machine.PicosecondPerByte, EagerLimit: 64 << 10}
-	in := LevelInputs{SendPerByte: 0.010, CallCost: 999, StreamGap: 400, DefaultS: 1 << 30}
+	in := LevelInputs{SendPerByte: 0.010, CallCost: 999, StreamGap: 400, S: 1 << 30}
 	got, f, how := fitTable(t, syntheticTable(&want, 0, nil), in)
 	if got != want {
 		t.Errorf("recovered %+v\nwant      %+v\n(fit %+v; %s)", got, want, f, how)
@@ -59,7 +62,7 @@ func TestFitExactRecovery(t *testing.T) {
 	// No change of protocol within the table: o is the calls' cost, S the
 	// runtime's.
 	want.EagerLimit = 8 << 20
-	in.CallCost, in.DefaultS = 200, 8<<20
+	in.CallCost, in.S = 200, 8<<20
 	got, f, how = fitTable(t, syntheticTable(&want, 0, nil), in)
 	if got != want || f.EagerLimit != -1 {
 		t.Errorf("without a jump: recovered %+v\nwant %+v\n(fit %+v; %s)", got, want, f, how)
@@ -71,7 +74,7 @@ func TestFitNoisy(t *testing.T) {
 	want := machine.LogGOPS{Latency: 600 * ns, Overhead: 300 * ns, GapPerByte: 80 * machine.PicosecondPerByte, EagerLimit: 16 << 10}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := range 20 {
-		got, f, how := fitTable(t, syntheticTable(&want, 0.02, rng), LevelInputs{CallCost: 300, DefaultS: 1 << 30})
+		got, f, how := fitTable(t, syntheticTable(&want, 0.02, rng), LevelInputs{CallCost: 300, S: 1 << 30})
 		if got.EagerLimit != want.EagerLimit {
 			t.Errorf("trial %d: eager limit %d, want %d (fit %+v; %s)", trial, got.EagerLimit, want.EagerLimit, f, how)
 		}
@@ -103,7 +106,7 @@ func TestFitJumpLogGOPSCannotMake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lg, how := logGOPS(f, LevelInputs{CallCost: 150, DefaultS: 1 << 30})
+	lg, how := logGOPS(f, LevelInputs{CallCost: 150, S: 1 << 30})
 	if lg.EagerLimit != 64<<10 || lg.Overhead != 150*trace.Nanosecond || lg.Latency != 700*trace.Nanosecond || !strings.Contains(how, "cannot make") {
 		t.Errorf("a small rise: got %+v (%s), fit %+v", lg, how, f)
 	}
@@ -112,7 +115,7 @@ func TestFitJumpLogGOPSCannotMake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lg, how = logGOPS(f, LevelInputs{CallCost: 150, DefaultS: 1 << 30})
+	lg, how = logGOPS(f, LevelInputs{CallCost: 150, S: 1 << 30})
 	if f.EagerLimit != -1 || lg.EagerLimit != 1<<30 || !strings.Contains(how, "no change of protocol") {
 		t.Errorf("a fall: got %+v (%s), fit %+v", lg, how, f)
 	}
@@ -131,5 +134,45 @@ func TestFitErrors(t *testing.T) {
 		if _, err := fitLine(c.sizes, c.times); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("fitLine(%v, %v): %v, want %q", c.sizes, c.times, err, c.want)
 		}
+	}
+}
+
+// TestFitKnownEagerLimit: with the runtime's S known, a cache knee
+// elsewhere in the table does not move S (it would, unknown), and a jump
+// at S splits o from L.
+func TestFitKnownEagerLimit(t *testing.T) {
+	ns := trace.Nanosecond
+	want := machine.LogGOPS{Latency: 800 * ns, Overhead: 200 * ns, GapPerMessage: 400 * ns,
+		GapPerByte: 50 * machine.PicosecondPerByte, OverheadPerByte: 10 * machine.PicosecondPerByte, EagerLimit: 64 << 10}
+	in := LevelInputs{SendPerByte: 0.010, CallCost: 999, StreamGap: 400, S: 64 << 10, SKnown: true}
+	// A jump at S: the same parameters as with S unknown.
+	got, f, how := fitTable(t, syntheticTable(&want, 0, nil), in)
+	if got != want || f.EagerLimit != 64<<10 || !strings.Contains(how, "jump at the runtime's eager limit 65536 B") {
+		t.Errorf("jump at S: %+v (fit %+v; %s)", got, f, how)
+	}
+
+	// No protocol change in the table (every message eager up to 4 MiB
+	// in the model) but a cache knee: +2 µs from 512 KiB on.
+	flat := want
+	flat.EagerLimit = 1 << 30
+	table := syntheticTable(&flat, 0, nil)
+	for i := range table {
+		if table[i].Bytes >= 512<<10 {
+			table[i].OneWay.Mean += 2000
+		}
+	}
+	if _, f, _ := fitTable(t, table, LevelInputs{CallCost: 200, S: 64 << 10}); f.EagerLimit != 256<<10 {
+		t.Fatalf("the knee is not a jump when S is unknown: fit %+v", f)
+	}
+	in.CallCost = 200
+	got, f, how = fitTable(t, table, in)
+	if got.EagerLimit != 64<<10 || f.EagerLimit != -1 || got.Overhead != 200*ns ||
+		!strings.Contains(how, "the runtime's eager limit 65536 B, where the table shows no change of protocol") {
+		t.Errorf("knee, S known: %+v (fit %+v; %s)", got, f, how)
+	}
+	// S 0 (every message rendezvous) stays 0.
+	in.S = 0
+	if got, _, how := fitTable(t, table, in); got.EagerLimit != 0 {
+		t.Errorf("S 0: %+v (%s)", got, how)
 	}
 }

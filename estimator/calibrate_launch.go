@@ -66,8 +66,8 @@ func (cal *Calibration) launchedNetwork(opt CalibrateOptions, logf func(string, 
 	if err := json.Unmarshal(data, &net); err != nil {
 		return fmt.Errorf("the tester's measurements: %v", err)
 	}
-	cal.Ranks, cal.RankHosts, cal.Timer = net.Ranks, net.RankHosts, net.Timer
-	cal.ClockSync, cal.SelfTests, cal.PingPong = net.ClockSync, net.SelfTests, net.PingPong
+	cal.Ranks, cal.RankHosts, cal.Timer, cal.EagerLimit = net.Ranks, net.RankHosts, net.Timer, net.EagerLimit
+	cal.ClockSync, cal.SlotLead, cal.SelfTests, cal.PingPong = net.ClockSync, net.SlotLead, net.SelfTests, net.PingPong
 	cal.SendCall, cal.SendCallBytes, cal.SendCall1, cal.CallCost, cal.StreamGap = net.SendCall, net.SendCallBytes, net.SendCall1, net.CallCost, net.StreamGap
 	cal.Collectives = net.Collectives
 	if net.Error != "" {

@@ -10,6 +10,7 @@ package estimator
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/predict-tools/predict/commlib"
@@ -33,6 +34,7 @@ const (
 	cmdSend     // [size, n]: n Send calls of rank 0, rank 1 waiting
 	cmdStream   // [m, n]: n streams of m messages from rank 0 to rank 1
 	cmdRecv     // [n]: n receives of 1 B that have arrived, on rank 1
+	cmdAnnounce // [sent]: the time of this command's broadcast to the latest rank
 	cmdWords    = 5
 )
 
@@ -72,6 +74,9 @@ func (s *rankState) buffers(size int) *bufferPool {
 // cache; seed-001 §6.4 item 17).
 const coldBytes = 64 << 20
 
+// maxColdBuffers bounds the buffers of a cold pool.
+const maxColdBuffers = 1 << 16
+
 // bufferPool gives the buffers of the messages of one size under the
 // buffer policy (seed-001 §2.4): hot, the same buffer every time (in cache
 // where it fits, its pages touched: what iterative programs do); cold, a
@@ -86,7 +91,11 @@ type bufferPool struct {
 func newBufferPool(size int, cold bool) *bufferPool {
 	p := &bufferPool{size: size, stride: (size + 63) &^ 63, n: 1}
 	if cold {
-		p.n = min(max(coldBytes/p.stride, 2), 1<<16)
+		// At most maxColdBuffers buffers, spread over coldBytes even for
+		// small messages (a stride of coldBytes/maxColdBuffers at least):
+		// 65536 buffers of 1 B side by side would span 4 MiB, in cache.
+		p.stride = max(p.stride, coldBytes/maxColdBuffers)
+		p.n = max(coldBytes/p.stride, 2)
 	}
 	p.slab = make([]byte, p.n*p.stride)
 	for i := range p.slab { // touch every page now, not in a timed call
@@ -151,8 +160,30 @@ func (s *rankState) do() any {
 		return streamGaps(c, int(a[0]), int(a[1]))
 	case cmdRecv:
 		return recvCalls(c, int(a[0]))
+	case cmdAnnounce:
+		return s.announced(a[0])
 	}
 	panic(fmt.Sprintf("calibrate: unknown command %d", s.cmd[0]))
+}
+
+// announced is one sample of a command's announcement, as a stage's is
+// announced: the time from rank 0's clock when it broadcast the command
+// (sent, in it) to each rank's receipt, on the global clock; rank 0 gets
+// the latest rank's, ns (the others nil).
+func (s *rankState) announced(sent int64) any {
+	d := []int64{0}
+	if s.c.Rank() != 0 {
+		d[0] = calNow() + s.offset - sent
+	}
+	var all []int64
+	if s.c.Rank() == 0 {
+		all = make([]int64, s.c.Size())
+	}
+	s.c.Gather(d, all, 0)
+	if s.c.Rank() != 0 {
+		return nil
+	}
+	return float64(slices.Max(all))
 }
 
 // stageOp is rank c's operation i of the slot stages: the self-tests,
@@ -365,6 +396,28 @@ func (l leader) syncClocks() ([]ClockOffset, error) {
 
 func (l leader) pingPongs(size, n int) ([]float64, error) {
 	return l.s.command(cmdPingPong, int64(size), int64(n)).([]float64), nil
+}
+
+// pingPongSamples are n one-way times of a batch of n+1 round trips, the
+// first left out: rank 1 comes to it from the command's broadcast (it may
+// have parked there, and it wakes up during that round trip), not from a
+// round trip before, as in the others.
+func (l leader) pingPongSamples(size, n int) ([]float64, error) {
+	xs, err := l.pingPongs(size, n+1)
+	if err != nil {
+		return nil, err
+	}
+	return xs[1:], nil
+}
+
+// announcements are n samples of the time a command takes to reach the
+// latest rank (announced), ns.
+func (l leader) announcements(n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = l.s.command(cmdAnnounce, calNow()).(float64)
+	}
+	return out
 }
 
 func (l leader) sendCalls(size, n int) ([]float64, error) {

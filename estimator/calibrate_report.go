@@ -101,15 +101,27 @@ func (cal *Calibration) WriteSummary(w io.Writer) error {
 		line("")
 	}
 	mem := cal.Memory
-	if mem.Streams > 0 {
-		line("memory: %.3g GB/s with %d streams (one per core), %.3g GB/s alone (STREAM triad over 3 × %d MiB a stream)",
-			mem.Node.Mean/1e9, mem.Streams, mem.Alone.Mean/1e9, mem.ArrayBytes>>20)
+	switch {
+	case mem.Streams > 0:
+		line("memory: %.3g GB/s with %d streams, %.3g GB/s alone (STREAM triad; %s)%s",
+			mem.Node.Mean/1e9, mem.Streams, mem.Alone.Mean/1e9, mem.Plan, notConverged(mem.Converged))
+	case mem.Plan != "":
+		line("memory: %s", mem.Plan)
 	}
 	if a := cal.AllocPerByte; a.Runs > 0 {
-		line("allocation: %.4g ns/B (make([]byte) of 4 MiB less 64 KiB, zeroing included)", a.Mean)
+		line("allocation: %.4g ns/B (a fresh %d MiB make([]byte) and its first write, less a write to resident memory)%s",
+			a.Mean, allocBlock>>20, notConverged(cal.AllocConverged))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// notConverged marks an indicative figure.
+func notConverged(converged bool) string {
+	if converged {
+		return ""
+	}
+	return " (not converged: indicative)"
 }
 
 func quickNote(quick bool) string {

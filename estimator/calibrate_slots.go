@@ -120,10 +120,33 @@ type SlotConfig struct {
 }
 
 // DefaultSlots are MPIPerf's defaults, with a lead of 200 µs (a rank
-// parked between stages takes tens of µs to wake) and windows of 10 µs to
+// parked between stages takes tens of µs to wake; a calibration measures
+// the lead instead, slotLead) and windows of 10 µs to
 // 2 ms for ranks that are goroutines of one process: longer windows only
 // give the system more time to deschedule a spinning rank.
 var DefaultSlots = SlotConfig{K0: 4, K: 8, Gamma: 1.1, Invalid: 0.25, Lead: 200_000, MinWindow: 10_000, MaxWindow: 2_000_000}
+
+// The lead of a stage is measured (slotLead): leadFactor times the 90th
+// percentile of the time a command takes to reach the latest rank (the
+// announcement of a stage is one), MPIPerf's 1.2 × the broadcast time,
+// within minLead and maxLead.
+const (
+	leadFactor = 1.2
+	minLead    = 20_000    // ns
+	maxLead    = 5_000_000 // ns
+)
+
+// slotLead is the lead of the stages from samples of the announcement's
+// time (ns).
+func slotLead(samples []float64) int64 {
+	if len(samples) == 0 {
+		return DefaultSlots.Lead
+	}
+	s := slices.Clone(samples)
+	slices.Sort(s)
+	p90 := s[min(int(0.9*float64(len(s))), len(s)-1)]
+	return min(max(int64(math.Ceil(leadFactor*p90)), minLead), maxLead)
+}
 
 // SlotCounts are the diagnostics of a slot measurement (seed-001 §6.3).
 type SlotCounts struct {
@@ -135,6 +158,9 @@ type SlotCounts struct {
 	Windows      []int64 `json:"windows_ns"` // the window of each stage
 	WindowCapped bool    `json:"window_capped,omitempty"`
 	First        float64 `json:"first_ns"` // the first launch, max over ranks, measured apart
+	// Offsets are the ranks' clock offsets the schedule used, from the
+	// clock sync just before this measurement.
+	Offsets []int64 `json:"offsets_ns"`
 }
 
 // slotSampler measures an operation by slots: each sample call runs one
@@ -149,7 +175,7 @@ type slotSampler struct {
 }
 
 func newSlotSampler(r stageRunner, offsets []int64, cfg SlotConfig) *slotSampler {
-	return &slotSampler{r: r, offsets: offsets, cfg: cfg, perRank: make([][]float64, r.ranks())}
+	return &slotSampler{r: r, offsets: offsets, cfg: cfg, perRank: make([][]float64, r.ranks()), counts: SlotCounts{Offsets: offsets}}
 }
 
 // warmUp runs stage 0: back to back, not measured but for its first
@@ -201,6 +227,10 @@ func (s *slotSampler) sample(int) ([]float64, error) {
 			long = long || x.End > x.Slot+s.window
 		}
 		s.counts.Runs++
+		// No rank late: each began within slotTolerance of its slot, so
+		// the ranks' start times on the global clock (by the offsets the
+		// stage used) spread by at most slotTolerance; a launch whose
+		// spread exceeds it has a late rank, and is left out as late.
 		switch {
 		case late:
 			s.counts.Late++
@@ -246,6 +276,9 @@ type SelfTest struct {
 	Pass     bool       `json:"pass"`
 }
 
+// String is the test's line in a summary: the measured and expected
+// times, the valid launches and the verdict, with the likely cause of a
+// failure on too few valid launches.
 func (t SelfTest) String() string {
 	verdict := "pass"
 	if !t.Pass {
@@ -263,6 +296,7 @@ func (t SelfTest) String() string {
 // or the launch schedule cannot be trusted, so nothing is written.
 type SelfTestError struct{ Tests []SelfTest }
 
+// Error lists the failed self-tests and says that nothing was written.
 func (e *SelfTestError) Error() string {
 	var failed []string
 	for _, t := range e.Tests {
@@ -295,13 +329,24 @@ func waitOps(clock func() int64, r int) map[string]func(int) {
 // selfTestNames in the order they run.
 var selfTestNames = []string{"WaitPatternNull", "WaitPatternUp"}
 
+// A clockSync synchronises the ranks' clocks again (each rank keeps its
+// own offset) and returns their offsets against rank 0: before each slot
+// measurement, as MPIPerf does, so that a clock that drifts since the last
+// sync does not shift a rank's slots (seed-001 §3.1).
+type clockSync func() ([]int64, error)
+
 // selfTests runs the WaitPattern tests through runners (one per test,
-// whose operation is that test's) and judges them: WaitPatternNull at most
-// nullTol, WaitPatternUp within 0.5 µs + 2 % of n µs (seed-001 §6.10).
-func selfTests(runners map[string]stageRunner, offsets []int64, cfg SlotConfig, rule StopRule, nullTol float64, elapsed func() time.Duration) ([]SelfTest, error) {
+// whose operation is that test's), each on clocks sync has just
+// synchronised, and judges them: WaitPatternNull at most nullTol,
+// WaitPatternUp within 0.5 µs + 2 % of n µs (seed-001 §6.10).
+func selfTests(runners map[string]stageRunner, sync clockSync, cfg SlotConfig, rule StopRule, nullTol float64, elapsed func() time.Duration) ([]SelfTest, error) {
 	var out []SelfTest
 	for _, name := range selfTestNames {
 		r := runners[name]
+		offsets, err := sync()
+		if err != nil {
+			return out, err
+		}
 		s := newSlotSampler(r, offsets, cfg)
 		t0 := elapsed()
 		e, _, err := measureUntil(name, s, rule, func() time.Duration { return elapsed() - t0 })

@@ -232,14 +232,14 @@ func TestSelfTests(t *testing.T) {
 	// A sound timer (reads cost 20-40 ns) on skewed clocks: both pass.
 	rng := rand.New(rand.NewPCG(7, 7))
 	good := func() int64 { return 20 + rng.Int64N(20) }
-	tests, err := selfTests(waitWorlds(4, skews, good), skews, DefaultSlots, rule, 200, never)
+	tests, err := selfTests(waitWorlds(4, skews, good), fixedSync(skews), DefaultSlots, rule, 200, never)
 	if err != nil || len(tests) != 2 || !tests[0].Pass || !tests[1].Pass || tests[1].Expected != 4000 {
 		t.Errorf("sound timer: %v %+v", err, tests)
 	}
 	// A faulty timer (reads off by up to 5 µs, seed-001's MPI_Wtime under
 	// HPET): WaitPatternNull fails and the calibration is refused.
 	bad := func() int64 { return rng.Int64N(5000) }
-	tests, err = selfTests(waitWorlds(4, skews, bad), skews, DefaultSlots, rule, 200, never)
+	tests, err = selfTests(waitWorlds(4, skews, bad), fixedSync(skews), DefaultSlots, rule, 200, never)
 	var st *SelfTestError
 	if !errors.As(err, &st) || tests[0].Pass || !strings.Contains(err.Error(), "WaitPatternNull") || !strings.Contains(err.Error(), "nothing written") {
 		t.Errorf("faulty timer: %v %+v", err, tests)
@@ -259,8 +259,132 @@ func TestSelfTests(t *testing.T) {
 	}
 	calls := 0
 	stages := func() time.Duration { calls++; return time.Duration(calls) * time.Millisecond } // a stage a millisecond
-	tests, err = selfTests(late, skews, DefaultSlots, StopRule{Min: 16, Max: 100, RelCI: 0.05, Budget: 20 * time.Millisecond, Trim: 0.25, Level: 0.95}, 200, stages)
+	tests, err = selfTests(late, fixedSync(skews), DefaultSlots, StopRule{Min: 16, Max: 100, RelCI: 0.05, Budget: 20 * time.Millisecond, Trim: 0.25, Level: 0.95}, 200, stages)
 	if !errors.As(err, &st) || !strings.Contains(err.Error(), "too few launches began on time") {
 		t.Errorf("loaded: %v %+v", err, tests)
+	}
+}
+
+// fixedSync is a clock sync that finds offsets every time.
+func fixedSync(offsets []int64) clockSync {
+	return func() ([]int64, error) { return offsets, nil }
+}
+
+// TestSelfTestsResync: the clocks are synchronised again before each
+// self-test. Rank 1's clock jumps 30 ms between the two (a drift, a step
+// of the system clock): with the first sync's offsets its slots of
+// WaitPatternUp would all be in its past (every launch late, the test
+// failed); re-synchronised, both pass.
+func TestSelfTestsResync(t *testing.T) {
+	rule := StopRule{Min: 16, Max: 400, RelCI: 0.05, Budget: 5 * time.Millisecond, Trim: 0.25, Level: 0.95}
+	before := []int64{0, 1_000_000, -500_000, 12_345}
+	after := []int64{0, 1_000_000 - 30_000_000, -500_000, 12_345}
+	worlds := func() map[string]stageRunner {
+		w := waitWorlds(4, before, nil)
+		w["WaitPatternUp"].(*fakeWorld).offset = after
+		return w
+	}
+	calls := 0
+	resync := func() ([]int64, error) {
+		calls++
+		if calls == 1 {
+			return before, nil
+		}
+		return after, nil
+	}
+	tests, err := selfTests(worlds(), resync, DefaultSlots, rule, 200, func() time.Duration { return 0 })
+	if err != nil || calls != 2 || tests[1].Slots.Offsets[1] != after[1] {
+		t.Errorf("re-synchronised: %v after %d syncs, %+v", err, calls, tests)
+	}
+	var st *SelfTestError
+	stale := worlds()
+	ticks := 0
+	elapsed := func() time.Duration { ticks++; return time.Duration(ticks) * time.Millisecond }
+	if tests, err := selfTests(stale, fixedSync(before), DefaultSlots, rule, 200, elapsed); !errors.As(err, &st) || tests[1].Pass || tests[1].Slots.Late == 0 {
+		t.Errorf("stale offsets: %v, %+v", err, tests)
+	}
+}
+
+func TestSlotLead(t *testing.T) {
+	// 1.2 × the 90th percentile: one wake-up in twenty does not set it.
+	xs := make([]float64, 20)
+	for i := range xs {
+		xs[i] = float64(30_000 + 1000*i)
+	}
+	xs[7] = 3e6
+	if got := slotLead(xs); got != int64(math.Ceil(1.2*49_000)) {
+		t.Errorf("lead %d ns, want 1.2 × 49 µs", got)
+	}
+	if got := slotLead([]float64{100, 200}); got != minLead {
+		t.Errorf("fast announcements: lead %d, want the least, %d", got, minLead)
+	}
+	if got := slotLead([]float64{1e8, 1e8}); got != maxLead {
+		t.Errorf("slow announcements: lead %d, want the most, %d", got, maxLead)
+	}
+	if got := slotLead(nil); got != DefaultSlots.Lead {
+		t.Errorf("no samples: lead %d", got)
+	}
+}
+
+// virtualClock is a rank's clock for runSlots: each read advances it by
+// step; the first read at or after pauseAt also jumps pause ahead (the
+// rank descheduled there).
+type virtualClock struct {
+	now, step      int64
+	pauseAt, pause int64
+}
+
+func (c *virtualClock) read() int64 {
+	c.now += c.step
+	if c.pause > 0 && c.now >= c.pauseAt {
+		c.now += c.pause
+		c.pause = 0
+	}
+	return c.now
+}
+
+// TestRunSlots drives runSlots itself on a virtual clock: it waits for
+// each slot, times the operation, and marks late a launch it arrived at
+// after its slot had begun, or began more than slotTolerance after it
+// (descheduled while it waited).
+func TestRunSlots(t *testing.T) {
+	clock := &virtualClock{step: 10}
+	op := func(l int) {
+		clock.now += 1000
+		if l == 2 {
+			clock.now += 50_000 // launch 2 overruns: 3 and 4 arrive late
+		}
+	}
+	ls := runSlots(clock.read, op, 1000, 5000, 5)
+	for l, x := range ls {
+		if x.Slot != 1000+int64(l)*5000 {
+			t.Errorf("launch %d: slot %d", l, x.Slot)
+		}
+		if wantLate := l >= 3; x.Late != wantLate {
+			t.Errorf("launch %d: late %t, want %t (%+v)", l, x.Late, wantLate, x)
+		}
+		if !x.Late && (x.Start < x.Slot || x.Start > x.Slot+clock.step) {
+			t.Errorf("launch %d began at %d, its slot %d: want at once", l, x.Start, x.Slot)
+		}
+		if d := x.End - x.Start; l != 2 && d != 1000+clock.step {
+			t.Errorf("launch %d took %d ns, want the operation's 1000 and a read", l, d)
+		}
+	}
+
+	// Descheduled for 20 µs just before slot 1, while it waited: it
+	// arrived in time, and began late.
+	clock = &virtualClock{step: 10, pauseAt: 100_500, pause: 20_000}
+	ls = runSlots(clock.read, func(int) { clock.now += 1000 }, 1000, 100_000, 2)
+	if ls[0].Late || !ls[1].Late || ls[1].Start-ls[1].Slot < 19_000 {
+		t.Errorf("descheduled while waiting: %+v", ls)
+	}
+
+	// Window 0: back to back, never late.
+	clock = &virtualClock{step: 10}
+	ls = runSlots(clock.read, func(int) { clock.now += 1000 }, 0, 0, 4)
+	for l, x := range ls {
+		if x.Late || (l > 0 && x.Start != ls[l-1].End+clock.step) {
+			t.Errorf("back to back, launch %d: %+v after %+v", l, x, ls[max(l-1, 0)])
+		}
 	}
 }

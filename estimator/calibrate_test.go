@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,19 +20,21 @@ import (
 func syntheticCalibration(t *testing.T, lg machine.LogGOPS) (*Calibration, measurements) {
 	t.Helper()
 	cal := &Calibration{
-		Host:      Host{Name: "node7", CPUModel: "Test CPU @ 3GHz", CPUs: 2, OS: "linux/amd64", GoVersion: "go1.26", ClockSource: "tsc", LoadBefore: "0.10 0.20 0.30"},
-		Started:   time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC),
-		Took:      1500 * time.Millisecond,
-		Quick:     true,
-		Ranks:     2,
-		ClockSync: []ClockOffset{{}, {Offset: 3, RTT: 800, Exchanges: 140}},
-		SelfTests: []SelfTest{{Name: "WaitPatternNull", Tol: 200, Pass: true}, {Name: "WaitPatternUp", Expected: 2000, Tol: 540, Pass: true}},
-		PingPong:  syntheticTable(&lg, 0, nil),
-		SendCall:  Estimate{Mean: 200 + float64(lg.OverheadPerByte)/1e6*float64(65536-1)},
-		SendCall1: 200, SendCallBytes: 65536,
+		Host:       Host{Name: "node7", CPUModel: "Test CPU @ 3GHz", CPUs: 2, OS: "linux/amd64", GoVersion: "go1.26", ClockSource: "tsc", LoadBefore: "0.10 0.20 0.30"},
+		Started:    time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC),
+		Took:       1500 * time.Millisecond,
+		Quick:      true,
+		Ranks:      2,
+		EagerLimit: 64 << 10,
+		ClockSync:  []ClockOffset{{}, {Offset: 3, RTT: 800, Exchanges: 140}},
+		SelfTests:  []SelfTest{{Name: "WaitPatternNull", Tol: 200, Pass: true}, {Name: "WaitPatternUp", Expected: 2000, Tol: 540, Pass: true}},
+		PingPong:   syntheticTable(&lg, 0, nil),
+		SendCall:   Estimate{Mean: 200 + float64(lg.OverheadPerByte)/1e6*float64(65536-1)},
+		SendCall1:  200, SendCallBytes: 65536,
 		CallCost:  float64(lg.Overhead) / 1e3,
 		StreamGap: Estimate{Mean: float64(lg.GapPerMessage) / 1e3},
-		Memory:    Memory{Node: Estimate{Mean: 2.5e10}, Alone: Estimate{Mean: 1.5e10}, Streams: 2, ArrayBytes: 32 << 20},
+		Memory: Memory{Node: Estimate{Mean: 2.5e10, Kept: 10}, Alone: Estimate{Mean: 1.5e10, Kept: 10}, Streams: 2, ArrayBytes: 32 << 20,
+			Converged: true, Plan: "2 streams of 2 cores (at most 4), at most 1024 MiB in all: 2 × 3 × 32 MiB"},
 	}
 	ms := measurements{
 		thread: machine.ThreadCosts{Create: 400 * trace.Nanosecond, Start: 4 * trace.Microsecond, Copy: 18 * machine.PicosecondPerByte, CAS: 2 * trace.Nanosecond},
@@ -56,7 +59,7 @@ func TestCalibrationMachine(t *testing.T) {
 		t.Errorf("machine %s: memory %g, table %d points, threads %+v", m, m.MemoryBandwidth, len(m.Table.Intra), m.Threads)
 	}
 	for _, want := range []string{"predict calibrate --quick on node7 (Test CPU @ 3GHz, 2 CPUs, linux/amd64, go1.26, clock source tsc)",
-		"at 2026-11-27T12:00:00Z", "load 0.10 0.20 0.30", "WaitPatternNull/Up passed", "jump at the eager limit 65536 B"} {
+		"at 2026-11-27T12:00:00Z", "load 0.10 0.20 0.30", "WaitPatternNull/Up passed", "jump at the runtime's eager limit 65536 B"} {
 		if !strings.Contains(m.Source, want) {
 			t.Errorf("source lacks %q:\n%s", want, m.Source)
 		}
@@ -138,8 +141,36 @@ func TestBufferPool(t *testing.T) {
 		if b := cold.get(); &b[0] != &cold.slab[0] {
 			t.Errorf("cold %d B: no rotation after %d buffers", size, cold.n)
 		}
-		if span := cold.n * cold.stride; cold.stride%64 != 0 || (span < coldBytes && cold.n < 1<<16) {
-			t.Errorf("cold %d B: %d buffers of stride %d span %d B, want 64-byte strides over %d B (or 65536 buffers)", size, cold.n, cold.stride, span, coldBytes)
+		if span := cold.n * cold.stride; cold.stride%64 != 0 || span < coldBytes || cold.n > maxColdBuffers {
+			t.Errorf("cold %d B: %d buffers of stride %d span %d B, want 64-byte strides over %d B, at most %d buffers", size, cold.n, cold.stride, span, coldBytes, maxColdBuffers)
 		}
+	}
+}
+
+// TestPingPongSamples: a batch of n ping-pong samples is n+1 round trips,
+// the first (rank 1's wake-up from the command) left out.
+func TestPingPongSamples(t *testing.T) {
+	var got []int
+	err := commlib.RunWith(commlib.Config{NP: 2}, func(c *commlib.Comm) {
+		s := newRankState(c, false)
+		if c.Rank() != 0 {
+			s.serve()
+			return
+		}
+		defer s.command(cmdDone)
+		w := leader{s}
+		if a := w.announcements(3); len(a) != 3 || slices.Min(a) <= 0 {
+			t.Errorf("announcements %v", a)
+		}
+		for _, n := range []int{1, 5} {
+			xs, err := w.pingPongSamples(8, n)
+			if err != nil {
+				t.Error(err)
+			}
+			got = append(got, len(xs))
+		}
+	})
+	if err != nil || !reflect.DeepEqual(got, []int{1, 5}) {
+		t.Errorf("samples %v, %v", got, err)
 	}
 }

@@ -6,6 +6,7 @@ package estimator
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"time"
@@ -22,13 +23,14 @@ import (
 // between nodes, and linear collectives (commlib's in-process collectives
 // are centralized). It follows MPIPerf's advice where it can cheaply
 // (seed-001 §6): warm-up before timing, every round trip and call timed on
-// its own, medians rather than means, the timer's own cost subtracted.
+// its own, medians rather than means, the timer's own cost subtracted. The
+// messages are timed by the calibration tester's samplers.
 //
 //   - one-way time of 1 B and of 1 MiB: half the median ping-pong round trip;
 //   - o: the mean of the median eager Send call (1 B, receiver waiting) and
 //     the median Recv of a message that has already arrived;
-//   - L = oneway(1) − 2o (at least 0); g: the mean time per message of a
-//     stream of 1 B sends; G = (oneway(1 MiB) − oneway(1)) / (1 MiB − 1);
+//   - L = oneway(1) − 2o (at least 0); g: the median over 10 streams of 200
+//     sends of 1 B of the time per message; G = (oneway(1 MiB) − oneway(1)) / (1 MiB − 1);
 //     O = 0 (the copies are in G); S = commlib.DefaultEagerLimit;
 //   - threads: NewPool(16)/16, SetTask's call and the delay until the task
 //     starts, copy() of 4 MiB, AtomicInt.CompareAndSwap, a new AtomicInt,
@@ -131,91 +133,38 @@ func median[T cmp.Ordered](s []T) T {
 	return s[len(s)/2]
 }
 
-// messages measures ping-pongs, send and receive calls, and a stream.
+// messages measures ping-pongs, send and receive calls, and a stream with
+// the calibration tester's samplers (calibrate_ranks.go), medians less the
+// timer's cost.
 func (ms *measurements) messages(timer trace.Time) error {
 	const (
-		warm   = 200
-		small  = 1500
-		big    = 60
-		stream = 2000
+		warm    = 200
+		small   = 1500
+		big     = 60
+		stream  = 200 // messages a stream, streams of them
+		streams = 10
 	)
 	return commlib.Run(2, func(c *commlib.Comm) {
-		one, large := make([]byte, 1), make([]byte, bigMessage)
-		pingpong := func(buf []byte, n int) trace.Time {
-			rtts := make([]trace.Time, 0, n)
-			for range n {
-				if c.Rank() == 0 {
-					t0 := time.Now()
-					c.Send(buf, 1, 0)
-					c.Recv(buf, 1, 0)
-					rtts = append(rtts, since(t0, timer))
-				} else {
-					c.Recv(buf, 0, 0)
-					c.Send(buf, 0, 0)
-				}
-			}
-			return median(rtts) / 2
-		}
-		pingpong(one, warm)
-		oneWay1 := pingpong(one, small)
-		pingpong(large, 5)
-		oneWayBig := pingpong(large, big)
-		if c.Rank() == 0 {
-			ms.oneWay1, ms.oneWayBig = oneWay1, oneWayBig
-		}
-
-		// Send calls with the receiver waiting, one at a time.
-		sends := make([]trace.Time, 0, small)
-		for range small {
-			if c.Rank() == 0 {
-				c.Recv(one, 1, 1) // the receiver is about to wait
-				t0 := time.Now()
-				c.Send(one, 1, 0)
-				sends = append(sends, since(t0, timer))
-			} else {
-				c.Send(one, 0, 1)
-				c.Recv(one, 0, 0)
-			}
-		}
-		// Receives of messages that have arrived: an eager Send has queued
-		// its message at the receiver when it returns, so once the marker
-		// (tag 2) sent after a batch is in, the batch is there.
-		recvs := make([]trace.Time, 0, small)
-		const batch = 50
-		for range small / batch {
-			if c.Rank() == 0 {
-				for range batch {
-					c.Send(one, 1, 0)
-				}
-				c.Send(one, 1, 2)
-			} else {
-				c.Recv(one, 0, 2)
-				for range batch {
-					t0 := time.Now()
-					c.Recv(one, 0, 0)
-					recvs = append(recvs, since(t0, timer))
-				}
-			}
-		}
-		// A stream of sends.
+		one, large := newBufferPool(1, false), newBufferPool(bigMessage, false)
+		pingPongs(c, one, warm)
+		oneWay1 := pingPongs(c, one, small)
+		pingPongs(c, large, 5)
+		oneWayBig := pingPongs(c, large, big)
+		sends := sendCalls(c, one, small)
+		recvs := recvCalls(c, small) // rank 1's, on both ranks
 		c.Barrier()
+		gaps := streamGaps(c, stream, streams)
 		if c.Rank() == 0 {
-			t0 := time.Now()
-			for range stream {
-				c.Send(one, 1, 0)
-			}
-			ms.stream = since(t0, timer) / stream
-		} else {
-			for range stream {
-				c.Recv(one, 0, 0)
-			}
-		}
-		if c.Rank() == 0 {
-			ms.sendCall = median(sends)
-		} else {
-			ms.recvCall = median(recvs)
+			ms.oneWay1, ms.oneWayBig = medianLess(oneWay1, timer/2), medianLess(oneWayBig, timer/2)
+			ms.sendCall, ms.recvCall = medianLess(sends, timer), medianLess(recvs, timer)
+			ms.stream = medianLess(gaps, timer/stream)
 		}
 	})
+}
+
+// medianLess is the median of samples in ns, less, at least 0.
+func medianLess(ns []float64, less trace.Time) trace.Time {
+	return max(trace.Time(math.Round(median(ns)*float64(trace.Nanosecond)))-less, 0)
 }
 
 // wakeBlocked are the times a rank is kept blocked in Recv to measure its

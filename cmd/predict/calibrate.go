@@ -44,11 +44,14 @@ is written. It then measures a ping-pong table from 1 B to 4 MiB (powers of 2;
 cut at each tail) repeated until its 95 % confidence interval is within --ci or its
 --budget is spent, when the machine is declared too noisy and nothing is written.
 It fits LogGOPS (L, o, G, O) to the table by least squares on relative residuals,
-with the eager limit S where the table jumps (a change of protocol), g from streams
-of messages and O from the Send call; measures the thread primitives and the
-wake-up of blocked ranks (as MeasureLocal), the node's memory bandwidth (a STREAM
-triad, one stream per core and one alone), the cost of allocating memory per byte,
-and the timer's and the probes' own costs. With --collectives it also times
+with the eager limit S the runtime's (in-process exactly, COMMLIB_EAGER_LIMIT or
+64 KiB; under MPI where the table jumps, a change of protocol), g from streams of
+messages and O from the Send call; measures the thread primitives and the wake-up
+of blocked ranks (as MeasureLocal), the node's memory bandwidth (a STREAM triad,
+one stream per core up to 8 (--quick: 4) within 1 GiB and a quarter of the memory
+available, and one alone), the cost of allocating fresh memory per byte, and the
+timer's and the probes' own costs; a memory figure that does not converge is
+marked, not refused. With --collectives it also times
 collectives at the job's np in time slots (max over ranks), for validating the
 interpreter's collective models: they are reported, not written to the machine
 file, and one that does not converge is marked, not refused.
