@@ -22,8 +22,8 @@ Commands: scale (the speedup sweep: table, Amdahl fit, plots), run (one
 prediction and its modeled trace), model (the model of a program, or with
 --reduced what decides its control flow), profile (the timing pass), patterns
 (inefficiency patterns in a real or predicted trace), trace convert (Perfetto,
-Paraver, GOAL, CSV), calibrate (this machine's machine file), version,
-completion (shell completion scripts). Planned: validate (predicted against measured).`,
+Paraver, GOAL, CSV), calibrate (this machine's machine file), validate
+(predicted against measured), version, completion (shell completion scripts).`,
 		SilenceUsage:               true,
 		SuggestionsMinimumDistance: 2,
 		SilenceErrors:              true,
