@@ -232,11 +232,14 @@ var mathFuncs = map[string]func(float64) float64{
 	"math.Sqrt": math.Sqrt, "math.Floor": math.Floor, "math.Ceil": math.Ceil, "math.Abs": math.Abs,
 	"math.Log": math.Log, "math.Log2": math.Log2, "math.Log10": math.Log10, "math.Exp": math.Exp,
 	"math.Round": math.Round, "math.Trunc": math.Trunc, "math.Cbrt": math.Cbrt, "math.Sin": math.Sin,
-	"math.Cos": math.Cos,
+	"math.Cos": math.Cos, "math.Tan": math.Tan, "math.Asin": math.Asin, "math.Acos": math.Acos, "math.Atan": math.Atan,
+	"math.Sinh": math.Sinh, "math.Cosh": math.Cosh, "math.Tanh": math.Tanh, "math.Erf": math.Erf, "math.Erfc": math.Erfc,
+	"math.Log1p": math.Log1p, "math.Expm1": math.Expm1, "math.Exp2": math.Exp2, "math.Gamma": math.Gamma,
 }
 
 var mathFuncs2 = map[string]func(float64, float64) float64{
 	"math.Pow": math.Pow, "math.Max": math.Max, "math.Min": math.Min, "math.Mod": math.Mod, "math.Hypot": math.Hypot,
+	"math.Atan2": math.Atan2, "math.Copysign": math.Copysign, "math.Dim": math.Dim, "math.Remainder": math.Remainder,
 }
 
 // externalFunc returns the interpreter's version of a function outside

@@ -24,7 +24,10 @@ var ExecutedExternal = map[string]bool{
 	"math.Log2": true, "math.Log10": true, "math.Exp": true, "math.Round": true, "math.Trunc": true,
 	"math.Cbrt": true, "math.Sin": true, "math.Cos": true, "math.Pow": true, "math.Max": true,
 	"math.Min": true, "math.Mod": true, "math.Hypot": true, "math.Inf": true, "math.IsNaN": true,
-	"math.Float64bits": true, "math.Float64frombits": true,
+	"math.Float64bits": true, "math.Float64frombits": true, "math.Tan": true, "math.Asin": true, "math.Acos": true,
+	"math.Atan": true, "math.Sinh": true, "math.Cosh": true, "math.Tanh": true, "math.Erf": true, "math.Erfc": true,
+	"math.Log1p": true, "math.Expm1": true, "math.Exp2": true, "math.Gamma": true, "math.Atan2": true,
+	"math.Copysign": true, "math.Dim": true, "math.Remainder": true,
 	// time.Duration's conversions
 	"(time.Duration).Seconds": true, "(time.Duration).Minutes": true, "(time.Duration).Hours": true,
 	"(time.Duration).Milliseconds": true, "(time.Duration).Microseconds": true, "(time.Duration).Nanoseconds": true,
