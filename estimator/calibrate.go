@@ -82,7 +82,7 @@ type Calibration struct {
 	// eager limit, or the largest size; 0: not measured, no message is
 	// eager), whose slope from 1 B (SendCall1)
 	// is O; CallCost the mean of a 1 B Send and of a Recv of a message
-	// that has arrived (MeasureLocal's method); StreamGap g.
+	// that has arrived; StreamGap g.
 	SendCall      Estimate `json:"send_call"`
 	SendCallBytes int64    `json:"send_call_bytes"`
 	SendCall1     float64  `json:"send_call_1_ns"`
@@ -482,7 +482,7 @@ func (cal *Calibration) makeMachine(ms measurements) error {
 			"%s; MPIPerf's method (seed-001): clock offsets by the fastest round trip, slot schedule, max over ranks, "+
 			"WaitPatternNull/Up passed; ping-pong 1 B to %d B with %s, each size's first round trip apart, one-way = trimmed mean (25 %% each tail) "+
 			"of half round trips to ±%.1f %% at 95 %%; LogGOPS by relative least squares: %s; g from streams; %s; "+
-			"threads (and in-process wake-up) as MeasureLocal, in the calibrating process; %s",
+			"threads (and in-process wake-up) timed in loops, in the calibrating process; %s",
 			quickText(cal.Quick), h.Name, h.CPUModel, h.CPUs, h.OS, h.GoVersion, h.ClockSource, cal.Started.Format(time.RFC3339),
 			cal.Took.Round(time.Millisecond), h.LoadBefore, cal.runtimeText(), cal.PingPong[len(cal.PingPong)-1].Bytes, bufferText(cal.Buffers),
 			100*maxRelCI(cal.PingPong), how, cal.oText(), cal.Memory.text()),

@@ -312,7 +312,7 @@ func sendCalls(c *commlib.Comm, bufs *bufferPool, n int) []float64 {
 }
 
 // recvCalls times n receives of 1 B on rank 1 of messages that have
-// arrived (MeasureLocal's method: an eager Send has queued its message at
+// arrived (an eager Send has queued its message at
 // the receiver when it returns, so once the marker sent after a batch is
 // in, the batch is there) and sends the times to rank 0, ns.
 func recvCalls(c *commlib.Comm, n int) []float64 {
@@ -351,7 +351,7 @@ func recvCalls(c *commlib.Comm, n int) []float64 {
 // streamGaps are n samples of the gap per message g (throughput-derived,
 // seed-001 §6.8): the time per message of a stream of m sends of 1 B on
 // rank 0, rank 1 receiving them as they come and acknowledging the end
-// (outside the timed part), as MeasureLocal measures it.
+// (outside the timed part).
 func streamGaps(c *commlib.Comm, m, n int) []float64 {
 	one := make([]byte, 1)
 	out := make([]float64, 0, n)

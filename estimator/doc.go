@@ -90,11 +90,9 @@
 // predict validate's real runs the same way, and [PlainProgram.Run] runs
 // it under the launcher at each np, its span merged from the ranks' files.
 //
-// [MeasureLocal] is the quick calibration of this machine's in-process
-// runtime (commlib's ranks as goroutines): message and thread costs, as a
-// machine.Machine of origin measured.
-//
-// [Calibrate] is the full one (predict calibrate), by MPIPerf's method
+// [Calibrate] measures this machine (predict calibrate; quick, and cached
+// by [CachedLocal], it is the default machine of run, scale and validate),
+// by MPIPerf's method
 // (seed-001): clock offsets by the fastest round trip
 // (calibrate_slots.go), self-tests WaitPatternNull and WaitPatternUp in a
 // schedule of time slots with the time of a launch the maximum over ranks
@@ -102,7 +100,7 @@
 // trimmed means repeated until their confidence interval is narrow enough
 // or the machine is declared too noisy (calibrate_stats.go, [NoisyError]),
 // the LogGOPS fit with the eager limit where the table jumps
-// (calibrate_fit.go), MeasureLocal's thread measurements, the node's
+// (calibrate_fit.go), thread primitives timed in loops (localmachine.go), the node's
 // memory bandwidth and the cost of allocation (calibrate_node.go). The
 // measurement loops take interfaces (sampler, stageRunner,
 // clockExchanger): the in-process ranks (calibrate_inproc.go) in a

@@ -1,13 +1,11 @@
-// This file defines MeasureLocal: a quick calibration of the in-process
-// runtime's message and thread costs on this machine.
+// This file defines the calibration's measurements made in the
+// calibrating process itself (Calibrate): thread primitives and the
+// in-process runtime's wake-up of blocked ranks.
 
 package estimator
 
 import (
 	"cmp"
-	"fmt"
-	"math"
-	"runtime"
 	"slices"
 	"time"
 
@@ -16,89 +14,16 @@ import (
 	"github.com/predict-tools/predict/trace"
 )
 
-// MeasureLocal measures this machine's in-process runtime (commlib.Run,
-// ranks as goroutines) in well under a second and returns a "local"
-// machine with origin [machine.OriginMeasured]: one node with runtime.NumCPU()
-// cores and no limit of ranks per node, the same parameters within and
-// between nodes, and linear collectives (commlib's in-process collectives
-// are centralized). It follows MPIPerf's advice where it can cheaply
-// (seed-001 §6): warm-up before timing, every round trip and call timed on
-// its own, medians rather than means, the timer's own cost subtracted. The
-// messages are timed by the calibration tester's samplers.
-//
-//   - one-way time of 1 B and of 1 MiB: half the median ping-pong round trip;
-//   - o: the mean of the median eager Send call (1 B, receiver waiting) and
-//     the median Recv of a message that has already arrived;
-//   - L = oneway(1) − 2o (at least 0); g: the median over 10 streams of 200
-//     sends of 1 B of the time per message; G = (oneway(1 MiB) − oneway(1)) / (1 MiB − 1);
-//     O = 0 (the copies are in G); S = commlib.DefaultEagerLimit;
-//   - threads: NewPool(16)/16, SetTask's call and the delay until the task
-//     starts, copy() of 4 MiB, AtomicInt.CompareAndSwap, a new AtomicInt,
-//     NewSemaphore, a TryLock that fails, and TryLock+Unlock less it.
-//
-// The figures are noisy on a loaded machine; a calibration (predict
-// calibrate) is the reference.
-func MeasureLocal() (*machine.Machine, error) {
-	start := time.Now()
-	timer := timerCost()
-	var ms measurements
-	if err := ms.messages(timer); err != nil {
-		return nil, fmt.Errorf("measuring the in-process runtime: %v", err)
-	}
-	if err := ms.threads(timer); err != nil {
-		return nil, fmt.Errorf("measuring thread costs: %v", err)
-	}
-	if err := ms.wakeups(); err != nil {
-		return nil, fmt.Errorf("measuring the wake-up of blocked ranks: %v", err)
-	}
-	ms.round()
-	o := (ms.sendCall + ms.recvCall) / 2
-	lg := machine.LogGOPS{
-		Latency:       max(ms.oneWay1-2*o, 0),
-		Overhead:      o,
-		GapPerMessage: ms.stream,
-		GapPerByte:    machine.PerByteOver(max(ms.oneWayBig-ms.oneWay1, 0), bigMessage-1),
-		EagerLimit:    commlib.DefaultEagerLimit,
-	}
-	m := &machine.Machine{
-		Name:        "local",
-		Description: "this machine's in-process runtime (ranks as goroutines of one process), measured quickly",
-		Source: fmt.Sprintf("MeasureLocal on %s/%s with %d CPUs, %s, in %s: ping-pong of 1 B (one-way %s) and 1 MiB (one-way %s), "+
-			"median Send %s and Recv %s, stream %s per message; thread primitives timed in loops; wake-up of a rank blocked "+
-			"in Recv by the trimmed mean one-way time of 1 B after its partner computed for the time blocked, less that of a rank that did not block",
-			runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), time.Since(start).Round(time.Millisecond),
-			machine.FormatDuration(ms.oneWay1), machine.FormatDuration(ms.oneWayBig), machine.FormatDuration(ms.sendCall), machine.FormatDuration(ms.recvCall),
-			machine.FormatDuration(ms.stream)),
-		Origin:       machine.OriginMeasured,
-		Nodes:        1,
-		CoresPerNode: runtime.NumCPU(),
-		RanksPerNode: 0,
-		Mapping:      machine.Block,
-		CPUFactor:    1,
-		Intra:        lg,
-		Inter:        lg,
-		Threads:      ms.thread,
-		Collectives:  machine.LinearCollectives(),
-		Wakeup:       ms.wake,
-	}
-	return m, m.Validate()
-}
-
-const bigMessage = 1 << 20
-
-// measurements are the raw figures of MeasureLocal.
+// measurements are the calibration's thread costs and the in-process
+// runtime's wake-up curve, measured in the calibrating process.
 type measurements struct {
-	oneWay1, oneWayBig trace.Time
-	sendCall, recvCall trace.Time
-	stream             trace.Time
-	thread             machine.ThreadCosts
-	wake               machine.Wakeup
+	thread machine.ThreadCosts
+	wake   machine.Wakeup
 }
 
 // round rounds the durations to whole nanoseconds: finer digits are noise.
 func (ms *measurements) round() {
-	for _, p := range []*trace.Time{&ms.oneWay1, &ms.oneWayBig, &ms.sendCall, &ms.recvCall, &ms.stream,
-		&ms.thread.Create, &ms.thread.SetTask, &ms.thread.Start, &ms.thread.CAS, &ms.thread.CreateAtomic,
+	for _, p := range []*trace.Time{&ms.thread.Create, &ms.thread.SetTask, &ms.thread.Start, &ms.thread.CAS, &ms.thread.CreateAtomic,
 		&ms.thread.CreateSemaphore, &ms.thread.TryLock, &ms.thread.Release} {
 		if *p >= 10*trace.Nanosecond {
 			*p = (*p + trace.Nanosecond/2) / trace.Nanosecond * trace.Nanosecond
@@ -131,40 +56,6 @@ func median[T cmp.Ordered](s []T) T {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s[len(s)/2]
-}
-
-// messages measures ping-pongs, send and receive calls, and a stream with
-// the calibration tester's samplers (calibrate_ranks.go), medians less the
-// timer's cost.
-func (ms *measurements) messages(timer trace.Time) error {
-	const (
-		warm    = 200
-		small   = 1500
-		big     = 60
-		stream  = 200 // messages a stream, streams of them
-		streams = 10
-	)
-	return commlib.Run(2, func(c *commlib.Comm) {
-		one, large := newBufferPool(1, false), newBufferPool(bigMessage, false)
-		pingPongs(c, one, warm)
-		oneWay1 := pingPongs(c, one, small)
-		pingPongs(c, large, 5)
-		oneWayBig := pingPongs(c, large, big)
-		sends := sendCalls(c, one, small)
-		recvs := recvCalls(c, small) // rank 1's, on both ranks
-		c.Barrier()
-		gaps := streamGaps(c, stream, streams)
-		if c.Rank() == 0 {
-			ms.oneWay1, ms.oneWayBig = medianLess(oneWay1, timer/2), medianLess(oneWayBig, timer/2)
-			ms.sendCall, ms.recvCall = medianLess(sends, timer), medianLess(recvs, timer)
-			ms.stream = medianLess(gaps, timer/stream)
-		}
-	})
-}
-
-// medianLess is the median of samples in ns, less, at least 0.
-func medianLess(ns []float64, less trace.Time) trace.Time {
-	return max(trace.Time(math.Round(median(ns)*float64(trace.Nanosecond)))-less, 0)
 }
 
 // wakeBlocked are the times a rank is kept blocked in Recv to measure its

@@ -7,8 +7,8 @@
 // nothing about programs.
 //
 // A [Machine] comes from a preset ([Preset]: ideal, local, ethernet-10g,
-// infiniband-hdr), a machine file ([Load], [Parse], [Resolve]), or a quick
-// measurement of this machine's in-process runtime (estimator.MeasureLocal).
+// infiniband-hdr), a machine file ([Load], [Parse], [Resolve]), or a
+// calibration of this machine (estimator.Calibrate).
 // Its [Origin] says which; [Machine.Describe] prints every parameter and says
 // loudly when a preset stands in for a calibration, as every report must.
 //

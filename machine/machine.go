@@ -19,7 +19,7 @@ const (
 // A Machine describes a target: its nodes and how ranks are placed on them,
 // the cost of messages within and between nodes, of thread primitives and
 // of computation. A Machine is plain data: build one with [Preset], [Load],
-// [Parse] or estimator.MeasureLocal, or fill the fields and call
+// [Parse] or estimator.Calibrate, or fill the fields and call
 // [Machine.Validate].
 // The cost methods read it and never change it, so one Machine may serve
 // many interpretations at once.
@@ -72,8 +72,9 @@ const (
 	// OriginPreset: typical figures shipped with predict, not measured on
 	// the target.
 	OriginPreset Origin = "preset"
-	// OriginMeasured: a quick measurement on this machine
-	// (estimator.MeasureLocal).
+	// OriginMeasured: a quick measurement on this machine (files written
+	// by earlier versions of predict; estimator.Calibrate writes
+	// OriginCalibrated, --quick too).
 	OriginMeasured Origin = "measured"
 	// OriginCalibrated: a full calibration on the target (predict calibrate).
 	OriginCalibrated Origin = "calibrated"

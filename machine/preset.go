@@ -111,8 +111,8 @@ func ideal() *Machine {
 }
 
 // local describes the in-process runtime on the development machine
-// (commlib's benchmarks, commlib/bench_test.go, and estimator.MeasureLocal).
-// estimator.MeasureLocal measures the machine at hand instead.
+// (commlib's benchmarks, commlib/bench_test.go, and a quick measurement of
+// the time). estimator.Calibrate measures the machine at hand instead.
 func local() *Machine {
 	// One-way 1 B = o + L + o = 150 + 800 + 150 ns = 1.1 µs; G = 1/(20 GB/s).
 	lg := LogGOPS{

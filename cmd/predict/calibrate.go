@@ -47,7 +47,7 @@ It fits LogGOPS (L, o, G, O) to the table by least squares on relative residuals
 with the eager limit S the runtime's (in-process exactly, COMMLIB_EAGER_LIMIT or
 64 KiB; under MPI where the table jumps, a change of protocol), g from streams of
 messages and O from the Send call; measures the thread primitives and the wake-up
-of blocked ranks (as MeasureLocal), the node's memory bandwidth (a STREAM triad,
+of blocked ranks, the node's memory bandwidth (a STREAM triad,
 one stream per core up to 8 (--quick: 4) within 1 GiB and a quarter of the memory
 available, and one alone), the cost of allocating fresh memory per byte, and the
 timer's and the probes' own costs; a memory figure that does not converge is
