@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/profile"
 )
 
 // CalibrationMethod is the version of the calibration's method. It is part
@@ -39,15 +40,8 @@ import (
 const CalibrationMethod = 2
 
 // DefaultMachineCache is where CachedLocal keeps calibrations by default:
-// predict/machines under [os.UserCacheDir] (the temporary directory where
-// the system names none), beside the profiles.
-func DefaultMachineCache() string {
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		dir = os.TempDir()
-	}
-	return filepath.Join(dir, "predict", "machines")
-}
+// machines under [profile.CacheRoot], beside the profiles.
+func DefaultMachineCache() string { return filepath.Join(profile.CacheRoot(), "machines") }
 
 // LocalKey is what a cached calibration was measured on and how: the host,
 // its CPU model and count, the Go version (whose runtime the in-process

@@ -24,14 +24,20 @@ type Cache struct {
 }
 
 // DefaultCache is the cache in the user's cache directory
-// (predict/profiles under [os.UserCacheDir]), or under the temporary
-// directory where the system names none.
+// (predict/profiles under [CacheRoot]).
 func DefaultCache() Cache {
+	return Cache{Dir: filepath.Join(CacheRoot(), "profiles")}
+}
+
+// CacheRoot is where predict keeps what it measured once for later runs
+// (profiles, this machine's calibration): predict under [os.UserCacheDir],
+// or under the temporary directory where the system names none.
+func CacheRoot() string {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		dir = os.TempDir()
 	}
-	return Cache{Dir: filepath.Join(dir, "predict", "profiles")}
+	return filepath.Join(dir, "predict")
 }
 
 // Key is what a cached profile was measured for: the package and its
