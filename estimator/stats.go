@@ -66,11 +66,7 @@ func balance(samples [][]int64, overheadNS float64) (meanNS, d float64, n int) {
 		if len(ss) == 0 {
 			continue
 		}
-		xs := make([]float64, len(ss))
-		for i, s := range ss {
-			xs[i] = math.Max(0, float64(s)-overheadNS)
-		}
-		slices.Sort(xs)
+		xs := sortedLess(ss, overheadNS)
 		byIndex = append(byIndex, xs)
 		n += len(xs)
 		if len(xs) >= 3 {
@@ -83,7 +79,7 @@ func balance(samples [][]int64, overheadNS float64) (meanNS, d float64, n int) {
 	var ts []float64
 	if 2*repeated > len(byIndex) {
 		for _, xs := range byIndex {
-			ts = append(ts, xs[(len(xs)-1)/4])
+			ts = append(ts, lowerQuartile(xs))
 		}
 	} else {
 		for _, xs := range byIndex {
@@ -184,12 +180,7 @@ func iterCurve(samples [][]int64, overheadNS, alpha float64, totalPS float64, tr
 		if len(ss) < minCurveEntries {
 			break
 		}
-		xs := make([]float64, len(ss))
-		for i, s := range ss {
-			xs[i] = math.Max(0, float64(s)-overheadNS)
-		}
-		slices.Sort(xs)
-		ts = append(ts, xs[(len(xs)-1)/4])
+		ts = append(ts, lowerQuartile(sortedLess(ss, overheadNS)))
 	}
 	if len(ts) < 8 {
 		return nil, 0
@@ -230,3 +221,18 @@ func iterCurve(samples [][]int64, overheadNS, alpha float64, totalPS float64, tr
 	}
 	return first, int64(math.Round(r * scale))
 }
+
+// sortedLess returns one iteration index's samples (ns, each with the
+// probe's overhead) less the overhead, at least 0, sorted.
+func sortedLess(samples []int64, overheadNS float64) []float64 {
+	xs := make([]float64, len(samples))
+	for i, s := range samples {
+		xs[i] = math.Max(0, float64(s)-overheadNS)
+	}
+	slices.Sort(xs)
+	return xs
+}
+
+// lowerQuartile is the lower quartile of sorted xs (the fastest of up to
+// four): T_k of balance and iterCurve.
+func lowerQuartile(xs []float64) float64 { return xs[(len(xs)-1)/4] }
