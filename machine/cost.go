@@ -116,7 +116,7 @@ func (l Link) Transfer(s int64) trace.Time {
 		return Overflow
 	}
 	if !l.Eager(s) {
-		req, ans := l.Rendezvous(s)
+		req, ans := l.rendezvous(s, oneWay)
 		recv = AddTime(recv, AddTime(req, ans))
 	}
 	return max(oneWay-recv, l.SendOverhead(s))
@@ -124,20 +124,28 @@ func (l Link) Transfer(s int64) trace.Time {
 
 // Rendezvous returns the two legs of the rendezvous handshake of an s-byte
 // message, the receiver waiting: the request to send (the send overhead
-// of one byte and L) and its answer (L), together Handshake. With a
-// table, for a size beyond the eager limit, the table's time holds the
+// of one byte and L) and its answer (L). With a table, for a size beyond the eager limit, the table's time holds the
 // handshake: it is taken at most up to what the table leaves beyond the
 // message's send and receive overheads, both legs in proportion, so that
 // a ping-pong costs the table's time whenever the table is at least the
 // two overheads (a calibration's L and O need not add up to its table: in
 // one process the fitted L is mostly waking the receiver).
 func (l Link) Rendezvous(s int64) (request, answer trace.Time) {
+	if len(l.Table) == 0 || l.Eager(s) {
+		return l.rendezvous(s, 0)
+	}
+	return l.rendezvous(s, l.Table.At(s))
+}
+
+// rendezvous is Rendezvous with the table's one-way time at s already read
+// (unused without a table or at an eager size).
+func (l Link) rendezvous(s int64, oneWay trace.Time) (request, answer trace.Time) {
 	request, answer = AddTime(l.SendOverhead(1), l.Latency), l.Latency
 	if len(l.Table) == 0 || l.Eager(s) {
 		return request, answer
 	}
 	hs := AddTime(request, answer)
-	room := l.Table.At(s) - AddTime(l.SendOverhead(s), l.RecvOverhead(s))
+	room := oneWay - AddTime(l.SendOverhead(s), l.RecvOverhead(s))
 	if Overflowed(hs) || room >= hs {
 		return request, answer
 	}
