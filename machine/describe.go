@@ -60,6 +60,9 @@ func (m *Machine) Describe() string {
 	if len(m.Wakeup) > 0 {
 		line("  wake-up of a blocked rank: %s", describeWakeup(m.Wakeup))
 	}
+	if len(m.Noise) > 0 {
+		line("  noise of a burst of compute: %s", describeNoise(m.Noise))
+	}
 	var chosen []string
 	for _, name := range CollectiveNames() {
 		if a, ok := m.Collectives[name]; ok && a != Auto {

@@ -67,6 +67,9 @@ func Parse(data []byte, file string) (*Machine, error) {
 	if len(m.Wakeup) == 0 {
 		m.Wakeup = nil
 	}
+	if len(m.Noise) == 0 {
+		m.Noise = nil
+	}
 	for k, a := range m.Collectives {
 		if a == Auto {
 			delete(m.Collectives, k)
@@ -370,6 +373,7 @@ func (d *decoder) machine(root *jsonValue) *Machine {
 		{"threads", false, d.threads(&m.Threads)},
 		{"memory_bandwidth", false, d.bandwidth(&m.MemoryBandwidth)},
 		{"wakeup", false, d.wakeup(&m.Wakeup)},
+		{"noise", false, d.noise(&m.Noise)},
 		{"collectives", false, d.collectives(&m.Collectives)},
 	})
 	if !ranksPerNode { // absent: one rank per core
@@ -401,6 +405,27 @@ func (d *decoder) wakeup(w *Wakeup) func(*jsonValue, string) {
 	return objects(d, (*[]WakePoint)(w), func(p *WakePoint) []member {
 		return []member{{"blocked", true, d.duration(&p.Blocked)}, {"delay", true, d.duration(&p.Delay)}}
 	})
+}
+
+func (d *decoder) noise(n *Noise) func(*jsonValue, string) {
+	return objects(d, (*[]NoisePoint)(n), func(p *NoisePoint) []member {
+		return []member{{"burst", true, d.duration(&p.Burst)}, {"deviations", true, d.floats(&p.Deviations)}}
+	})
+}
+
+// floats decodes an array of numbers.
+func (d *decoder) floats(dst *[]float64) func(*jsonValue, string) {
+	return func(v *jsonValue, path string) {
+		if !d.kind(v, path, jsonArray) {
+			return
+		}
+		*dst = make([]float64, len(v.elems))
+		for i, e := range v.elems {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			d.pos[p] = e.off
+			d.float(&(*dst)[i])(e, p)
+		}
+	}
 }
 
 // objects decodes an array of objects into *dst, each element's members

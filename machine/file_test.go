@@ -69,6 +69,7 @@ func TestRoundTripEverything(t *testing.T) {
 	m.Collectives = map[string]Algorithm{"alltoall": Pairwise, "barrier": Bruck}
 	m.Wakeup = Wakeup{{5 * trace.Microsecond, 700 * nsT}, {50 * trace.Microsecond, 9 * trace.Microsecond}, {trace.Millisecond, 8 * trace.Microsecond}}
 	m.MemoryBandwidth = 12.345678901e9
+	m.Noise = Noise{{10 * trace.Microsecond, []float64{-0.25, -0.125, 0.125, 0.25}}, {trace.Millisecond, []float64{-0.0625, 0, 0, 0.0625}}}
 	if err := m.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -103,6 +104,7 @@ func base(t *testing.T) string {
 	m.Table.Inter = Table{{1, 5000 * nsT}, {1024, 6000 * nsT}, {2048, 7000 * nsT}, {4096, 8000 * nsT}, {8192, 9000 * nsT}}
 	m.Wakeup = Wakeup{{10 * trace.Microsecond, 5 * trace.Microsecond}, {100 * trace.Microsecond, 12 * trace.Microsecond}}
 	m.MemoryBandwidth = 2e10
+	m.Noise = Noise{{10 * trace.Microsecond, []float64{-0.5, -0.25, 0.25, 0.5}}, {100 * trace.Microsecond, []float64{-0.125, 0, 0, 0.125}}}
 	return write(t, m)
 }
 
@@ -161,6 +163,16 @@ func TestParseErrors(t *testing.T) {
 		{`"memory_bandwidth": 2e+10`, `"memory_bandwidth": "20 furlongs"`, "memory_bandwidth", `unknown unit`},
 		{`"memory_bandwidth": 2e+10`, `"memory_bandwidth": true`, "memory_bandwidth", "a boolean, want a bandwidth"},
 		{`"memory_bandwidth": 2e+10`, `"memory_bandwidth": "20GB/s"`, "", ""}, // valid: a unit
+		{`{"burst": "100us"`, `{"burst": "10us"`, "noise[1].burst", "not increasing: 10us after 10us"},
+		{`{"burst": "10us"`, `{"burst": "-10us"`, "noise[0].burst", "-10us: want a positive time"},
+		{`[-0.125, 0, 0, 0.125]`, `[-0.125, 0, 0.125]`, "noise[1].deviations", "3 outcomes where noise[0] has 4"},
+		{`[-0.125, 0, 0, 0.125]`, `[0.125, 0, 0, -0.125]`, "noise[1].deviations[1]", "must be sorted, fastest first"},
+		{`[-0.5, -0.25, 0.25, 0.5]`, `[-1, -0.25, 0.25, 1]`, "noise[0].deviations[0]", "greater than -1"},
+		{`[-0.5, -0.25, 0.25, 0.5]`, `[-0.5, -0.25, 0.25, 0.7]`, "noise[0].deviations", "their mean is 0.0500"},
+		{`[-0.5, -0.25, 0.25, 0.5]`, `[0]`, "noise[0].deviations", "1 outcomes: want between 2"},
+		{`[-0.5, -0.25, 0.25, 0.5]`, `["a", -0.25, 0.25, 0.5]`, "noise[0].deviations[0]", "a string, want a number"},
+		{`{"burst": "10us", `, `{"burst": "10us", "spread": 1, `, "noise[0].spread", "unknown field"},
+		{`"noise": [`, `"noise": {"x": 1}, "y": [`, "noise", "an object, want an array"},
 	} {
 		text := base(t)
 		if !strings.Contains(text, c.old) {

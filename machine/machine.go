@@ -57,6 +57,9 @@ type Machine struct {
 	// Wakeup is the delay of a blocked rank in resuming (see [Wakeup]);
 	// empty: none.
 	Wakeup Wakeup
+	// Noise is how a rank's bursts of compute vary (see [Noise]); empty:
+	// none, each takes its mean.
+	Noise Noise
 
 	// Collectives maps a collective's name (see [CollectiveNames]) to the
 	// algorithm to use; a collective that is absent, or mapped to Auto,
@@ -182,5 +185,9 @@ func (m *Machine) Clone() *Machine {
 	c.Table.Inter = slices.Clone(m.Table.Inter)
 	c.Collectives = maps.Clone(m.Collectives)
 	c.Wakeup = slices.Clone(m.Wakeup)
+	c.Noise = slices.Clone(m.Noise)
+	for i := range c.Noise {
+		c.Noise[i].Deviations = slices.Clone(m.Noise[i].Deviations)
+	}
 	return &c
 }

@@ -96,6 +96,7 @@ func (m *Machine) Validate() error {
 	v.table("table.intra", m.Table.Intra)
 	v.table("table.inter", m.Table.Inter)
 	v.wakeup("wakeup", m.Wakeup)
+	v.noise("noise", m.Noise)
 	v.perByte("nic.injection", m.NIC.Injection)
 	v.perByte("nic.ejection", m.NIC.Ejection)
 	t := &m.Threads

@@ -110,6 +110,9 @@ func (m *Machine) MarshalJSON() ([]byte, error) {
 	if len(m.Wakeup) > 0 {
 		w("  \"wakeup\": %s,\n", wakeupText(m.Wakeup))
 	}
+	if len(m.Noise) > 0 {
+		w("  \"noise\": %s,\n", noiseText(m.Noise))
+	}
 	if m.MemoryBandwidth != 0 {
 		w("  \"memory_bandwidth\": %s,\n", strconv.FormatFloat(m.MemoryBandwidth, 'g', -1, 64))
 	}
