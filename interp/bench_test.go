@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/predict-tools/predict/machine"
 	"github.com/predict-tools/predict/profile"
+	"github.com/predict-tools/predict/trace"
 )
 
 // Communication events (Result.Events) are the communication operations
@@ -37,6 +39,22 @@ func BenchmarkStencilEvents(b *testing.B) {
 // the cost of the turns.
 func BenchmarkStencilOversubscribedEvents(b *testing.B) { benchStencilOnNodes(b, 16) }
 func BenchmarkStencilProfiledEvents(b *testing.B)       { benchStencilOnNodes(b, 64) }
+
+// BenchmarkStencilNoisyEvents is BenchmarkStencilProfiledEvents on a
+// machine with noise (noise.go): every burst of compute draws its
+// deviation.
+func BenchmarkStencilNoisyEvents(b *testing.B) {
+	p := prepare(&testing.T{}, "./testprogs/stencil")
+	prof, err := profile.Read(filepath.Join("testdata", "render", "stencil.profile.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := handMachine(&testing.T{})
+	m.Nodes, m.CoresPerNode, m.RanksPerNode = 0, 64, 64
+	m.Noise = machine.Noise{{Burst: 10 * trace.Microsecond, Deviations: []float64{-0.1, -0.05, 0.05, 0.1}},
+		{Burst: trace.Millisecond, Deviations: []float64{-0.02, -0.01, 0.01, 0.02}}}
+	benchEvents(b, p, Config{NP: 1024, Machine: m, Profile: prof, Args: []string{"-class", "S", "-iters", "100"}})
+}
 
 func benchStencilOnNodes(b *testing.B, cores int) {
 	p := prepare(&testing.T{}, "./testprogs/stencil")

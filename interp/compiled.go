@@ -192,6 +192,13 @@ func (cp *Compiled) run(cfg Config) (_ *World, err error) {
 	defer modelgen.CatchLimit(&err, w.position)
 	w.intra, w.inter = linkOf(cfg.Machine.Level(false)), linkOf(cfg.Machine.Level(true))
 	w.wake = cfg.Machine.Wakeup
+	if !cfg.NoNoise && cfg.Machine.Noise.Outcomes() > 0 {
+		w.noise = cfg.Machine.Noise
+	}
+	seed := cfg.NoiseSeed
+	if seed == 0 {
+		seed = DefaultNoiseSeed
+	}
 	cp.reset(cfg)
 	w.hot = make([]hotCounter, len(cp.frags))
 	prog := cp.prog
@@ -221,6 +228,7 @@ func (cp *Compiled) run(cfg Config) (_ *World, err error) {
 	for r := range cfg.NP {
 		p := &proc{w: w, rank: r, lastPeer: noPeer}
 		p.cur = &p.main
+		p.initNoise(seed)
 		p.share, p.load = w.shareOf(p), w.loadOf(p)
 		p.world = &commRef{g: world, rank: r}
 		w.procs[r] = p

@@ -83,7 +83,13 @@
 // the profiling machine (cores.go). Config.Nodes adds how each node's cores were used
 // (Result.Nodes, nodes.go). A blocking
 // call that waited resumes after the machine's wake-up delay (world.go,
-// machine.Wakeup).
+// machine.Wakeup). On a machine with noise (machine.Noise), each burst of
+// a rank's compute between two operations that can make it wait is
+// scaled by 1 + a deviation drawn from the machine's distribution at the
+// burst's length, with a generator seeded per rank (Config.NoiseSeed):
+// the mean is the profile's, and ranks that synchronise wait for the
+// slowest of them, as on the machine (noise.go; Config.NoNoise leaves it
+// out). A rank's pool and goroutine threads take their means.
 //
 // Loops timed whole are collapsed: trips × the measured time of an
 // iteration. A sealed loop (package reduce) whose nest the model can run

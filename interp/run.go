@@ -69,6 +69,12 @@ type Config struct {
 	// else the system's available memory; memory.go). A run at a large
 	// np that will not fit is refused with a *MemoryError.
 	MemoryLimit int64
+	// NoNoise leaves the machine's noise out (machine.Noise): each burst
+	// of compute takes its mean time, and ranks that do the same work
+	// never wait for each other. NoiseSeed seeds the ranks' draws
+	// (0: DefaultNoiseSeed).
+	NoNoise   bool
+	NoiseSeed uint64
 	// Memory, when set, is the program's measured memory per process
 	// (Program.EstimateMemory), used instead of measuring it again.
 	Memory *MemoryEstimate
@@ -89,6 +95,9 @@ type World struct {
 	// wake is the machine's wake-up curve: the delay of a blocked rank
 	// in resuming (resume); empty: none.
 	wake machine.Wakeup
+	// noise is the machine's noise of compute bursts (noise.go); nil:
+	// none, or left out.
+	noise machine.Noise
 	// nodeRanks counts the ranks per node, active those not blocked in
 	// communication or ended (cores.go, initNodes).
 	nodeRanks, active []int32

@@ -78,6 +78,7 @@ type proc struct {
 
 	seq     int64
 	nicFree int64
+	noise   noiseState // its compute's noise (noise.go)
 
 	// While blocked: what it waits for.
 	waitReqs  []*request
@@ -211,10 +212,16 @@ func (h procHeap) down(i0, n int) {
 }
 
 // mustYield reports whether another runnable process is behind p in time:
-// p must let it run before p's next communication.
+// p must let it run before p's next communication. Every operation that
+// can make p wait asks first, so p's burst of compute ends here
+// (noise.go).
 func (p *proc) mustYield() bool {
 	h := p.w.ready
-	if len(h) == 0 || p.cur != &p.main {
+	if p.cur != &p.main {
+		return false
+	}
+	p.endBurst()
+	if len(h) == 0 {
 		return false
 	}
 	q := &h[0]

@@ -61,7 +61,7 @@ func (m *Machine) Describe() string {
 		line("  wake-up of a blocked rank: %s", describeWakeup(m.Wakeup))
 	}
 	if len(m.Noise) > 0 {
-		line("  noise of a burst of compute: %s", describeNoise(m.Noise))
+		line("  noise of a burst of compute: %s", m.Noise.Describe())
 	}
 	var chosen []string
 	for _, name := range CollectiveNames() {

@@ -180,8 +180,8 @@ func noiseText(n Noise) string {
 	return s + "  ]"
 }
 
-// describeNoise is the noise in a report: the spread at each burst length.
-func describeNoise(n Noise) string {
+// Describe is n in a report: the spread at each burst length.
+func (n Noise) Describe() string {
 	if len(n) == 0 {
 		return "none (bursts of compute take their mean time)"
 	}

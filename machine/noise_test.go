@@ -77,7 +77,7 @@ func TestNoiseMeanZero(t *testing.T) {
 
 func TestDescribeNoise(t *testing.T) {
 	n := Noise{{10 * trace.Microsecond, []float64{-0.1, 0.1}}}
-	if got, want := describeNoise(n), "±10.0 % at 10us"; !strings.Contains(got, want) {
-		t.Errorf("describeNoise = %q, want it to contain %q", got, want)
+	if got, want := n.Describe(), "±10.0 % at 10us"; !strings.Contains(got, want) {
+		t.Errorf("Describe = %q, want it to contain %q", got, want)
 	}
 }

@@ -255,7 +255,7 @@ func TestTextEpsRule(t *testing.T) {
 		want    string
 	}{
 		{false, "noise threshold eps 100us (the noise floor of a real trace; a millionth of the run's span 30.2ms is less; --eps to change): shorter waits are not counted\n"},
-		{true, "noise threshold eps 30.2ns (a millionth of the run's span 30.2ms: a modeled trace has no noise; --eps to change): shorter waits are not counted\n"},
+		{true, "noise threshold eps 30.2ns (a millionth of the run's span 30.2ms: a modeled trace has no measurement noise; --eps to change): shorter waits are not counted\n"},
 	} {
 		var buf bytes.Buffer
 		if err := patterns.Analyze(b.events, patterns.Options{Modeled: c.modeled}).WriteText(&buf, ""); err != nil {

@@ -282,7 +282,7 @@ func TestEps(t *testing.T) {
 	expect(t, rep.Findings, "LateSender", 1, "r.go:2", ms(2), 1)
 
 	rep = patterns.Analyze(b.events, patterns.Options{Modeled: true})
-	if want := "a millionth of the run's span 300.2ms: a modeled trace has no noise"; rep.Eps != ms(300.2)/1e6 || rep.EpsRule != want {
+	if want := "a millionth of the run's span 300.2ms: a modeled trace has no measurement noise"; rep.Eps != ms(300.2)/1e6 || rep.EpsRule != want {
 		t.Errorf("modeled trace: eps %v (%s), want %v (%s)", rep.Eps, rep.EpsRule, ms(300.2)/1e6, want)
 	}
 	expect(t, rep.Findings, "LateSender", 1, "r.go:1", 256*ms(0.075), 256)

@@ -18,8 +18,10 @@ import (
 // iterative program are many small instances (a modeled stencil at np=8,
 // a 15.8 ms run, loses 1 ms in 700 Allreduce and Sendrecv waits of
 // 0.1-2 µs each): a threshold that is a sizeable share of the run, or the
-// former fixed 1 ms, hides them all. A modeled trace has no noise, only
-// the precision of the model: the profile's means are integer picoseconds,
+// former fixed 1 ms, hides them all. A modeled trace has no measurement
+// noise (the machine's noise, when the prediction draws it, is in its
+// compute and the waits it causes are the model's), only the precision of
+// the model: the profile's means are integer picoseconds,
 // about a millionth of a µs fragment, so a wait below a millionth of the
 // run is not resolved. A real trace carries the noise of the runtime and
 // the operating system on every call (waking a blocked goroutine, a
@@ -35,7 +37,7 @@ const (
 func autoEps(span trace.Time, modeled bool) (trace.Time, string) {
 	share := span / AutoEpsDivisor
 	if modeled {
-		return max(share, 1), fmt.Sprintf("a millionth of the run's span %v: a modeled trace has no noise", span)
+		return max(share, 1), fmt.Sprintf("a millionth of the run's span %v: a modeled trace has no measurement noise", span)
 	}
 	if share >= RealEpsFloor {
 		return share, fmt.Sprintf("a millionth of the run's span %v, a real trace", span)

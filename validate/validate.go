@@ -29,7 +29,10 @@ type Config struct {
 	Runs    int                   // real runs per np (default 5)
 	Args    func(np int) []string // the program's arguments at np
 	Threads int                   // --threads, as for predictions (0: the program's choice)
-	Timeout time.Duration         // per real run (default 10 minutes)
+	// NoNoise and NoiseSeed: the predictions' noise (interp.Config).
+	NoNoise   bool
+	NoiseSeed uint64
+	Timeout   time.Duration // per real run (default 10 minutes)
 	// Attribute runs the program once more per np with its trace and sets
 	// it against the modeled trace.
 	Attribute bool
@@ -201,7 +204,7 @@ func Run(cfg Config) (*Report, error) {
 		}
 		pt.Measured, pt.Process = spreadOf(set.spans), spreadOf(set.procs)
 		var modeled []trace.Event
-		pcfg := interp.Config{NP: set.np, Machine: cfg.Machine, Profile: p, Args: pt.Args, Threads: cfg.Threads}
+		pcfg := interp.Config{NP: set.np, Machine: cfg.Machine, Profile: p, Args: pt.Args, Threads: cfg.Threads, NoNoise: cfg.NoNoise, NoiseSeed: cfg.NoiseSeed}
 		if cfg.Attribute {
 			// Only the calls of the main threads: the regions are cut
 			// at them, and a program of tiny fragments charges millions

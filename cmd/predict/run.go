@@ -62,7 +62,7 @@ launcher's, and its profile is cached apart from one measured in one process.`,
 			if err != nil {
 				return err
 			}
-			cfg := interp.Config{NP: np, Machine: m, Profile: prof, Args: runArgs, Threads: pf.threads, Nodes: nodes}
+			cfg := pf.noiseConfig(interp.Config{NP: np, Machine: m, Profile: prof, Args: runArgs, Threads: pf.threads, Nodes: nodes})
 			var (
 				events  []trace.Event
 				dropped int64

@@ -84,7 +84,7 @@ launcher's, and its profile is cached apart from one measured in one process.`,
 				if err != nil {
 					return scale.Point{}, err
 				}
-				r, err := runner.Run(interp.Config{NP: np, Args: args, RankDetail: -1, Threads: pf.threads})
+				r, err := runner.Run(pf.noiseConfig(interp.Config{NP: np, Args: args, RankDetail: -1, Threads: pf.threads}))
 				if err != nil {
 					return scale.Point{}, err
 				}

@@ -40,6 +40,9 @@ type predictFlags struct {
 	// real runs (validate's) go under it too, not only the timing pass.
 	launch   string
 	realRuns bool
+	// noNoise and noiseSeed: --no-noise, --noise-seed.
+	noNoise   bool
+	noiseSeed uint64
 
 	// Set by setup: where the profile came from, the machine file ("" for
 	// a preset), and the launcher (nil: none).
@@ -67,6 +70,8 @@ func (f *predictFlags) add(cmd *cobra.Command) {
 	fl.IntVar(&f.profNP, "profile-np", 2, "ranks of the automatic timing pass")
 	fl.IntVar(&f.runs, "profile-runs", estimator.DefaultRuns, "runs of each program (plain and probed) in the automatic timing pass")
 	fl.BoolVar(&f.noCache, "no-cache", false, "run the timing pass even when a cached profile exists")
+	fl.BoolVar(&f.noNoise, "no-noise", false, "leave the machine's noise out: every burst of compute takes its mean time, and ranks doing the same work never wait for each other")
+	fl.Uint64Var(&f.noiseSeed, "noise-seed", interp.DefaultNoiseSeed, "seed of the ranks' draws of the machine's noise")
 	fl.IntVar(&f.threads, "threads", 0, "threads per rank: what commlib.Threads returns in the model (default: the program's own choice)")
 	what := "the automatic timing pass"
 	if f.realRuns {
@@ -169,6 +174,7 @@ func (f *predictFlags) setup(cmd *cobra.Command, pkg string, log io.Writer) (*in
 // machine's calibration when no --machine was given.
 func (f *predictFlags) withMachine(prog *interp.Program, prof *profile.File, m *machine.Machine, log io.Writer) (*interp.Program, *profile.File, *machine.Machine, error) {
 	if m != nil {
+		f.noteNoise(m, log)
 		return prog, prof, m, nil
 	}
 	m, file, err := defaultMachine(log)
@@ -181,7 +187,26 @@ func (f *predictFlags) withMachine(prog *interp.Program, prof *profile.File, m *
 		fmt.Fprintf(log, "machine: note: under --launcher the fragments are measured under MPI, but this machine's default calibration is of the in-process runtime: give --machine a file from predict calibrate --launcher '…' to model MPI's messages\n")
 	}
 	f.machineFile = file
+	f.noteNoise(m, log)
 	return prog, prof, m, nil
+}
+
+// noteNoise says whether the predictions hold the machine's noise.
+func (f *predictFlags) noteNoise(m *machine.Machine, log io.Writer) {
+	switch {
+	case len(m.Noise) == 0:
+	case f.noNoise:
+		fmt.Fprintf(log, "noise: left out (--no-noise): every burst of compute takes its mean time, where on %s it varies %s\n", m.Name, m.Noise.Describe())
+	default:
+		fmt.Fprintf(log, "noise: a rank's bursts of compute vary as on %s, %s; each rank draws its own (seed %d), so ranks that synchronise wait for the slowest (--no-noise leaves it out)\n",
+			m.Name, m.Noise.Describe(), f.noiseSeed)
+	}
+}
+
+// noiseConfig sets the noise flags in cfg.
+func (f *predictFlags) noiseConfig(cfg interp.Config) interp.Config {
+	cfg.NoNoise, cfg.NoiseSeed = f.noNoise, f.noiseSeed
+	return cfg
 }
 
 // cachedProfile returns the profile at --profile-np ranks cached for these

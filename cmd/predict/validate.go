@@ -90,7 +90,7 @@ under it too, at the launcher's number of ranks.`,
 				}
 			}
 			rep, err := validate.Run(validate.Config{Program: prog, Profile: prof, Machine: m, NPs: nps, Runs: runs,
-				Args: func(np int) []string { return argsAt[np] }, Threads: pf.threads, Timeout: timeout,
+				Args: func(np int) []string { return argsAt[np] }, Threads: pf.threads, NoNoise: pf.noNoise, NoiseSeed: pf.noiseSeed, Timeout: timeout,
 				Attribute: !noTrace, Launcher: pf.launcher, Log: cmd.ErrOrStderr()})
 			if err != nil {
 				return err
