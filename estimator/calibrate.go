@@ -91,6 +91,8 @@ type Calibration struct {
 	// Collectives are the collectives timed at the job's np.
 	Collectives []CollectiveTiming `json:"collectives"`
 	Memory      Memory             `json:"memory"`
+	// Noise is the compute noise (calibrate_noise.go): in process only.
+	Noise NoiseCalibration `json:"noise"`
 	// AllocPerByte is the cost of allocating fresh memory (allocSamples);
 	// AllocConverged false when its interval did not converge.
 	AllocPerByte   Estimate         `json:"alloc_ns_per_byte"`
@@ -152,6 +154,12 @@ func Calibrate(opt CalibrateOptions) (*Calibration, error) {
 		return cal, fmt.Errorf("measuring the wake-up of blocked ranks: %v", err)
 	}
 	ms.round()
+
+	if opt.Launcher == nil {
+		cal.noise(logf)
+	} else {
+		cal.Noise.NotMeasured = noiseLauncherText
+	}
 
 	if err := cal.node(rule, logf); err != nil {
 		return cal, err
@@ -482,10 +490,10 @@ func (cal *Calibration) makeMachine(ms measurements) error {
 			"%s; MPIPerf's method (seed-001): clock offsets by the fastest round trip, slot schedule, max over ranks, "+
 			"WaitPatternNull/Up passed; ping-pong 1 B to %d B with %s, each size's first round trip apart, one-way = trimmed mean (25 %% each tail) "+
 			"of half round trips to ±%.1f %% at 95 %%; LogGOPS by relative least squares: %s; g from streams; %s; "+
-			"threads (and in-process wake-up) timed in loops, in the calibrating process; %s",
+			"threads (and in-process wake-up) timed in loops, in the calibrating process; %s; %s",
 			quickText(cal.Quick), h.Name, h.CPUModel, h.CPUs, h.OS, h.GoVersion, h.ClockSource, cal.Started.Format(time.RFC3339),
 			cal.Took.Round(time.Millisecond), h.LoadBefore, cal.runtimeText(), cal.PingPong[len(cal.PingPong)-1].Bytes, bufferText(cal.Buffers),
-			100*maxRelCI(cal.PingPong), how, cal.oText(), cal.Memory.text()),
+			100*maxRelCI(cal.PingPong), how, cal.oText(), cal.Memory.text(), cal.Noise.text()),
 		Origin:          machine.OriginCalibrated,
 		Nodes:           1,
 		CoresPerNode:    runtime.NumCPU(),
@@ -496,19 +504,21 @@ func (cal *Calibration) makeMachine(ms measurements) error {
 		Table:           machine.Tables{Intra: table, Inter: table},
 		Threads:         ms.thread,
 		Wakeup:          ms.wake,
+		Noise:           cal.Noise.machine(),
 		MemoryBandwidth: cal.Memory.bandwidth(),
 		Collectives:     machine.LinearCollectives(),
 	}
 	if !known {
 		// Under MPI: the job's nodes, MPI's collectives (auto), and no
-		// wake-up curve (MPI libraries poll).
+		// wake-up curve (MPI libraries poll) nor noise (not measured
+		// across processes).
 		m.Name = "mpi"
 		m.Description = "commlib's MPI runtime, calibrated under " + cal.Runtime
 		m.Nodes = nodesOf(cal.RankHosts)
 		if m.Nodes > 1 {
 			m.RanksPerNode = m.CoresPerNode
 		}
-		m.Wakeup, m.Collectives = nil, nil
+		m.Wakeup, m.Collectives, m.Noise = nil, nil, nil
 	}
 	cal.Machine = m
 	return m.Validate()

@@ -37,7 +37,8 @@ import (
 //	2: bounded memory triad, allocation on fresh memory, Tukey–McLaughlin
 //	   intervals, the runtime's eager limit pinned, batches' first round
 //	   trip dropped.
-const CalibrationMethod = 2
+//	3: compute noise (FWQ).
+const CalibrationMethod = 3
 
 // DefaultMachineCache is where CachedLocal keeps calibrations by default:
 // machines under [profile.CacheRoot], beside the profiles.

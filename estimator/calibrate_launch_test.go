@@ -48,11 +48,12 @@ func TestLaunchedNetwork(t *testing.T) {
 	if cal.Ranks != 2 || len(cal.PingPong) != len(net.PingPong) || cal.RankHosts[1] != "b" || cal.SendCallBytes != 65536 {
 		t.Errorf("read back: %+v", cal)
 	}
-	cal.Runtime, cal.Memory = l.String(), net.Memory
+	cal.Runtime, cal.Memory, cal.Noise.NotMeasured = l.String(), net.Memory, noiseLauncherText
 	if err := cal.makeMachine(measurements{}); err != nil {
 		t.Fatal(err)
 	}
-	if m := cal.Machine; m.Name != "mpi" || m.Nodes != 2 || m.Collectives != nil || !strings.Contains(m.Source, "on a and b (inter-node figures") {
+	if m := cal.Machine; m.Name != "mpi" || m.Nodes != 2 || m.Collectives != nil || m.Noise != nil || !strings.Contains(m.Source, "on a and b (inter-node figures") ||
+		!strings.Contains(m.Source, "noise: not measured under a launcher") {
 		t.Errorf("machine %s, %d nodes, %v\n%s", m, m.Nodes, m.Collectives, m.Source)
 	}
 

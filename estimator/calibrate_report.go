@@ -112,6 +112,9 @@ func (cal *Calibration) WriteSummary(w io.Writer) error {
 		line("allocation: %.4g ns/B (a fresh %d MiB make([]byte) and its first write, less a write to resident memory)%s",
 			a.Mean, allocBlock>>20, notConverged(cal.AllocConverged))
 	}
+	for _, l := range cal.Noise.summary() {
+		line("%s", l)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
