@@ -1,8 +1,11 @@
 // This file defines the calibration's compute-noise stage (machine.Noise):
 // a fixed work quantum (FWQ) per step on every core, the ranks of the
 // in-process runtime synchronising after each step by a ring exchange, as
-// bulk-synchronous programs do; the quanta's times, pooled over the ranks,
-// give each burst length's equally likely relative deviations.
+// bulk-synchronous programs do. Each step's quanta on the ranks share a
+// part (the VM's vCPUs slowed together, the clock frequency): only what
+// sets a rank apart from the others in its step makes them wait for each
+// other, so each burst length's equally likely relative deviations are
+// those of the ranks from their step's mean, pooled over the ranks.
 
 package estimator
 
@@ -35,6 +38,8 @@ const (
 	noiseShares     = 32
 	noiseMinSamples = 64 // kept samples of one burst length, all ranks
 	noiseMaxSlow    = 20 // a quantum taking more than 20× its target
+	// noiseMinDeviation holds a rank's own deviation above −90 %.
+	noiseMinDeviation = -0.9
 	// noiseMaxLen caps a rank's stencil array (8 MiB); longer quanta
 	// repeat sweeps.
 	noiseMaxLen = 1 << 20
@@ -56,21 +61,26 @@ type NoiseCalibration struct {
 // NoiseBurst is one burst length of the noise stage. Deviations are
 // relative to Mean, (t − mean)/mean, over every rank's kept samples;
 // Spread is their standard deviation, P50/P90/P99 their percentiles
-// (nearest rank). Outcomes are the machine's: the means of noiseShares
-// equal shares of the sorted deviations, their mean subtracted, rounded
-// to 4 significant digits (as a machine file writes them).
+// (nearest rank). RankSpread is the spread of the ranks' own part: of
+// each quantum's time less its step's mean over the ranks, over Mean,
+// scaled by √(np/(np − 1)) (the deviation from a mean of np independent
+// draws has (np − 1)/np of their variance). Outcomes are the machine's:
+// the means of noiseShares equal shares of the ranks' own deviations
+// sorted, their mean subtracted, rounded to 4 significant digits (as a
+// machine file writes them).
 type NoiseBurst struct {
-	Target   time.Duration `json:"target_ns"`
-	Mean     float64       `json:"mean_ns"`
-	Steps    int           `json:"steps"`   // each rank's, warm-up included
-	Samples  int           `json:"samples"` // kept, all ranks
-	Length   int           `json:"stencil_length"`
-	Sweeps   int           `json:"sweeps"`
-	Spread   float64       `json:"spread"`
-	P50      float64       `json:"p50"`
-	P90      float64       `json:"p90"`
-	P99      float64       `json:"p99"`
-	Outcomes []float64     `json:"outcomes"`
+	Target     time.Duration `json:"target_ns"`
+	Mean       float64       `json:"mean_ns"`
+	Steps      int           `json:"steps"`   // each rank's, warm-up included
+	Samples    int           `json:"samples"` // kept, all ranks
+	Length     int           `json:"stencil_length"`
+	Sweeps     int           `json:"sweeps"`
+	Spread     float64       `json:"spread"`
+	RankSpread float64       `json:"rank_spread"`
+	P50        float64       `json:"p50"`
+	P90        float64       `json:"p90"`
+	P99        float64       `json:"p99"`
+	Outcomes   []float64     `json:"outcomes"`
 }
 
 // noiseSteps are the steps of each burst length.
@@ -112,8 +122,8 @@ func measureNoise(np int, bursts []time.Duration, steps []int, logf func(string,
 			nc.NotMeasured = fmt.Sprintf("not measured: the %s quanta: %v", machine.FormatDuration(durationTime(target)), err)
 			break
 		}
-		logf("compute noise %5s: mean %s, spread ±%.1f %% (p50 %+.1f %%, p90 %+.1f %%, p99 %+.1f %%), %d samples",
-			machine.FormatDuration(durationTime(target)), nsText(b.Mean), 100*b.Spread, 100*b.P50, 100*b.P90, 100*b.P99, b.Samples)
+		logf("compute noise %5s: mean %s, spread ±%.1f %% (p50 %+.1f %%, p90 %+.1f %%, p99 %+.1f %%), the ranks' own ±%.1f %%, %d samples",
+			machine.FormatDuration(durationTime(target)), nsText(b.Mean), 100*b.Spread, 100*b.P50, 100*b.P90, 100*b.P99, 100*b.RankSpread, b.Samples)
 		nc.Bursts = append(nc.Bursts, b)
 	}
 	nc.Took = time.Since(t0)
@@ -161,13 +171,18 @@ func measureNoiseBurst(np int, target time.Duration, steps int) (NoiseBurst, err
 	if err != nil {
 		return b, err
 	}
+	own, err := binDeviations(rankDeviations(kept, d.mean), noiseShares)
+	if err != nil {
+		return b, err
+	}
 	if limit := noiseMaxSlow * float64(target.Nanoseconds()); d.mean > limit {
 		return b, fmt.Errorf("a quantum takes %s on average, over %d× its target", nsText(d.mean), noiseMaxSlow)
 	}
 	b.Mean, b.Samples = d.mean, len(all)
 	b.Spread, b.P50, b.P90, b.P99 = d.spread(), d.percentile(0.50), d.percentile(0.90), d.percentile(0.99)
-	b.Outcomes = make([]float64, len(d.outcomes))
-	for i, x := range d.outcomes {
+	b.RankSpread = own.spread()
+	b.Outcomes = make([]float64, len(own.outcomes))
+	for i, x := range own.outcomes {
 		b.Outcomes[i], _ = strconv.ParseFloat(strconv.FormatFloat(x, 'g', 4, 64), 64)
 	}
 	return b, checkOutcomes(b.Outcomes)
@@ -198,10 +213,50 @@ func binNoise(samples []float64, shares int) (noiseDist, error) {
 		}
 		sum += t
 	}
-	d := noiseDist{mean: sum / float64(n), devs: make([]float64, n), outcomes: make([]float64, shares)}
+	mean := sum / float64(n)
+	devs := make([]float64, n)
 	for i, t := range samples {
-		d.devs[i] = t/d.mean - 1
+		devs[i] = t/mean - 1
 	}
+	d, err := binDeviations(devs, shares)
+	d.mean = mean
+	return d, err
+}
+
+// rankDeviations are the ranks' own deviations: each kept quantum's time
+// less its step's mean over the ranks, over mean, scaled by
+// √(np/(np − 1)); one cut by the steps every rank kept. A deviation is
+// held above noiseMinDeviation: a rank cannot take less than no time.
+func rankDeviations(kept [][]float64, mean float64) []float64 {
+	np := len(kept)
+	steps := len(kept[0])
+	for _, k := range kept {
+		steps = min(steps, len(k))
+	}
+	scale := math.Sqrt(float64(np) / float64(max(np-1, 1)))
+	devs := make([]float64, 0, np*steps)
+	for s := range steps {
+		step := 0.0
+		for _, k := range kept {
+			step += k[s]
+		}
+		step /= float64(np)
+		for _, k := range kept {
+			devs = append(devs, max((k[s]-step)/mean*scale, noiseMinDeviation))
+		}
+	}
+	return devs
+}
+
+// binDeviations cuts relative deviations into shares outcomes: sorted,
+// share k the deviations sorted[k·N/shares : (k+1)·N/shares], each outcome
+// the mean of its share, the outcomes' mean subtracted.
+func binDeviations(devs []float64, shares int) (noiseDist, error) {
+	n := len(devs)
+	if n < max(noiseMinSamples, shares) {
+		return noiseDist{}, fmt.Errorf("%d samples kept, fewer than %d", n, max(noiseMinSamples, shares))
+	}
+	d := noiseDist{devs: slices.Clone(devs), outcomes: make([]float64, shares)}
 	slices.Sort(d.devs)
 	total := 0.0
 	for k := range d.outcomes {
@@ -343,9 +398,9 @@ func (nc NoiseCalibration) text() string {
 	}
 	targets, steps, spreads := make([]time.Duration, len(nc.Bursts)), make([]string, len(nc.Bursts)), make([]string, len(nc.Bursts))
 	for i, b := range nc.Bursts {
-		targets[i], steps[i], spreads[i] = b.Target, strconv.Itoa(b.Steps), fmt.Sprintf("±%.1f %%", 100*b.Spread)
+		targets[i], steps[i], spreads[i] = b.Target, strconv.Itoa(b.Steps), fmt.Sprintf("±%.1f %%", 100*b.RankSpread)
 	}
-	return fmt.Sprintf("noise: FWQ stencil quanta of %s on %d ranks synchronised by a ring exchange each step, %s steps each: %s",
+	return fmt.Sprintf("noise: FWQ stencil quanta of %s on %d ranks synchronised by a ring exchange each step, %s steps each; the ranks' own deviations from their step's mean: %s",
 		burstsText(targets), nc.Ranks, strings.Join(steps, "/"), strings.Join(spreads, "/"))
 }
 
@@ -353,8 +408,8 @@ func (nc NoiseCalibration) text() string {
 func (nc NoiseCalibration) summary() []string {
 	var lines []string
 	for _, b := range nc.Bursts {
-		lines = append(lines, fmt.Sprintf("noise %s: mean %s, spread ±%.1f %% (p50 %+.1f %%, p90 %+.1f %%, p99 %+.1f %%), %d samples of %d ranks × %d steps less %.0f %% warm-up",
-			machine.FormatDuration(durationTime(b.Target)), nsText(b.Mean), 100*b.Spread, 100*b.P50, 100*b.P90, 100*b.P99, b.Samples, nc.Ranks, b.Steps, 100*noiseWarmup))
+		lines = append(lines, fmt.Sprintf("noise %s: mean %s, spread ±%.1f %% (p50 %+.1f %%, p90 %+.1f %%, p99 %+.1f %%), the ranks' own ±%.1f %% (the machine's), %d samples of %d ranks × %d steps less %.0f %% warm-up",
+			machine.FormatDuration(durationTime(b.Target)), nsText(b.Mean), 100*b.Spread, 100*b.P50, 100*b.P90, 100*b.P99, 100*b.RankSpread, b.Samples, nc.Ranks, b.Steps, 100*noiseWarmup))
 	}
 	switch {
 	case nc.NotMeasured != "":

@@ -36,9 +36,9 @@ func syntheticCalibration(t *testing.T, lg machine.LogGOPS) (*Calibration, measu
 		Memory: Memory{Node: Estimate{Mean: 2.5e10, Kept: 10}, Alone: Estimate{Mean: 1.5e10, Kept: 10}, Streams: 2, ArrayBytes: 32 << 20,
 			Converged: true, Plan: "2 streams of 2 cores (at most 4), at most 1024 MiB in all: 2 × 3 × 32 MiB"},
 		Noise: NoiseCalibration{Ranks: 2, Took: 400 * time.Millisecond, Bursts: []NoiseBurst{
-			{Target: 10 * time.Microsecond, Mean: 10412.6, Steps: 1000, Samples: 1800, Length: 9000, Sweeps: 1, Spread: 0.081, Outcomes: []float64{-0.08, -0.02, 0.01, 0.09}},
-			{Target: 100 * time.Microsecond, Mean: 101000, Steps: 333, Samples: 598, Length: 90000, Sweeps: 1, Spread: 0.031, Outcomes: []float64{-0.03, -0.01, 0.01, 0.03}},
-			{Target: time.Millisecond, Mean: 1.0203e6, Steps: 66, Samples: 118, Length: 1 << 20, Sweeps: 1, Spread: 0.012, Outcomes: []float64{-0.012, -0.004, 0.004, 0.012}},
+			{Target: 10 * time.Microsecond, Mean: 10412.6, Steps: 1000, Samples: 1800, Length: 9000, Sweeps: 1, Spread: 0.081, RankSpread: 0.07, Outcomes: []float64{-0.08, -0.02, 0.01, 0.09}},
+			{Target: 100 * time.Microsecond, Mean: 101000, Steps: 333, Samples: 598, Length: 90000, Sweeps: 1, Spread: 0.031, RankSpread: 0.03, Outcomes: []float64{-0.03, -0.01, 0.01, 0.03}},
+			{Target: time.Millisecond, Mean: 1.0203e6, Steps: 66, Samples: 118, Length: 1 << 20, Sweeps: 1, Spread: 0.012, RankSpread: 0.011, Outcomes: []float64{-0.012, -0.004, 0.004, 0.012}},
 		}},
 	}
 	ms := measurements{
@@ -65,7 +65,7 @@ func TestCalibrationMachine(t *testing.T) {
 	}
 	for _, want := range []string{"predict calibrate --quick on node7 (Test CPU @ 3GHz, 2 CPUs, linux/amd64, go1.26, clock source tsc)",
 		"at 2026-11-27T12:00:00Z", "load 0.10 0.20 0.30", "WaitPatternNull/Up passed", "jump at the runtime's eager limit 65536 B",
-		"noise: FWQ stencil quanta of 10us/100us/1ms on 2 ranks synchronised by a ring exchange each step, 1000/333/66 steps each: ±8.1 %/±3.1 %/±1.2 %"} {
+		"noise: FWQ stencil quanta of 10us/100us/1ms on 2 ranks synchronised by a ring exchange each step, 1000/333/66 steps each; the ranks' own deviations from their step's mean: ±7.0 %/±3.0 %/±1.1 %"} {
 		if !strings.Contains(m.Source, want) {
 			t.Errorf("source lacks %q:\n%s", want, m.Source)
 		}
@@ -110,7 +110,7 @@ func TestCalibrationMachine(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"self-test WaitPatternNull", "4194304", "+0.0 %", "LogGOPS: L=500ns o=200ns g=300ns G=40ps/B O=10ps/B S=65536 B", "memory: 25 GB/s with 2 streams",
-		"noise 10us: mean 10.413us, spread ±8.1 %", "noise: FWQ stencil quanta, a ring exchange each step, in 400ms"} {
+		"noise 10us: mean 10.413us, spread ±8.1 %", "the ranks' own ±7.0 % (the machine's)", "noise: FWQ stencil quanta, a ring exchange each step, in 400ms"} {
 		if !strings.Contains(sum.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum.String())
 		}
