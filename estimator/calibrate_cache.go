@@ -38,7 +38,8 @@ import (
 //	   intervals, the runtime's eager limit pinned, batches' first round
 //	   trip dropped.
 //	3: compute noise (FWQ).
-const CalibrationMethod = 3
+//	4: the noise's outcomes are each rank's delay over its step's fastest.
+const CalibrationMethod = 4
 
 // DefaultMachineCache is where CachedLocal keeps calibrations by default:
 // machines under [profile.CacheRoot], beside the profiles.

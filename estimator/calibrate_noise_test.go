@@ -112,7 +112,7 @@ func TestMeasureNoise(t *testing.T) {
 	if err := m.Validate(); err != nil {
 		t.Error(err)
 	}
-	for _, want := range []string{"noise: FWQ stencil quanta of 10us/100us/1ms on 2 ranks", "40/40/40 steps each; the ranks' own deviations from their step's mean: ±"} {
+	for _, want := range []string{"noise: FWQ stencil quanta of 10us/100us/1ms on 2 ranks", "40/40/40 steps each; the ranks' own delays over their step's fastest: ±"} {
 		if !strings.Contains(nc.text(), want) {
 			t.Errorf("source text lacks %q: %s", want, nc.text())
 		}
@@ -135,11 +135,11 @@ func TestNoiseNotMeasured(t *testing.T) {
 }
 
 // TestRankDeviations: only what sets a rank apart from its step's other
-// ranks is its own. Two ranks, mean 12: step 0 (10, 14) sets them ∓2
-// apart, ∓2/12·√2; step 1 (20, 20), both slowed together, sets them
-// nothing apart; step 2 (2, 34) would put rank 0 at −16/12·√2 = −1.886,
-// held at −0.9. Three ranks at (9, 12, 15): ∓3/12·√(3/2) and 0. The
-// shorter rank's steps cut the others'.
+// ranks is its own: its delay over the step's fastest. Two ranks, mean 12:
+// step 0 (10, 14) delays rank 1 by 4/12; step 1 (20, 20), both slowed
+// together, delays neither; step 2 (2, 34), a detour of rank 1, delays it
+// by 32/12 and makes rank 0 no faster. Three ranks at (9, 12, 15): 0,
+// 3/12, 6/12. The shorter rank's steps cut the others'.
 func TestRankDeviations(t *testing.T) {
 	near := func(got, want []float64) bool {
 		if len(got) != len(want) {
@@ -152,12 +152,10 @@ func TestRankDeviations(t *testing.T) {
 		}
 		return true
 	}
-	r2 := math.Sqrt2 / 6
-	if got, want := rankDeviations([][]float64{{10, 20, 2}, {14, 20, 34}}, 12), []float64{-r2, r2, 0, 0, -0.9, 16.0 / 12 * math.Sqrt2}; !near(got, want) {
+	if got, want := rankDeviations([][]float64{{10, 20, 2}, {14, 20, 34}}, 12), []float64{0, 4.0 / 12, 0, 0, 0, 32.0 / 12}; !near(got, want) {
 		t.Errorf("two ranks: %v, want %v", got, want)
 	}
-	r3 := 0.25 * math.Sqrt(1.5)
-	if got, want := rankDeviations([][]float64{{9, 1}, {12}, {15, 1}}, 12), []float64{-r3, 0, r3}; !near(got, want) {
+	if got, want := rankDeviations([][]float64{{9, 1}, {12}, {15, 1}}, 12), []float64{0, 0.25, 0.5}; !near(got, want) {
 		t.Errorf("three ranks: %v, want %v", got, want)
 	}
 }

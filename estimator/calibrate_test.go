@@ -65,7 +65,7 @@ func TestCalibrationMachine(t *testing.T) {
 	}
 	for _, want := range []string{"predict calibrate --quick on node7 (Test CPU @ 3GHz, 2 CPUs, linux/amd64, go1.26, clock source tsc)",
 		"at 2026-11-27T12:00:00Z", "load 0.10 0.20 0.30", "WaitPatternNull/Up passed", "jump at the runtime's eager limit 65536 B",
-		"noise: FWQ stencil quanta of 10us/100us/1ms on 2 ranks synchronised by a ring exchange each step, 1000/333/66 steps each; the ranks' own deviations from their step's mean: ±7.0 %/±3.0 %/±1.1 %"} {
+		"noise: FWQ stencil quanta of 10us/100us/1ms on 2 ranks synchronised by a ring exchange each step, 1000/333/66 steps each; the ranks' own delays over their step's fastest: ±7.0 %/±3.0 %/±1.1 %"} {
 		if !strings.Contains(m.Source, want) {
 			t.Errorf("source lacks %q:\n%s", want, m.Source)
 		}

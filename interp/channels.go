@@ -236,6 +236,7 @@ func (p *proc) chanTake(ch *chanV) (V, bool) {
 // mainWaits runs the rank's goroutines until cond holds; a wait nothing
 // can end is a deadlock. False when the run stops.
 func (p *proc) mainWaits(cond func() bool, site, what string) bool {
+	p.burstWait()
 	ts := p.gos
 	if ts == nil {
 		if cond() {

@@ -58,6 +58,7 @@ func init() {
 }
 
 func (c *compiler) collectiveOp(name string, args []operand, dst int, site string) op {
+	sid := c.siteID(site) // the burst of compute after the operation starts here (noise.go)
 	short, ok := strings.CutPrefix(name, "Comm.")
 	if !ok {
 		return nil
@@ -67,7 +68,7 @@ func (c *compiler) collectiveOp(name string, args []operand, dst int, site strin
 		return nil
 	}
 	return func(p *proc, fr *frame) ctl {
-		if p.mustYield() {
+		if p.mustYield(sid) {
 			return cYield
 		}
 		if c := p.commOnly(site); c != cNext {

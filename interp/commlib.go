@@ -38,6 +38,7 @@ func commOf(v V) *commRef {
 
 // commlib compiles a call of the commlib operation name.
 func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []operand, dst int, site string) op {
+	sid := c.siteID(site) // the burst of compute after the operation starts here (noise.go)
 	arg := func(fr *frame, i int) V { return args[i].get(fr) }
 	num := func(fr *frame, i int) int { return int(args[i].get(fr).I) }
 	useStatus := in.Referrers() != nil && len(*in.Referrers()) > 0
@@ -119,7 +120,7 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 		send, _ := catalog.Lookup(name)
 		op, blocking, proto := send.TraceName(), send.Blocking, string(send.Protocol)
 		return func(p *proc, fr *frame) ctl {
-			if p.mustYield() {
+			if p.mustYield(sid) {
 				return cYield
 			}
 			if c := p.commOnly(site); c != cNext {
@@ -148,7 +149,7 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 		}
 	case "Comm.Recv":
 		return func(p *proc, fr *frame) ctl {
-			if p.mustYield() {
+			if p.mustYield(sid) {
 				return cYield
 			}
 			if c := p.commOnly(site); c != cNext {
@@ -172,7 +173,7 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 		}
 	case "Comm.Irecv":
 		return func(p *proc, fr *frame) ctl {
-			if p.mustYield() {
+			if p.mustYield(sid) {
 				return cYield
 			}
 			if c := p.commOnly(site); c != cNext {
@@ -190,7 +191,7 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 		}
 	case "Comm.Sendrecv":
 		return func(p *proc, fr *frame) ctl {
-			if p.mustYield() {
+			if p.mustYield(sid) {
 				return cYield
 			}
 			if c := p.commOnly(site); c != cNext {
@@ -221,7 +222,7 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 		}
 	case "Comm.Wait":
 		return func(p *proc, fr *frame) ctl {
-			if p.mustYield() {
+			if p.mustYield(sid) {
 				return cYield
 			}
 			req, _ := arg(fr, 1).R.(*request)
@@ -240,7 +241,7 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 	case "Comm.Waitall", "Comm.Waitany":
 		anyOne := name == "Comm.Waitany"
 		return func(p *proc, fr *frame) ctl {
-			if p.mustYield() {
+			if p.mustYield(sid) {
 				return cYield
 			}
 			s, _ := arg(fr, 1).R.(*sliceV)
@@ -282,7 +283,7 @@ func (c *compiler) commlib(cf *function, in *ssa.Call, name string, args []opera
 		}
 	case "Comm.Test":
 		return func(p *proc, fr *frame) ctl {
-			if p.mustYield() {
+			if p.mustYield(sid) {
 				return cYield
 			}
 			req, _ := arg(fr, 1).R.(*request)

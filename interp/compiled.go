@@ -52,11 +52,14 @@ type Compiled struct {
 	// (replayargs.go).
 	commArgs    map[string][]*profile.ArgStats
 	nArgCursors int
-	argReplays  []*argReplay
-	loops       []*loopPlan
-	iterated    []*loopPlan // loops timed whole that run iteration by iteration
-	recursions  []*recursion
-	planErr     error // the first profile the plan cannot follow (plan.go)
+	// siteIDs index the operations' sites as they are compiled, for
+	// World.burstLen (noise.go).
+	siteIDs    map[string]int32
+	argReplays []*argReplay
+	loops      []*loopPlan
+	iterated   []*loopPlan // loops timed whole that run iteration by iteration
+	recursions []*recursion
+	planErr    error // the first profile the plan cannot follow (plan.go)
 }
 
 // Compile plans and compiles the program for prof (nil: compute costs
@@ -193,11 +196,7 @@ func (cp *Compiled) run(cfg Config) (_ *World, err error) {
 	w.intra, w.inter = linkOf(cfg.Machine.Level(false)), linkOf(cfg.Machine.Level(true))
 	w.wake = cfg.Machine.Wakeup
 	if !cfg.NoNoise && cfg.Machine.Noise.Outcomes() > 0 {
-		w.noise = cfg.Machine.Noise
-	}
-	seed := cfg.NoiseSeed
-	if seed == 0 {
-		seed = DefaultNoiseSeed
+		w.noise = centredNoise(cfg.Machine.Noise)
 	}
 	cp.reset(cfg)
 	w.hot = make([]hotCounter, len(cp.frags))
@@ -228,7 +227,7 @@ func (cp *Compiled) run(cfg Config) (_ *World, err error) {
 	for r := range cfg.NP {
 		p := &proc{w: w, rank: r, lastPeer: noPeer}
 		p.cur = &p.main
-		p.initNoise(seed)
+		p.initNoise(cfg.NoiseSeed)
 		p.share, p.load = w.shareOf(p), w.loadOf(p)
 		p.world = &commRef{g: world, rank: r}
 		w.procs[r] = p

@@ -84,12 +84,14 @@
 // (Result.Nodes, nodes.go). A blocking
 // call that waited resumes after the machine's wake-up delay (world.go,
 // machine.Wakeup). On a machine with noise (machine.Noise), each burst of
-// a rank's compute between two operations that can make it wait is
-// scaled by 1 + a deviation drawn from the machine's distribution at the
-// burst's length, with a generator seeded per rank (Config.NoiseSeed):
-// the mean is the profile's, and ranks that synchronise wait for the
-// slowest of them, as on the machine (noise.go; Config.NoNoise leaves it
-// out). A rank's pool and goroutine threads take their means.
+// a rank's main-thread compute between two of its operations that
+// communicate or synchronise is scaled by 1 + a deviation drawn from the
+// machine's distribution (centred) at the burst's length (the larger of
+// the burst so far and the last burst that started at the same
+// operation), with a generator seeded per rank (Config.NoiseSeed): the
+// mean is the profile's, and ranks that synchronise wait for the slowest
+// of them, as on the machine (noise.go; Config.NoNoise leaves it out). A
+// rank's pool and goroutine threads take their means.
 //
 // Loops timed whole are collapsed: trips × the measured time of an
 // iteration. A sealed loop (package reduce) whose nest the model can run

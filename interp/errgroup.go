@@ -53,6 +53,7 @@ func isErrgroupOp(name string) bool { return strings.HasPrefix(name, "errgroup."
 // errgroupOp compiles a call of errgroup's followed function or method
 // f, named name.
 func (c *compiler) errgroupOp(name string, f *ssa.Function, args []operand, dst int, site string) op {
+	sid := c.siteID(site) // the burst of compute after the operation starts here (noise.go)
 	cas := int64(c.cp.mach.Threads.CAS)
 	group := func(p *proc, fr *frame) *groupV {
 		return syncOf(p, args[0].get(fr), func() *groupV { return &groupV{wg: &wgV{id: p.w.newID()}} })
@@ -110,7 +111,7 @@ func (c *compiler) errgroupOp(name string, f *ssa.Function, args []operand, dst 
 		}
 	case "errgroup.Group.Wait":
 		return func(p *proc, fr *frame) ctl {
-			if p.mustYield() {
+			if p.mustYield(sid) {
 				return cYield // the ranks behind it first, as at WaitForAll
 			}
 			g := group(p, fr)

@@ -467,7 +467,7 @@ func (p *proc) charge(fr *fragment, t int64) ctl {
 			p.sharing += t - base
 		}
 	}
-	if p.w.noise != nil && p.cur == &p.main && t > 0 {
+	if p.w.noise != nil && p.cur == &p.main && p.rank >= 0 && t > 0 {
 		t = p.noisy(t) // its burst's deviation (noise.go)
 	}
 	if fr.alone > 0 && p.cur != &p.main && p.threads != nil && p.threads.share < 1 {

@@ -225,6 +225,7 @@ func (c *compiler) followedSyncOp(name string, f *ssa.Function, args []operand, 
 // goSyncOp compiles a call of a followed method of package sync (named as
 // modelgen.GoSyncOp names it).
 func (c *compiler) goSyncOp(name string, args []operand, dst int, site string) op {
+	sid := c.siteID(site) // the burst of compute after the operation starts here (noise.go)
 	costs := &c.cp.mach.Threads
 	wg := func(p *proc, fr *frame) *wgV {
 		return syncOf(p, args[0].get(fr), func() *wgV { return &wgV{id: p.w.newID()} })
@@ -256,7 +257,7 @@ func (c *compiler) goSyncOp(name string, args []operand, dst int, site string) o
 		}
 	case "sync.WaitGroup.Wait":
 		return func(p *proc, fr *frame) ctl {
-			if p.mustYield() {
+			if p.mustYield(sid) {
 				return cYield // the ranks behind it first, as at WaitForAll
 			}
 			g := wg(p, fr)

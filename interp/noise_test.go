@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/predict-tools/predict/machine"
@@ -101,5 +102,110 @@ func TestNoiseSynchronised(t *testing.T) {
 	other := noiseRun(t, p, 2, nil, noise, 99, false)
 	if other.Time == noisy.Time {
 		t.Errorf("seeds 1 and 99 gave the same prediction %s", other.Time)
+	}
+}
+
+// TestNoiseAlternating: bursts of two lengths alternate (100 µs, then
+// 6.25 µs), each followed by a barrier; each is read at its own length,
+// from the last burst that started at the same operation, not from the
+// rank's previous burst: ±1 % for the long ones and ±20 % for the short
+// ones. The draws alternate long, short, and are computed here by hand.
+func TestNoiseAlternating(t *testing.T) {
+	p := prepare(t, "./interp/testdata/noise")
+	n, _ := markedLoop(t, p, "interp/testdata/noise/main.go", "loop")
+	args := []string{"-alt", "-steps", "50"}
+	pf := syntheticProfile(t, p, 1, args)
+	// An iteration of the loop costs 6.25 µs: 16 trips, then 1.
+	pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: n.ID, Kind: profile.FragLoop, Pos: n.Pos.String(), Executions: 100, MeanPS: 53_125_000})
+	pf.Loops = append(pf.Loops, profile.LoopStats{Node: n.ID, PerIterPS: 6_250_000, Trips: []profile.TripCount{{Trips: 16, Count: 50}, {Trips: 1, Count: 50}}})
+	if err := pf.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	m := handMachine(t)
+	m.Noise = machine.Noise{
+		{Burst: 6250 * trace.Nanosecond, Deviations: []float64{-0.2, 0.2}},
+		{Burst: 100 * trace.Microsecond, Deviations: []float64{-0.01, 0.01}},
+	}
+	r, err := p.Run(Config{NP: 1, Machine: m, Profile: pf, Args: args, NoiseSeed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := proc{rank: 0}
+	q.initNoise(3)
+	var want int64
+	for range 50 {
+		want += 100_000_000 + 1_000_000*(2*int64(q.noise.next()%2)-1)
+		want += 6_250_000 + 1_250_000*(2*int64(q.noise.next()%2)-1)
+	}
+	if got := int64(r.Compute.Max); got != want {
+		t.Errorf("compute %d ps, hand computation %d ps (noiseless %d)", got, want, 50*106_250_000)
+	}
+}
+
+// TestNoiseSeeds: no two ranks' draws are shifted copies of each other
+// (seeding rank r with seed ^ (r+1)·φ made rank 0's draw k+2 rank 2's draw
+// k), for small and large seeds.
+func TestNoiseSeeds(t *testing.T) {
+	for _, seed := range []uint64{0, 1, 2, 12345, 1 << 63} {
+		draws := make([][]uint64, 64)
+		for r := range draws {
+			q := proc{rank: r * 257} // ranks far apart too
+			q.initNoise(seed)
+			for range 200 {
+				draws[r] = append(draws[r], q.noise.next())
+			}
+		}
+		for a := range draws {
+			for b := range draws {
+				if a == b {
+					continue
+				}
+				for shift := range 8 {
+					same := 0
+					for k := 0; k+shift < 200; k++ {
+						if draws[a][k+shift] == draws[b][k] {
+							same++
+						}
+					}
+					if same > 0 {
+						t.Fatalf("seed %d: rank %d's draws from %d are rank %d's (%d equal)", seed, a*257, shift, b*257, same)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestNoiseLeftOutOfUnits: loops counted in units are counted, not timed:
+// the machine's noise leaves their count alone, so that a run without
+// noise (--no-noise) on a machine with it is exactly the run on the
+// machine without it (the count was scaled by the counting run's draws).
+func TestNoiseLeftOutOfUnits(t *testing.T) {
+	p := prepare(t, "./interp/testdata/units")
+	args := []string{"-part", "pack"}
+	pf := unitsProfile(t, p, args, 1_000_000)
+	m := handMachine(t)
+	m.Noise = machine.Noise{{Burst: trace.Microsecond, Deviations: []float64{-0.5, -0.2, 0.1, 0.6}}}
+	r, err := p.Run(Config{NP: 8, Machine: m, Profile: pf, Args: args, NoNoise: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := int64(r.Compute.Max); got != 250_000 {
+		t.Errorf("pack np=8 without noise: compute %d ps a rank, hand computation 250000 ps (TestUnits)", got)
+	}
+}
+
+// TestNoiseOverflow: a compute past the clock's limit stays there with
+// noise: the run reports the overflow, never a wrapped time.
+func TestNoiseOverflow(t *testing.T) {
+	for _, dev := range []float64{-0.1, 0.1} {
+		p, m, pf, _ := overflowSetup(t, 10*int64(trace.Second))
+		m.Noise = machine.Noise{{Burst: trace.Microsecond, Deviations: []float64{dev, -dev}}}
+		args := []string{"-part", "compute"}
+		r, err := p.Run(Config{NP: 4, Machine: m, Profile: pf, Args: args})
+		var oe *OverflowError
+		if !errors.As(err, &oe) {
+			t.Errorf("deviation %v: want an *OverflowError, got %v (result %+v)", dev, err, r)
+		}
 	}
 }

@@ -71,8 +71,8 @@ type Config struct {
 	MemoryLimit int64
 	// NoNoise leaves the machine's noise out (machine.Noise): each burst
 	// of compute takes its mean time, and ranks that do the same work
-	// never wait for each other. NoiseSeed seeds the ranks' draws
-	// (0: DefaultNoiseSeed).
+	// never wait for each other. NoiseSeed seeds the ranks' draws (any
+	// value; the commands' default is DefaultNoiseSeed).
 	NoNoise   bool
 	NoiseSeed uint64
 	// Memory, when set, is the program's measured memory per process
@@ -98,6 +98,10 @@ type World struct {
 	// noise is the machine's noise of compute bursts (noise.go); nil:
 	// none, or left out.
 	noise machine.Noise
+	// burstLen is, per operation's site (siteID), the length without
+	// noise of the last burst of compute, of any rank, that started there
+	// (noise.go).
+	burstLen []int64
 	// nodeRanks counts the ranks per node, active those not blocked in
 	// communication or ended (cores.go, initNodes).
 	nodeRanks, active []int32

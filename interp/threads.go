@@ -20,6 +20,7 @@ import (
 )
 
 func (c *compiler) threadOp(name string, args []operand, dst int, site string) op {
+	sid := c.siteID(site) // the burst of compute after the operation starts here (noise.go)
 	arg := func(fr *frame, i int) V { return args[i].get(fr) }
 	costs := &c.cp.mach.Threads
 	traceThread := func(p *proc, op string, enter int64, obj int64) { p.traceThread(op, site, enter, obj) }
@@ -73,7 +74,7 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 		}
 	case "Pool.WaitForAll":
 		return func(p *proc, fr *frame) ctl {
-			if p.mustYield() {
+			if p.mustYield(sid) {
 				return cYield // the ranks behind it first: whether they wait decides its threads' cores
 			}
 			pool, _ := arg(fr, 0).R.(*poolV)
@@ -99,7 +100,7 @@ func (c *compiler) threadOp(name string, args []operand, dst int, site string) o
 		}
 	case "Comm.Parallel":
 		return func(p *proc, fr *frame) ctl {
-			if p.mustYield() {
+			if p.mustYield(sid) {
 				return cYield // as WaitForAll
 			}
 			n := int(arg(fr, 1).I)

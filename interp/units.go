@@ -74,6 +74,7 @@ func (prog *Program) countUnits(prof *profile.File, mach *machine.Machine) (map[
 	}
 	m := mach.Clone()
 	m.CPUFactor = 1
+	m.Noise = nil // units are counted, not timed
 	w, err := prog.run(Config{NP: max(prof.NP, 1), Machine: m, Profile: prof, Args: prof.Args, RankDetail: -1}, nil, true)
 	if oe := (*OverflowError)(nil); errors.As(err, &oe) {
 		// The target's communication takes the profile's run past the

@@ -212,15 +212,15 @@ func (h procHeap) down(i0, n int) {
 }
 
 // mustYield reports whether another runnable process is behind p in time:
-// p must let it run before p's next communication. Every operation that
-// can make p wait asks first, so p's burst of compute ends here
-// (noise.go).
-func (p *proc) mustYield() bool {
+// p must let it run before its operation at site sid (siteID), which
+// communicates or synchronises: every such operation asks first, so p's
+// burst of compute ends here (noise.go).
+func (p *proc) mustYield(sid int32) bool {
 	h := p.w.ready
 	if p.cur != &p.main {
 		return false
 	}
-	p.endBurst()
+	p.endBurst(sid)
 	if len(h) == 0 {
 		return false
 	}

@@ -69,7 +69,8 @@ func TestRoundTripEverything(t *testing.T) {
 	m.Collectives = map[string]Algorithm{"alltoall": Pairwise, "barrier": Bruck}
 	m.Wakeup = Wakeup{{5 * trace.Microsecond, 700 * nsT}, {50 * trace.Microsecond, 9 * trace.Microsecond}, {trace.Millisecond, 8 * trace.Microsecond}}
 	m.MemoryBandwidth = 12.345678901e9
-	m.Noise = Noise{{10 * trace.Microsecond, []float64{-0.25, -0.125, 0.125, 0.25}}, {trace.Millisecond, []float64{-0.0625, 0, 0, 0.0625}}}
+	// Written in full: near −1, and with more digits than a format of 4.
+	m.Noise = Noise{{10 * trace.Microsecond, []float64{-0.99996, 0.123456789, 0.876503211}}, {trace.Millisecond, []float64{-0.0625, 0, 0.0625}}}
 	if err := m.Validate(); err != nil {
 		t.Fatal(err)
 	}

@@ -52,7 +52,8 @@ const (
 	// MaxNoiseDeviation bounds one outcome: a burst taking 100 times its
 	// mean is a measurement gone wrong.
 	MaxNoiseDeviation = 100
-	// noiseMeanTolerance is how far the outcomes' mean may be from 0.
+	// noiseMeanTolerance is how far the outcomes' mean may be from 0 (the
+	// interpreter centres them).
 	noiseMeanTolerance = 0.005
 )
 
@@ -111,6 +112,14 @@ func (p NoisePoint) Spread() float64 {
 	return math.Sqrt(sq / float64(len(p.Deviations)))
 }
 
+// Check validates n alone, as [Machine.Validate] does, its errors naming
+// the fields from "noise".
+func (n Noise) Check() error {
+	var v validator
+	v.noise("noise", n)
+	return v.errs.Err()
+}
+
 // noise checks a noise description: bursts positive and increasing, the
 // same number of outcomes at each, each sorted, greater than −1 and at most
 // MaxNoiseDeviation, with a mean of 0.
@@ -161,7 +170,7 @@ func noiseText(n Noise) string {
 			if k > 0 {
 				s += ", "
 			}
-			s += strconv.FormatFloat(d, 'g', 4, 64)
+			s += strconv.FormatFloat(d, 'g', -1, 64)
 		}
 		s += "]}" + comma(i, len(n)) + "\n"
 	}

@@ -71,7 +71,7 @@ func (f *predictFlags) add(cmd *cobra.Command) {
 	fl.IntVar(&f.runs, "profile-runs", estimator.DefaultRuns, "runs of each program (plain and probed) in the automatic timing pass")
 	fl.BoolVar(&f.noCache, "no-cache", false, "run the timing pass even when a cached profile exists")
 	fl.BoolVar(&f.noNoise, "no-noise", false, "leave the machine's noise out: every burst of compute takes its mean time, and ranks doing the same work never wait for each other")
-	fl.Uint64Var(&f.noiseSeed, "noise-seed", interp.DefaultNoiseSeed, "seed of the ranks' draws of the machine's noise")
+	fl.Uint64Var(&f.noiseSeed, "noise-seed", interp.DefaultNoiseSeed, "seed of the ranks' draws of the machine's noise (any value)")
 	fl.IntVar(&f.threads, "threads", 0, "threads per rank: what commlib.Threads returns in the model (default: the program's own choice)")
 	what := "the automatic timing pass"
 	if f.realRuns {

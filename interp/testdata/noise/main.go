@@ -1,6 +1,7 @@
 // Command noise: steps of the same compute on every rank, each followed by
-// a halo exchange with the neighbours (-sync) or by nothing; one barrier at
-// the end.
+// a halo exchange with the neighbours (-sync) or by nothing, or (-alt) a
+// long and a short burst each followed by a barrier; one barrier at the
+// end.
 package main
 
 import (
@@ -12,6 +13,7 @@ import (
 var (
 	steps = flag.Int("steps", 200, "steps")
 	sync  = flag.Bool("sync", true, "exchange with the neighbours after each step")
+	alt   = flag.Bool("alt", false, "each step a long and a short burst, a barrier after each")
 )
 
 func work(x []float64) {
@@ -26,6 +28,13 @@ func main() {
 		left, right := (rank+np-1)%np, (rank+1)%np
 		x := make([]float64, 16)
 		for range *steps {
+			if *alt {
+				work(x)
+				c.Barrier()
+				work(x[:1])
+				c.Barrier()
+				continue
+			}
 			work(x)
 			if *sync {
 				c.Sendrecv(x[0:1], right, 0, x[1:2], left, 0)
