@@ -8,6 +8,8 @@
 package interp
 
 import (
+	"fmt"
+
 	"github.com/predict-tools/predict/machine"
 	"github.com/predict-tools/predict/trace"
 )
@@ -106,6 +108,11 @@ func (p *proc) noisy(t int64) int64 {
 		return t
 	}
 	return roundTime(float64(t) * (1 + n.dev))
+}
+
+// NoiseText says that a run drew the noise n with seed, for its reports.
+func NoiseText(seed uint64, n machine.Noise) string {
+	return fmt.Sprintf("seed %d; bursts of compute vary %s", seed, n.Describe())
 }
 
 // centredNoise is n with each point's deviations less their mean: a

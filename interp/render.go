@@ -160,8 +160,11 @@ type resultJSON struct {
 	Decisions      []decisionJSON `json:"decisions"`
 	Assumptions    []string       `json:"assumptions"`
 	Limits         []string       `json:"limits"` // what the model leaves out of the time
-	Messages       int64          `json:"messages"`
-	Events         int64          `json:"events"`
+	// Noise: the machine's noise was drawn (its seed and spread); absent
+	// when it was not.
+	Noise    string `json:"noise,omitempty"`
+	Messages int64  `json:"messages"`
+	Events   int64  `json:"events"`
 }
 
 // statJSON is a min/mean/max over ranks.
@@ -204,6 +207,7 @@ func (r *Result) jsonForm(top int) resultJSON {
 		Ranks: []rankJSON{}, Hot: []hotJSON{}, Decisions: []decisionJSON{},
 		Assumptions: append([]string{}, r.Assumptions...),
 		Limits:      append([]string{}, r.Limits...),
+		Noise:       r.Noise,
 		Messages:    r.Messages, Events: r.Events,
 	}
 	if m := r.Machine; m != nil {

@@ -435,7 +435,10 @@ type Result struct {
 	Assumptions []string
 	// Limits are what the prediction leaves out, stated loudly: the
 	// time of recursive calls (recursion.go).
-	Limits   []string
+	Limits []string
+	// Noise says the machine's noise was drawn, with its seed and spread
+	// (NoiseText); empty: none (a machine without it, or NoNoise).
+	Noise    string
 	Messages int64 // point-to-point messages (collectives' internal ones included)
 	Events   int64 // communication events processed
 	Machine  *machine.Machine
@@ -526,6 +529,9 @@ func (w *World) result() *Result {
 		r.Assumptions = append(r.Assumptions, k+": "+w.assumptions[k])
 	}
 	r.Limits = w.recursionLimits()
+	if w.noise != nil {
+		r.Noise = NoiseText(w.cfg.NoiseSeed, w.cfg.Machine.Noise)
+	}
 	if w.cfg.Nodes {
 		r.Nodes = w.nodeUse(int64(r.Time))
 	}

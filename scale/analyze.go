@@ -30,6 +30,9 @@ type Analysis struct {
 	// (interp.Result.Limits over every np: recursive calls, ...), said
 	// with the report; the caller fills them.
 	Limits []string `json:"limits"`
+	// Noise says the machine's noise was drawn (interp.NoiseText); the
+	// caller fills it, empty when it was not.
+	Noise string `json:"noise,omitempty"`
 
 	// Scaling is "strong" (the same problem at every np) or "weak" (the
 	// arguments, hence the problem, grow with np: Options.Weak).

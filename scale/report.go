@@ -35,6 +35,9 @@ func (a Analysis) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(bw, "): %s\n", m.Description)
 	}
+	if a.Noise != "" {
+		fmt.Fprintf(bw, "Noise: %s\n", a.Noise)
+	}
 	if a.Profile != "" {
 		fmt.Fprintf(bw, "Profile: %s\n", a.Profile)
 	}

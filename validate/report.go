@@ -32,6 +32,9 @@ func (r *Report) WriteText(w io.Writer, top int) error {
 	if r.Machine != "" || r.ProfileSource != "" {
 		fmt.Fprintf(&b, "Predicted with machine %s, profile: %s\n", r.Machine, r.ProfileSource)
 	}
+	if r.Noise != "" {
+		fmt.Fprintf(&b, "Noise drawn: %s\n", r.Noise)
+	}
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 2, 0, 2, ' ', tabwriter.AlignRight)
 	drift := ""

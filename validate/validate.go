@@ -51,7 +51,10 @@ type Report struct {
 	// from).
 	Machine       string `json:"machine"`
 	ProfileSource string `json:"profile_source"`
-	Runs          int    `json:"runs"`
+	// Noise says the predictions drew the machine's noise
+	// (interp.NoiseText; set by the caller), empty when they did not.
+	Noise string `json:"noise,omitempty"`
+	Runs  int    `json:"runs"`
 	// Launcher is the MPI launcher of the real runs ("" in one process).
 	Launcher string  `json:"launcher,omitempty"`
 	Points   []Point `json:"points"`
