@@ -21,6 +21,7 @@ package estimator
 import (
 	"math"
 	"strings"
+	"time"
 
 	"github.com/predict-tools/predict/estimator/probe"
 	"github.com/predict-tools/predict/profile"
@@ -43,6 +44,35 @@ const (
 	// maxLoaders bounds the co-runners of a loaded run.
 	maxLoaders = 4
 )
+
+// starvedTries is how many more times a loaded run whose co-runners and
+// ranks took turns on a core is measured before it is left out.
+const starvedTries = 2
+
+// starvedMinWall is the shortest loaded run whose busy cores are judged.
+const starvedMinWall = 100 * time.Millisecond
+
+// loadedStarved reports whether a loaded run kept fewer cores busy (its
+// process's CPU time over its wall time) than need: its co-runners, which
+// never block, each keep a core, and its ranks half of what they kept in
+// the round's plain run, at most three quarters of the cpus (ranks whose
+// threads filled the cores in the plain run share them with the
+// co-runners). Below, a co-runner and a rank took turns on one
+// core while another idled (Go's scheduler may leave a P idle while two
+// goroutines share one, until something wakes it), and the fragments
+// read the sharing of a core, up to twice their time, not the memory's,
+// which every busier node would then be charged (cg's prediction at
+// np = 2 from a profile at np = 1 once read +101 %, likely so). A run
+// whose times are unknown, or shorter than starvedMinWall (the process's
+// start, one thread, weighs in its busy cores), is not judged.
+func loadedStarved(loaded, plain runResult, loaders, cpus int) (busy, need float64, starved bool) {
+	if loaded.wall < starvedMinWall || loaded.cpu <= 0 || plain.wall <= 0 || plain.cpu <= 0 {
+		return 0, 0, false
+	}
+	busy = loaded.cpu.Seconds() / loaded.wall.Seconds()
+	need = min(float64(loaders)+0.5*plain.cpu.Seconds()/plain.wall.Seconds(), 0.75*float64(cpus))
+	return busy, need, busy < need
+}
 
 // extraRuns are the alone or the loaded runs of a timing pass: whether it
 // runs them, their name (of their raw files) and what they are (for the

@@ -243,20 +243,41 @@ func Run(cfg Config) (*profile.File, error) {
 	for _, w := range skipped {
 		logf("profile: WARNING: %s", w)
 	}
-	extraRun := func(x *extraRuns, i int) {
+	// extraRun runs round i's run of kind x; plain is the round's run
+	// without probes. A loaded run whose co-runners and ranks took turns
+	// on a core is measured again, at most starvedTries times, then left
+	// out (loadedStarved).
+	starvedLeft := 0
+	extraRun := func(x *extraRuns, i int, plain runResult) {
 		if !x.on || x.err != nil {
 			return
 		}
 		rawPath := filepath.Join(work, fmt.Sprintf("%s%d.json", x.name, i))
-		x.err = Step(cfg.Log, fmt.Sprintf("running at np=%d with probes, %s", cfg.NP, x.what), func() error {
-			_, err := run(cfg.Launcher, instr, cfg.NP, cfg.Args, []string{probe.OutEnv + "=" + rawPath, x.env, probe.NoBranchesEnv + "=1"}, cfg.Timeout)
-			return err
-		})
-		var r *probe.Raw
-		if x.err == nil {
-			r, x.err = readProbed(cfg.Launcher, rawPath, cfg.NP)
+		for try := 1; ; try++ {
+			var res runResult
+			x.err = Step(cfg.Log, fmt.Sprintf("running at np=%d with probes, %s", cfg.NP, x.what), func() error {
+				var err error
+				res, err = run(cfg.Launcher, instr, cfg.NP, cfg.Args, []string{probe.OutEnv + "=" + rawPath, x.env, probe.NoBranchesEnv + "=1"}, cfg.Timeout)
+				return err
+			})
+			if x.err != nil {
+				return
+			}
+			if x == &loaded {
+				if busy, need, starved := loadedStarved(res, plain, loaders, runtime.NumCPU()); starved {
+					if try <= starvedTries {
+						logf("profile: the run beside %d co-runner(s) kept %.2f cores busy where they and the ranks keep %.2f: a co-runner and a rank took turns on one core; measuring it again", loaders, busy, need)
+						continue
+					}
+					starvedLeft++
+					logf("profile: the run beside %d co-runner(s) kept %.2f cores busy where they and the ranks keep %.2f, %d times: left out", loaders, busy, need, try)
+					return
+				}
+			}
+			break
 		}
-		if x.err == nil {
+		r, err := readProbed(cfg.Launcher, rawPath, cfg.NP)
+		if x.err = err; err == nil {
 			x.raws = append(x.raws, r)
 		}
 	}
@@ -273,6 +294,13 @@ func Run(cfg Config) (*profile.File, error) {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("the run measuring each fragment beside a memory load failed (%v): the fragments are charged as measured at every np, however busy their node", firstLine(loaded.err)))
 		case len(loaded.raws) > 0:
 			applyLoaded(p, plan, loaded.raws, loaders)
+		}
+		if starvedLeft > 0 {
+			w := fmt.Sprintf("%d of the runs beside co-runners streaming through memory took turns with the ranks on a core (Go's scheduler left a CPU idle) and were left out", starvedLeft)
+			if len(loaded.raws) == 0 {
+				w += ": the fragments are charged as measured at every np, however busy their node"
+			}
+			p.Warnings = append(p.Warnings, w)
 		}
 		return p
 	}
@@ -342,8 +370,8 @@ func Run(cfg Config) (*profile.File, error) {
 			probed, raw = pr, r
 		}
 		raws = append(raws, r)
-		extraRun(&alone, i)
-		extraRun(&loaded, i)
+		extraRun(&alone, i, b)
+		extraRun(&loaded, i, b)
 		if i+1 < cfg.Repeat {
 			continue
 		}
