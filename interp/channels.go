@@ -130,6 +130,7 @@ func chanOf(v V) *chanV {
 
 // chanSend sends v on ch from the running thread.
 func (p *proc) chanSend(ch *chanV, v V, site string) ctl {
+	p.burstWait()
 	if ch == nil {
 		return p.fail(site, "send on a nil channel: it blocks forever")
 	}
@@ -174,6 +175,7 @@ func (p *proc) chanSend(ch *chanV, v V, site string) ctl {
 
 // chanRecv receives from ch into dst (a tuple with ok when commaOk).
 func (p *proc) chanRecv(ch *chanV, fr *frame, dst int, commaOk bool, site string) ctl {
+	p.burstWait()
 	if ch == nil {
 		return p.fail(site, "receive from a nil channel: it blocks forever")
 	}
@@ -236,7 +238,6 @@ func (p *proc) chanTake(ch *chanV) (V, bool) {
 // mainWaits runs the rank's goroutines until cond holds; a wait nothing
 // can end is a deadlock. False when the run stops.
 func (p *proc) mainWaits(cond func() bool, site, what string) bool {
-	p.burstWait()
 	ts := p.gos
 	if ts == nil {
 		if cond() {
@@ -354,6 +355,7 @@ func (c *compiler) selectOp(cf *function, in *ssa.Select, site string) op {
 		}
 	}
 	return func(p *proc, fr *frame) ctl {
+		p.burstWait()
 		chans := make([]*chanV, len(states))
 		for i, s := range states {
 			chans[i] = chanOf(s.ch.get(fr))

@@ -17,8 +17,8 @@ import (
 // noiseState is a rank's noise: its generator and its current burst.
 //   - A burst starts where the rank's main thread begins an operation
 //     that communicates or synchronises (a commlib call, a pool's or
-//     goroutines' synchronisation: mustYield; a channel operation or
-//     select that waits: mainWaits) and ends at the next one. Only the
+//     goroutines' synchronisation: mustYield; a channel operation or a
+//     select: burstWait) and ends at the next one. Only the
 //     main thread's own compute counts towards it (not the time it waited
 //     for its threads).
 //   - Its outcome (one of the machine's equally likely deviations) is
@@ -150,8 +150,8 @@ func (c *compiler) siteID(site string) int32 {
 	return id
 }
 
-// burstWait ends p's burst when its main thread is about to wait in an
-// operation that has no site ID (mainWaits).
+// burstWait ends p's burst when its main thread begins a channel
+// operation or a select, which can make it wait (they have no site ID).
 func (p *proc) burstWait() {
 	if p.cur == &p.main && p.rank >= 0 {
 		p.endBurst(-1)

@@ -106,39 +106,44 @@ func TestNoiseSynchronised(t *testing.T) {
 }
 
 // TestNoiseAlternating: bursts of two lengths alternate (100 µs, then
-// 6.25 µs), each followed by a barrier; each is read at its own length,
-// from the last burst that started at the same operation, not from the
-// rank's previous burst: ±1 % for the long ones and ±20 % for the short
-// ones. The draws alternate long, short, and are computed here by hand.
+// 6.25 µs), each followed by a barrier (-alt) or by a send on a buffered
+// channel that never waits (-chan: a channel operation ends a burst, as
+// a commlib call does); each is read at its own length, from the last
+// burst that started at the same operation or from the burst itself, not
+// from the rank's previous burst: ±1 % for the long ones and ±20 % for
+// the short ones. The draws alternate long, short, and are computed here
+// by hand.
 func TestNoiseAlternating(t *testing.T) {
 	p := prepare(t, "./interp/testdata/noise")
 	n, _ := markedLoop(t, p, "interp/testdata/noise/main.go", "loop")
-	args := []string{"-alt", "-steps", "50"}
-	pf := syntheticProfile(t, p, 1, args)
-	// An iteration of the loop costs 6.25 µs: 16 trips, then 1.
-	pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: n.ID, Kind: profile.FragLoop, Pos: n.Pos.String(), Executions: 100, MeanPS: 53_125_000})
-	pf.Loops = append(pf.Loops, profile.LoopStats{Node: n.ID, PerIterPS: 6_250_000, Trips: []profile.TripCount{{Trips: 16, Count: 50}, {Trips: 1, Count: 50}}})
-	if err := pf.Validate(); err != nil {
-		t.Fatal(err)
-	}
 	m := handMachine(t)
 	m.Noise = machine.Noise{
 		{Burst: 6250 * trace.Nanosecond, Deviations: []float64{-0.2, 0.2}},
 		{Burst: 100 * trace.Microsecond, Deviations: []float64{-0.01, 0.01}},
 	}
-	r, err := p.Run(Config{NP: 1, Machine: m, Profile: pf, Args: args, NoiseSeed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := proc{rank: 0}
-	q.initNoise(3)
-	var want int64
-	for range 50 {
-		want += 100_000_000 + 1_000_000*(2*int64(q.noise.next()%2)-1)
-		want += 6_250_000 + 1_250_000*(2*int64(q.noise.next()%2)-1)
-	}
-	if got := int64(r.Compute.Max); got != want {
-		t.Errorf("compute %d ps, hand computation %d ps (noiseless %d)", got, want, 50*106_250_000)
+	for _, part := range []string{"-alt", "-chan"} {
+		args := []string{part, "-steps", "50"}
+		pf := syntheticProfile(t, p, 1, args)
+		// An iteration of the loop costs 6.25 µs: 16 trips, then 1.
+		pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: n.ID, Kind: profile.FragLoop, Pos: n.Pos.String(), Executions: 100, MeanPS: 53_125_000})
+		pf.Loops = append(pf.Loops, profile.LoopStats{Node: n.ID, PerIterPS: 6_250_000, Trips: []profile.TripCount{{Trips: 16, Count: 50}, {Trips: 1, Count: 50}}})
+		if err := pf.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		r, err := p.Run(Config{NP: 1, Machine: m, Profile: pf, Args: args, NoiseSeed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := proc{rank: 0}
+		q.initNoise(3)
+		var want int64
+		for range 50 {
+			want += 100_000_000 + 1_000_000*(2*int64(q.noise.next()%2)-1)
+			want += 6_250_000 + 1_250_000*(2*int64(q.noise.next()%2)-1)
+		}
+		if got := int64(r.Compute.Max); got != want {
+			t.Errorf("%s: compute %d ps, hand computation %d ps (noiseless %d)", part, got, want, 50*106_250_000)
+		}
 	}
 }
 

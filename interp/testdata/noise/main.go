@@ -1,7 +1,7 @@
 // Command noise: steps of the same compute on every rank, each followed by
 // a halo exchange with the neighbours (-sync) or by nothing, or (-alt) a
-// long and a short burst each followed by a barrier; one barrier at the
-// end.
+// long and a short burst each followed by a barrier (-chan: by a send on
+// a buffered channel); one barrier at the end.
 package main
 
 import (
@@ -14,6 +14,7 @@ var (
 	steps = flag.Int("steps", 200, "steps")
 	sync  = flag.Bool("sync", true, "exchange with the neighbours after each step")
 	alt   = flag.Bool("alt", false, "each step a long and a short burst, a barrier after each")
+	chans = flag.Bool("chan", false, "as -alt, a send on a buffered channel after each burst instead of a barrier")
 )
 
 func work(x []float64) {
@@ -27,7 +28,15 @@ func main() {
 		rank, np := c.Rank(), c.Size()
 		left, right := (rank+np-1)%np, (rank+1)%np
 		x := make([]float64, 16)
+		done := make(chan int, 2**steps)
 		for range *steps {
+			if *chans {
+				work(x)
+				done <- 1
+				work(x[:1])
+				done <- 2
+				continue
+			}
 			if *alt {
 				work(x)
 				c.Barrier()
