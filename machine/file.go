@@ -415,22 +415,24 @@ func (d *decoder) noise(n *Noise) func(*jsonValue, string) {
 
 // floats decodes an array of numbers.
 func (d *decoder) floats(dst *[]float64) func(*jsonValue, string) {
-	return func(v *jsonValue, path string) {
-		if !d.kind(v, path, jsonArray) {
-			return
-		}
-		*dst = make([]float64, len(v.elems))
-		for i, e := range v.elems {
-			p := fmt.Sprintf("%s[%d]", path, i)
-			d.pos[p] = e.off
-			d.float(&(*dst)[i])(e, p)
-		}
-	}
+	return elements(d, dst, d.float)
 }
 
 // objects decodes an array of objects into *dst, each element's members
 // given by members.
 func objects[T any](d *decoder, dst *[]T, members func(*T) []member) func(*jsonValue, string) {
+	return elements(d, dst, func(p *T) func(*jsonValue, string) {
+		return func(v *jsonValue, path string) { d.object(v, path, members(p)) }
+	})
+}
+
+func (d *decoder) placement(dst *[]int) func(*jsonValue, string) {
+	return elements(d, dst, d.integer)
+}
+
+// elements decodes an array into *dst, each element by the decoder elem
+// gives for it, at the path "path[i]".
+func elements[T any](d *decoder, dst *[]T, elem func(*T) func(*jsonValue, string)) func(*jsonValue, string) {
 	return func(v *jsonValue, path string) {
 		if !d.kind(v, path, jsonArray) {
 			return
@@ -439,21 +441,7 @@ func objects[T any](d *decoder, dst *[]T, members func(*T) []member) func(*jsonV
 		for i, e := range v.elems {
 			p := fmt.Sprintf("%s[%d]", path, i)
 			d.pos[p] = e.off
-			d.object(e, p, members(&(*dst)[i]))
-		}
-	}
-}
-
-func (d *decoder) placement(dst *[]int) func(*jsonValue, string) {
-	return func(v *jsonValue, path string) {
-		if !d.kind(v, path, jsonArray) {
-			return
-		}
-		*dst = make([]int, len(v.elems))
-		for i, e := range v.elems {
-			p := fmt.Sprintf("%s[%d]", path, i)
-			d.pos[p] = e.off
-			d.integer(&(*dst)[i])(e, p)
+			elem(&(*dst)[i])(e, p)
 		}
 	}
 }

@@ -126,12 +126,11 @@ func (n Noise) Check() error {
 func (v *validator) noise(field string, n Noise) {
 	for i, p := range n {
 		f := fmt.Sprintf("%s[%d]", field, i)
-		switch {
-		case p.Burst <= 0:
-			v.errorf(f+".burst", "%s: want a positive time", FormatDuration(p.Burst))
-		case i > 0 && p.Burst <= n[i-1].Burst:
-			v.errorf(f+".burst", "burst lengths not increasing: %s after %s", FormatDuration(p.Burst), FormatDuration(n[i-1].Burst))
+		var prev trace.Time
+		if i > 0 {
+			prev = n[i-1].Burst
 		}
+		v.increasingTime(f+".burst", "burst lengths", i, p.Burst, prev)
 		d := p.Deviations
 		switch {
 		case len(d) < 2 || len(d) > MaxNoiseDeviations:

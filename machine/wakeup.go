@@ -57,13 +57,24 @@ func (w Wakeup) At(d trace.Time) trace.Time {
 func (v *validator) wakeup(field string, w Wakeup) {
 	for i, p := range w {
 		f := fmt.Sprintf("%s[%d]", field, i)
-		switch {
-		case p.Blocked <= 0:
-			v.errorf(f+".blocked", "%s: want a positive time", FormatDuration(p.Blocked))
-		case i > 0 && p.Blocked <= w[i-1].Blocked:
-			v.errorf(f+".blocked", "blocked times not increasing: %s after %s", FormatDuration(p.Blocked), FormatDuration(w[i-1].Blocked))
+		var prev trace.Time
+		if i > 0 {
+			prev = w[i-1].Blocked
 		}
+		v.increasingTime(f+".blocked", "blocked times", i, p.Blocked, prev)
 		v.duration(f+".delay", p.Delay)
+	}
+}
+
+// increasingTime checks t, the time at field of point i of a curve:
+// positive, and above prev, the point before's, when i > 0; what names
+// the times in the message ("blocked times").
+func (v *validator) increasingTime(field, what string, i int, t, prev trace.Time) {
+	switch {
+	case t <= 0:
+		v.errorf(field, "%s: want a positive time", FormatDuration(t))
+	case i > 0 && t <= prev:
+		v.errorf(field, "%s not increasing: %s after %s", what, FormatDuration(t), FormatDuration(prev))
 	}
 }
 
