@@ -279,13 +279,11 @@ func binDeviations(devs []float64, shares int) (noiseDist, error) {
 	return d, nil
 }
 
-// spread is the standard deviation of the deviations (their mean is 0).
+// spread is the standard deviation of the deviations, as the machine's
+// noise reports its outcomes' (the ranks' own delays do not have a mean
+// of 0: their root mean square is not their spread).
 func (d noiseDist) spread() float64 {
-	sq := 0.0
-	for _, x := range d.devs {
-		sq += x * x
-	}
-	return math.Sqrt(sq / float64(len(d.devs)))
+	return machine.NoisePoint{Deviations: d.devs}.Spread()
 }
 
 // percentile is the deviation of nearest rank p: the ⌈p·N⌉-th smallest.

@@ -158,4 +158,9 @@ func TestRankDeviations(t *testing.T) {
 	if got, want := rankDeviations([][]float64{{9, 1}, {12}, {15, 1}}, 12), []float64{0, 0.25, 0.5}; !near(got, want) {
 		t.Errorf("three ranks: %v, want %v", got, want)
 	}
+	// Their spread is about their mean, 0.25: √(0.125/3), not their root
+	// mean square √(0.3125/3).
+	if got, want := (noiseDist{devs: []float64{0, 0.25, 0.5}}).spread(), math.Sqrt(0.125/3); math.Abs(got-want) > 1e-12 {
+		t.Errorf("spread of the three ranks' delays %v, want %v", got, want)
+	}
 }
