@@ -100,9 +100,7 @@ launcher's, and its profile is cached apart from one measured in one process.`,
 				return err
 			}
 			a.Name, a.Machine, a.Profile = prog.Model.Package, pf.machineInfo(m), pf.profileUsed
-			if len(m.Noise) > 0 && !pf.noNoise {
-				a.Noise = interp.NoiseText(pf.noiseSeed, m.Noise)
-			}
+			a.Noise = pf.noiseText(m)
 			a.Args = append([]string{}, progArgs...)
 			out := cmd.OutOrStdout()
 			switch {

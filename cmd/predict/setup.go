@@ -203,6 +203,15 @@ func (f *predictFlags) noteNoise(m *machine.Machine, log io.Writer) {
 	}
 }
 
+// noiseText is what a report says of the noise the predictions on m drew
+// (interp.NoiseText), "" when they drew none.
+func (f *predictFlags) noiseText(m *machine.Machine) string {
+	if len(m.Noise) == 0 || f.noNoise {
+		return ""
+	}
+	return interp.NoiseText(f.noiseSeed, m.Noise)
+}
+
 // noiseConfig sets the noise flags in cfg.
 func (f *predictFlags) noiseConfig(cfg interp.Config) interp.Config {
 	cfg.NoNoise, cfg.NoiseSeed = f.noNoise, f.noiseSeed

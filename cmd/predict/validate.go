@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/predict-tools/predict/interp"
 	"github.com/predict-tools/predict/scale"
 	"github.com/predict-tools/predict/validate"
 	"github.com/spf13/cobra"
@@ -101,9 +100,7 @@ under it too, at the launcher's number of ranks.`,
 				rep.Machine = pf.machine
 			}
 			rep.ProfileSource = pf.profileUsed
-			if len(m.Noise) > 0 && !pf.noNoise {
-				rep.Noise = interp.NoiseText(pf.noiseSeed, m.Noise)
-			}
+			rep.Noise = pf.noiseText(m)
 			out := cmd.OutOrStdout()
 			if asJSON {
 				err = rep.WriteJSON(out)
