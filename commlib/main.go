@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/predict-tools/predict/commlib/eagerlimit"
 )
 
 // Flags every program that calls Main accepts. They are registered when the
@@ -91,24 +93,9 @@ func configFromFlags() (Config, error) {
 			return cfg, fmt.Errorf("COMMLIB_THREADS=%q: want a number of threads per rank, at least 1", v)
 		}
 	}
-	if set["eager"] {
-		if cfg.EagerLimit < 0 {
-			return cfg, fmt.Errorf("-eager %d: want a number of bytes, 0 or more", cfg.EagerLimit)
-		}
-		if cfg.EagerLimit == 0 {
-			cfg.EagerLimit = -1 // every standard send is rendezvous
-		}
-	} else if v := os.Getenv("COMMLIB_EAGER_LIMIT"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return cfg, fmt.Errorf("COMMLIB_EAGER_LIMIT=%q: want a number of bytes, 0 or more", v)
-		}
-		cfg.EagerLimit = n
-		if n == 0 {
-			cfg.EagerLimit = -1
-		}
-	}
-	return cfg, nil
+	var err error
+	cfg.EagerLimit, err = eagerlimit.From(flag.CommandLine)
+	return cfg, err
 }
 
 // Threads returns the number of threads per rank for the program's pools

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/predict-tools/predict/commlib"
+	"github.com/predict-tools/predict/commlib/eagerlimit"
 	"github.com/predict-tools/predict/estimator/probe"
 	"github.com/predict-tools/predict/machine"
 	"github.com/predict-tools/predict/trace"
@@ -182,7 +183,7 @@ func sinceNow() func() time.Duration {
 
 // network measures the in-process runtime's network with calRanks ranks.
 func (cal *Calibration) network(opt CalibrateOptions, rule StopRule, logf func(string, ...any)) error {
-	eager, err := inProcessEagerLimit()
+	eager, err := eagerlimit.From(nil) // the environment's: predict's flags are not commlib's
 	if err != nil {
 		return err
 	}
@@ -218,7 +219,7 @@ func CalibrateNetwork(c *commlib.Comm, opt CalibrateOptions) (*Calibration, erro
 	}
 	// Every rank reads the same command line and environment: all return
 	// here, or none.
-	eager, err := commandLineEagerLimit(flag.CommandLine)
+	eager, err := eagerlimit.From(flag.CommandLine)
 	if err != nil {
 		return cal, err
 	}

@@ -24,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/predict-tools/predict/commlib/eagerlimit"
 	"github.com/predict-tools/predict/machine"
 	"github.com/predict-tools/predict/profile"
 )
@@ -60,7 +61,7 @@ type LocalKey struct {
 // ThisLocalKey is the key of this machine.
 func ThisLocalKey() LocalKey {
 	h := thisHost()
-	eager, _ := inProcessEagerLimit() // a bad one refuses the calibration itself
+	eager, _ := eagerlimit.From(nil) // a bad one refuses the calibration itself
 	return LocalKey{Host: h.Name, CPUModel: h.CPUModel, CPUs: h.CPUs, GoVersion: h.GoVersion, EagerLimit: eager, Method: CalibrationMethod}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/predict-tools/predict/commlib"
+	"github.com/predict-tools/predict/commlib/eagerlimit"
 )
 
 // TestRuntimeEagerLimit: a calibration's runtime has the eager limit a
@@ -34,20 +35,20 @@ func TestRuntimeEagerLimit(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		cfg, err := commandLineEagerLimit(fs)
+		cfg, err := eagerlimit.From(fs)
 		cal := &Calibration{EagerLimit: runtimeLimit(cfg)}
 		if err != nil || cfg != tc.config || cal.EagerLimit != tc.runtime || cal.eagerS() != tc.s {
 			t.Errorf("COMMLIB_EAGER_LIMIT=%q %v: config %d, runtime %d, S %d, %v; want %d, %d, %d",
 				tc.env, tc.args, cfg, cal.EagerLimit, cal.eagerS(), err, tc.config, tc.runtime, tc.s)
 		}
 		if tc.args == nil {
-			if in, err := inProcessEagerLimit(); err != nil || in != tc.config {
+			if in, err := eagerlimit.From(nil); err != nil || in != tc.config {
 				t.Errorf("in-process, COMMLIB_EAGER_LIMIT=%q: %d, %v", tc.env, in, err)
 			}
 		}
 	}
 	t.Setenv("COMMLIB_EAGER_LIMIT", "64k")
-	if _, err := inProcessEagerLimit(); err == nil || !strings.Contains(err.Error(), `COMMLIB_EAGER_LIMIT="64k"`) {
+	if _, err := eagerlimit.From(nil); err == nil || !strings.Contains(err.Error(), `COMMLIB_EAGER_LIMIT="64k"`) {
 		t.Errorf("a bad limit: %v", err)
 	}
 	// An old calibration's JSON, without the limit: the default.
