@@ -245,6 +245,9 @@ var mathFuncs2 = map[string]func(float64, float64) float64{
 // externalFunc returns the interpreter's version of a function outside
 // the program, or nil.
 func (c *compiler) externalFunc(name string, sig *types.Signature) extFunc {
+	if f := stdlibFunc(name, sig); f != nil {
+		return f
+	}
 	if f := mathFuncs[name]; f != nil {
 		return func(p *proc, fr *frame, a []V, dst int, site string) ctl { return set(fr, dst, floatV(f(a[0].F()))) }
 	}

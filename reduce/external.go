@@ -40,6 +40,27 @@ var ExecutedExternal = map[string]bool{
 	"fmt.Printf": true, "fmt.Println": true, "fmt.Print": true, "fmt.Fprintf": true, "fmt.Fprintln": true,
 	"fmt.Fprint": true, "log.Printf": true, "log.Println": true,
 	"os.Exit": true, "log.Fatal": true, "log.Fatalf": true, "log.Fatalln": true,
+	// seeded pseudo-random generators (interp/stdlib.go): the numbers of
+	// a generator made from a seed are computed, call for call; the
+	// package-level functions (the global, randomly seeded source), Shuffle
+	// and Read stay random numbers
+	"math/rand/v2.New": true, "math/rand/v2.NewPCG": true, "math/rand/v2.NewChaCha8": true,
+	"(*math/rand/v2.Rand).Int64": true, "(*math/rand/v2.Rand).Uint32": true, "(*math/rand/v2.Rand).Uint64": true,
+	"(*math/rand/v2.Rand).Int32": true, "(*math/rand/v2.Rand).Int": true, "(*math/rand/v2.Rand).Uint": true,
+	"(*math/rand/v2.Rand).Int64N": true, "(*math/rand/v2.Rand).Uint64N": true, "(*math/rand/v2.Rand).Int32N": true,
+	"(*math/rand/v2.Rand).Uint32N": true, "(*math/rand/v2.Rand).IntN": true, "(*math/rand/v2.Rand).UintN": true,
+	"(*math/rand/v2.Rand).Float64": true, "(*math/rand/v2.Rand).Float32": true, "(*math/rand/v2.Rand).NormFloat64": true,
+	"(*math/rand/v2.Rand).ExpFloat64": true, "(*math/rand/v2.Rand).Perm": true,
+	"(*math/rand/v2.PCG).Uint64": true, "(*math/rand/v2.PCG).Seed": true, "(*math/rand/v2.ChaCha8).Uint64": true,
+	"math/rand.New": true, "math/rand.NewSource": true,
+	"(*math/rand.Rand).Int63": true, "(*math/rand.Rand).Uint32": true, "(*math/rand.Rand).Uint64": true,
+	"(*math/rand.Rand).Int31": true, "(*math/rand.Rand).Int": true, "(*math/rand.Rand).Int63n": true,
+	"(*math/rand.Rand).Int31n": true, "(*math/rand.Rand).Intn": true, "(*math/rand.Rand).Float64": true,
+	"(*math/rand.Rand).Float32": true, "(*math/rand.Rand).NormFloat64": true, "(*math/rand.Rand).ExpFloat64": true,
+	"(*math/rand.Rand).Perm": true, "(*math/rand.Rand).Seed": true,
+	// searches (generic ones by their origin's name)
+	"sort.SearchInts": true, "sort.SearchFloat64s": true, "sort.SearchStrings": true,
+	"slices.Contains": true, "slices.Index": true,
 }
 
 // executedExternal reports whether the interpreter executes a call of f,
@@ -49,6 +70,9 @@ func executedExternal(f *ssa.Function) bool {
 		return false
 	}
 	name := f.String()
+	if o := f.Origin(); o != nil {
+		name = o.String() // an instantiation of a generic function
+	}
 	switch {
 	case ExecutedExternal[name], modelgen.GoSyncOp(f) != "", strings.HasPrefix(name, "flag."),
 		strings.Contains(name, "flag.FlagSet"), strings.Contains(name, "flag.Flag)"):

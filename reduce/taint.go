@@ -312,7 +312,23 @@ func (a *analysis) taintCall(call ssa.CallInstruction) bool {
 	// Outside the module.
 	name := a.callName(cc)
 	if why := sourceKind(cc); why != "" {
-		return res != nil && a.setTaint(res, why+" ("+name+" at "+a.where(call.Pos())+")")
+		why += " (" + name + " at " + a.where(call.Pos()) + ")"
+		grew := res != nil && a.setTaint(res, why)
+		if cc.Signature().Recv() != nil || cc.IsInvoke() {
+			// A generator's method the model does not execute (Shuffle,
+			// Read, a source called through an interface) moves its
+			// state: what it draws next is random numbers too.
+			recv := cc.Value
+			if !cc.IsInvoke() {
+				recv = cc.Args[0]
+			}
+			for l := range a.pts[recv] {
+				if a.setTaintLoc(l, why) {
+					grew = true
+				}
+			}
+		}
+		return grew
 	}
 	if f := cc.StaticCallee(); f != nil && !executedExternal(f) {
 		// A function the interpreter does not execute: its result, and
@@ -403,6 +419,8 @@ func sourceKind(cc *ssa.CallCommon) string {
 		pkg = cc.Method.Pkg().Path()
 	}
 	switch {
+	case (pkg == "math/rand" || pkg == "math/rand/v2") && executedExternal(cc.StaticCallee()) && seededSource(cc):
+		return "" // a generator made from a seed, which the interpreter runs
 	case pkg == "math/rand" || pkg == "math/rand/v2" || pkg == "crypto/rand":
 		return "random numbers"
 	case pkg == "time" && cc.StaticCallee() != nil && clockReaders[cc.StaticCallee().Name()] && cc.StaticCallee().Signature.Recv() == nil:
@@ -413,6 +431,28 @@ func sourceKind(cc *ssa.CallCommon) string {
 		return "input/output"
 	}
 	return ""
+}
+
+// seededSource reports whether a call of math/rand's or math/rand/v2's New
+// is given a source the interpreter runs (NewPCG, NewChaCha8, NewSource,
+// called there); true for every other function of the packages. A
+// generator over a source of the program's own, or one passed in from
+// elsewhere, draws random numbers to the model.
+func seededSource(cc *ssa.CallCommon) bool {
+	f := cc.StaticCallee()
+	if f == nil || f.Signature.Recv() != nil || f.Name() != "New" || len(cc.Args) != 1 {
+		return true
+	}
+	v := cc.Args[0]
+	if mi, ok := v.(*ssa.MakeInterface); ok {
+		v = mi.X
+	}
+	call, ok := v.(*ssa.Call)
+	if !ok {
+		return false
+	}
+	src := call.Common().StaticCallee()
+	return src != nil && src.Pkg != nil && src.Pkg == f.Pkg && (src.Name() == "NewPCG" || src.Name() == "NewChaCha8" || src.Name() == "NewSource")
 }
 
 // taintCommlib applies the taint rules of commlib calls: message data
