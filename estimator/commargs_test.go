@@ -7,18 +7,19 @@ import (
 	"github.com/predict-tools/predict/interp"
 )
 
-// TestCommArgs profiles the corpus's spmv (class S, np 2), whose halo
-// exchange sends to the ranks that own the random columns of its rows:
-// the peers and lengths of its Isends and Irecvs are recorded per rank,
-// and so is `if len(idx) == 0 { continue }`, whose model negates the
-// source's test. The prediction at np = 2 replays them, and its
-// messages go to the other rank; before, the model deadlocked.
+// TestCommArgs profiles testdata/commargs (np 2), whose ranks send a
+// batch to a peer and of a length drawn from a generator over a source of
+// the program's own: the peers and lengths of its Isends are recorded per
+// rank, and so are the receives' `if n == 0` decisions. The prediction at
+// np = 2 replays them, and its messages go to the other rank; without
+// them, the model would deadlock. (The corpus's spmv was this test's
+// program until the model computed its seeded matrix.)
 func TestCommArgs(t *testing.T) {
-	args := []string{"-class", "S"}
-	prog, p, m := profileCorpus(t, "spmv", args)
+	var args []string
+	prog, p, m := profileProgram(t, "./estimator/testdata/commargs", args)
 	peers := 0
 	for _, a := range p.CommArgs {
-		if strings.Contains(a.Site, "spmv/main.go:") && a.Part == "value" {
+		if strings.Contains(a.Site, "commargs/main.go:") && a.Part == "value" {
 			for _, r := range a.Ranks {
 				for _, run := range r.Runs {
 					if run.Vals[0] != int64(1-r.Rank) {

@@ -13,14 +13,21 @@ import (
 // check what a timing pass records by what the model then predicts.
 func profileCorpus(t *testing.T, name string, args []string) (*interp.Program, *profile.File, *machine.Machine) {
 	t.Helper()
+	return profileProgram(t, "./testprogs/corpus/"+name, args)
+}
+
+// profileProgram is profileCorpus for the program at pattern (relative
+// to the module's root).
+func profileProgram(t *testing.T, pattern string, args []string) (*interp.Program, *profile.File, *machine.Machine) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs a program")
 	}
-	prog, err := interp.Prepare("..", "./testprogs/corpus/"+name)
+	prog, err := interp.Prepare("..", pattern)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := profileWith(t, Config{Dir: "..", Pattern: "./testprogs/corpus/" + name, Prepared: prog.Prepared, NP: 2, Args: args})
+	p := profileWith(t, Config{Dir: "..", Pattern: pattern, Prepared: prog.Prepared, NP: 2, Args: args})
 	m, err := machine.Preset("local")
 	if err != nil {
 		t.Fatal(err)

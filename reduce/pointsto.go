@@ -228,6 +228,20 @@ func (a *analysis) ptsInstr(fn *ssa.Function, instr ssa.Instruction) bool {
 	case *ssa.Slice:
 		return a.reselect(v, v.X, elemSel)
 	case *ssa.Field:
+		if ld := loadedStruct(v.X); ld != nil {
+			// A field of a struct loaded from memory holds what was
+			// stored at that field's path (or around it), not what the
+			// struct's other fields hold.
+			grew := false
+			for l := range a.pts[ld.X] {
+				f := loc{l.obj, fieldSel(l.sel, v.Field)}
+				a.intern(f)
+				if a.loadFrom(v, f) {
+					grew = true
+				}
+			}
+			return grew
+		}
 		return a.flow(v, v.X)
 	case *ssa.Index:
 		return a.flow(v, v.X)
@@ -235,18 +249,17 @@ func (a *analysis) ptsInstr(fn *ssa.Function, instr ssa.Instruction) bool {
 		if v.Op == token.MUL { // load: of what was stored there, in a whole or in parts
 			grew := false
 			for l := range a.pts[v.X] {
-				for _, r := range a.related(l) {
-					s := a.pts[v]
-					if addAll(&s, a.contents[r]) {
-						a.pts[v] = s
-						grew = true
-					}
+				if a.loadFrom(v, l) {
+					grew = true
 				}
 			}
 			return grew
 		}
 		return a.flow(v, v.X)
 	case *ssa.Store:
+		if ld := loadedStruct(v.Val); ld != nil {
+			return a.copyPaths(v.Addr, ld.X)
+		}
 		grew := false
 		for l := range a.pts[v.Addr] {
 			c := a.contents[l]
@@ -311,14 +324,83 @@ func (a *analysis) appendContents(obj *object, src ssa.Value) bool {
 			}
 			d := loc{obj, "[]" + r.sel[len(s.sel):]}
 			a.intern(d)
-			c := a.contents[d]
-			if addAll(&c, a.contents[r]) {
-				a.contents[d] = c
+			if a.addContents(d, r) {
 				grew = true
 			}
 		}
 	}
 	return grew
+}
+
+// loadFrom adds to what v points to what was stored at l, in a whole or
+// in parts (every location that overlaps it).
+func (a *analysis) loadFrom(v ssa.Value, l loc) bool {
+	grew := false
+	for _, r := range a.related(l) {
+		s := a.pts[v]
+		if addAll(&s, a.contents[r]) {
+			a.pts[v] = s
+			grew = true
+		}
+	}
+	return grew
+}
+
+// addContents adds what from holds to what to holds.
+func (a *analysis) addContents(to, from loc) bool {
+	c := a.contents[to]
+	if !addAll(&c, a.contents[from]) {
+		return false
+	}
+	a.contents[to] = c
+	return true
+}
+
+// loadedStruct returns the load that v is when v is a struct value loaded
+// from memory (its fields' contents can be told apart there), else nil.
+func loadedStruct(v ssa.Value) *ssa.UnOp {
+	ld, ok := v.(*ssa.UnOp)
+	if !ok || ld.Op != token.MUL {
+		return nil
+	}
+	if _, ok := ld.Type().Underlying().(*types.Struct); !ok {
+		return nil
+	}
+	return ld
+}
+
+// copyPaths adds to the memory dst points to what the memory src points
+// to holds, path by path (a struct copied whole: each field's contents go
+// to the same field, and what was stored around it, to around it).
+func (a *analysis) copyPaths(dst, src ssa.Value) bool {
+	grew := false
+	for d := range a.pts[dst] {
+		for s := range a.pts[src] {
+			for _, r := range a.related(s) {
+				if len(a.contents[r]) == 0 {
+					continue
+				}
+				to := d
+				if sub := wholeless(s.sel); r.sel != s.sel && (sub == "" || prefixPath(sub, r.sel)) {
+					to = loc{d.obj, wholeless(d.sel) + r.sel[len(sub):]}
+					a.intern(to)
+				}
+				if a.addContents(to, r) {
+					grew = true
+				}
+			}
+		}
+	}
+	return grew
+}
+
+// wholeless is path sel as the prefix of the paths below it: "" for the
+// whole object ("*"), whose fields' paths are ".f0", ….
+func wholeless(sel string) string {
+	if sel == "*" {
+		return ""
+	}
+	return sel
 }
 
 // intern adds l's path to the paths of its object (related's index).

@@ -433,41 +433,32 @@ func sourceKind(cc *ssa.CallCommon) string {
 	return ""
 }
 
-// seededSource reports whether a call of math/rand's or math/rand/v2's New
-// is given a source the interpreter runs (NewPCG, NewChaCha8, NewSource,
-// called there); true for every other function of the packages. A
-// generator over a source of the program's own, or one passed in from
-// elsewhere, draws random numbers to the model.
-func seededSource(cc *ssa.CallCommon) bool {
-	f := cc.StaticCallee()
-	if f == nil || f.Signature.Recv() != nil || f.Name() != "New" || len(cc.Args) != 1 {
-		return true
-	}
-	v := cc.Args[0]
-	if mi, ok := v.(*ssa.MakeInterface); ok {
-		v = mi.X
-	}
-	call, ok := v.(*ssa.Call)
-	if !ok {
-		return false
-	}
-	src := call.Common().StaticCallee()
-	return src != nil && src.Pkg != nil && src.Pkg == f.Pkg && (src.Name() == "NewPCG" || src.Name() == "NewChaCha8" || src.Name() == "NewSource")
-}
-
-// taintCommlib applies the taint rules of commlib calls: message data
-// carries the taint of every send buffer's contents; a pool's reduction
+// taintCommlib applies the taint rules of commlib calls: a point-to-point
+// message carries the taint of every point-to-point send buffer's
+// contents, a collective's the taint of what that collective's calls send; a pool's reduction
 // carries that of its tasks' results; atomics are memory.
 func (a *analysis) taintCommlib(call ssa.CallInstruction, callee *ssa.Function, args []ssa.Value) bool {
 	op := opName(callee)
 	res := call.Value()
 	grew := false
 	spec := commSpecs[op]
+	msg := &a.msgTaint
+	if spec.collective {
+		if a.collTaint == nil {
+			a.collTaint = map[string]string{}
+		}
+		t := a.collTaint[op]
+		msg = &t
+		defer func() { a.collTaint[op] = t }()
+	}
 	for _, i := range spec.sendBufs {
 		if i < len(args) {
 			if t := a.pointeeTaint(args[i]); t != "" {
-				if m := least(a.msgTaint, t+", communicated"); m != a.msgTaint {
-					a.msgTaint = m
+				if !strings.HasSuffix(t, ", communicated") {
+					t += ", communicated"
+				}
+				if m := least(*msg, t); m != *msg {
+					*msg = m
 					grew = true
 				}
 			}
@@ -476,7 +467,7 @@ func (a *analysis) taintCommlib(call ssa.CallInstruction, callee *ssa.Function, 
 	for _, i := range spec.recvBufs {
 		if i < len(args) {
 			for l := range a.pts[args[i]] {
-				if a.setTaintLoc(l, a.msgTaint) {
+				if a.setTaintLoc(l, *msg) {
 					grew = true
 				}
 			}

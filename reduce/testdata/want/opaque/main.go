@@ -181,10 +181,11 @@ func main() {
 		batch := 1 + rand.New(newLCG(seed(*seeds))).Intn(16)
 		c.Bcast(make([]float64, 16)[:batch], 0) // want opaque:"random numbers"
 		c.Bcast(make([]float64, batch), 0)      // want opaque:"random numbers"
-		// A length received in a message is what was sent: here random.
+		// A length received in a message is what was sent: here random
+		// (what the Bcasts send).
 		n := []int{batch}
 		c.Bcast(n, 0)
-		c.Bcast(make([]float64, n[0]), 0) // want opaque:"communicated"
+		c.Bcast(make([]float64, n[0]), 0) // want opaque:"random numbers (math/rand.New at"
 
 		if c.Rank() == 0 { // want computed
 			if d := dist[0] / float64(c.Size()); d < 0.3 || d > 0.5 { // want opaque:"a check of the program" opaque:"a check of the program"
