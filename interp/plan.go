@@ -108,13 +108,16 @@ func (cp *Compiled) plan() error {
 					// Iterated, the loop is charged per iteration.
 					f.seen = max(fs.Executions, iterations(ls))
 				}
-				if pl := prog.Report.Plan.Loop(n); pl.Units != nil && !ls.Innermost && (cp.counting || cp.unitTime[n.ID].units > 0) {
-					ut := unitTime{total: 1, units: 1}
-					if !cp.counting {
-						ut = cp.unitTime[n.ID]
-					}
+				pl := prog.Report.Plan.Loop(n)
+				ut := unitTime{total: 1, units: 1}
+				if !cp.counting {
+					ut = cp.unitTime[n.ID]
+				}
+				switch {
+				case pl.Units != nil && !ls.Innermost && ut.units > 0:
 					cp.planUnits(c, pl, f, ut)
-				} else {
+				case pl.Verdict == reduce.Iterate && !ls.Innermost && ut.units > 0 && cp.planIteratedUnits(c, pl, f, ut):
+				default:
 					cp.planLoop(c, pl, f, ls)
 				}
 				planned[fs.Node] = true

@@ -151,6 +151,65 @@ func (cp *Compiled) planUnits(c *compiler, u *reduce.Loop, f *fragment, ut unitT
 	cp.unitFrags = append(cp.unitFrags, unitFrag{entry: entry, units: units})
 }
 
+// A nest the model iterates at every level (its loops have effects the
+// model keeps: spmv's renumbering of each neighbour's ghosts) is timed
+// whole too, and an iteration of its outer loop does the work of its inner
+// loops, which shrinks as np grows while the outer loop's trips (the
+// neighbours) grow. Its time is spread over the iterations of every loop
+// in it, a unit each, counted as the model runs them: at the profiled np
+// the units cost what the timing pass measured, at another np their
+// number follows the decomposition.
+//
+// planIteratedUnits plans loop pl (fragment f) so when every loop in its
+// nest has a place where an iteration starts and one of them, inside it,
+// runs (a sealed loop in it is collapsed and counts no unit); it reports
+// whether it did.
+func (cp *Compiled) planIteratedUnits(c *compiler, pl *reduce.Loop, f *fragment, ut unitTime) bool {
+	plan := cp.prog.Report.Plan
+	var starts []ssa.Instruction
+	nested := false
+	ok := true
+	model.Walk(pl.Node, func(x *model.Node) bool {
+		if x.Kind != model.KindLoop {
+			return true
+		}
+		xl := plan.Loop(x)
+		if xl != nil && xl.Sealed && x != pl.Node {
+			return false // collapsed, never run: its work is its iterations' around it
+		}
+		if xl == nil || xl.IterStart == nil {
+			ok = false
+			return false
+		}
+		nested = nested || x != pl.Node
+		starts = append(starts, xl.IterStart)
+		return true
+	})
+	if !ok || !nested {
+		return false
+	}
+	var entries []ssa.Instruction
+	for _, pr := range pl.Header.Preds {
+		if !pl.Blocks[pr.Index] && len(pr.Instrs) > 0 {
+			entries = append(entries, pr.Instrs[len(pr.Instrs)-1])
+		}
+	}
+	if len(entries) == 0 {
+		return false
+	}
+	entry := cp.track(&fragment{index: f.index, node: f.node, kind: f.kind, pos: f.pos})
+	unit := cp.track(&fragment{index: f.index, node: f.node, kind: f.kind, pos: f.pos, units: true,
+		mean: (ut.total + ut.units/2) / ut.units, errRel: f.errRel})
+	for _, e := range entries {
+		c.charges[e] = append(c.charges[e], entry)
+	}
+	for _, at := range starts {
+		c.charges[at] = append(c.charges[at], unit)
+	}
+	cp.unitFrags = append(cp.unitFrags, unitFrag{entry: entry, units: unit})
+	return true
+}
+
 // unitsOnEntry returns a function that computes, on entry to loop y, the
 // units all its runs will count — its innermost iterations and the
 // elements their copies move — when every trip count and length they

@@ -236,3 +236,54 @@ func checkComputeMax(t *testing.T, p *Program, pf *profile.File, args []string, 
 		}
 	}
 }
+
+// TestIteratedUnits checks a nest the model iterates at every level (its
+// appends' length is sent: testdata/units -part fill) against hand
+// computations: the time measured at np=2 is spread over the iterations of
+// both loops, np + np·(n/np²) a rank, and charged for those at the
+// predicted np. The old charge, trips × the time of an outer iteration,
+// read np=8 at 4 × the measured microsecond instead of about a quarter.
+func TestIteratedUnits(t *testing.T) {
+	p := prepare(t, "./interp/testdata/units")
+	m := handMachine(t)
+	args := []string{"-part", "fill"}
+	pf := syntheticProfile(t, p, 2, args)
+	line := markLine(t, unitsFile, "fill")
+	for _, f := range p.Model.Functions {
+		model.Walk(f.Tree, func(n *model.Node) bool {
+			if n.Kind != model.KindLoop || n.Pos.Start.Line > line || n.Pos.End.Line < line {
+				return true
+			}
+			pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: n.ID, Kind: profile.FragLoop, Pos: n.Pos.String(), Executions: 2, MeanPS: 1_000_000})
+			pf.Loops = append(pf.Loops, profile.LoopStats{Node: n.ID, PerIterPS: 500_000, Balanced: true})
+			return false // the outer loop, timed whole
+		})
+	}
+	if len(pf.Loops) != 1 {
+		t.Fatalf("the loop over the ranks not found (%d)", len(pf.Loops))
+	}
+	// At np=2: 2 + 2·1024 = 2050 units a rank, 4100 in all for 2 µs: a
+	// unit costs (2 000 000 + 2050)/4100 = 488 ps (rounded to the ps).
+	for _, c := range []struct {
+		np   int
+		want int64
+	}{
+		{2, 2050 * 488},          // 1 000 400: the measured µs, to the rounding
+		{8, (8 + 8*64) * 488},    // 253 760
+		{1, (1 + 4096) * 488},    // 1 999 336
+		{16, (16 + 16*16) * 488}, // 132 736
+	} {
+		r, err := p.Run(Config{NP: c.np, Machine: m, Profile: pf, Args: args})
+		if err != nil {
+			t.Fatalf("np=%d: %v", c.np, err)
+		}
+		if got := int64(r.Compute.Max); got != c.want {
+			t.Errorf("np=%d: compute %d ps a rank, hand computation %d ps", c.np, got, c.want)
+		}
+		for _, h := range r.Hot {
+			if h.Freq != int64(c.np) {
+				t.Errorf("np=%d: %s counted %d times, want once a rank (%d)", c.np, h.Pos, h.Freq, c.np)
+			}
+		}
+	}
+}

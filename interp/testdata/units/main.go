@@ -10,7 +10,7 @@ import (
 )
 
 var (
-	part = flag.String("part", "pack", "pack, copy, alloc, segcopy or segappend")
+	part = flag.String("part", "pack", "pack, copy, alloc, segcopy, segappend or fill")
 	n    = flag.Int("n", 4096, "problem size")
 )
 
@@ -51,6 +51,17 @@ func main() {
 			name := "partition"
 			b := append([]byte(nil), name[2:6]...) // 4 bytes of a string
 			_, _ = kept, b
+		case "fill":
+			// np runs of n/np² items each, appended to a list whose
+			// length is sent: the model keeps the appends, so it runs
+			// both loops (an iterated nest, not a sealed one).
+			var list []int
+			for q := range np {
+				for range *n / (np * np) { // mark:fill
+					list = append(list, q)
+				}
+			}
+			c.Send(list, commlib.ProcNull, 0)
 		case "copy":
 			// np·4 copies of 64/np elements.
 			src := make([]float64, *n)
