@@ -57,11 +57,7 @@ type analysis struct {
 	work       []ssa.Value
 	workLoc    []loc
 
-	msgTaint string // taint of the data that point-to-point messages carry
-	// collTaint is, per collective operation, the taint of the data its
-	// calls send: what a collective's members receive (msgTaint for
-	// point-to-point messages, which any point-to-point send may match)
-	collTaint map[string]string
+	msgTaint string // taint of the data that messages carry
 
 	opaque    map[ssa.Value]string   // tainted roots: branch conditions and communication arguments
 	comm      map[string]string      // the functions that communicate, and how (communicates)

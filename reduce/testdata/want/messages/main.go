@@ -1,8 +1,8 @@
-// Messages receives data of two kinds: an Alltoall of counts the model
-// computes, beside point-to-point messages of bulk data (the counts stay
-// computed: a collective's members receive what that collective sends),
-// and a halo of neighbour structs whose buf is received into while their
-// indices are computed (a struct copied whole keeps its fields apart).
+// Messages exchanges a halo of neighbour structs whose buf is received
+// into while their indices are computed: a struct copied whole (a
+// composite literal assigned, a struct appended to a slice) keeps its
+// fields' contents apart, so receiving into one field leaves the other
+// computed. Point-to-point messages carry the bulk data's taint.
 package main
 
 import (
@@ -22,22 +22,16 @@ type neighbour struct {
 func main() {
 	commlib.Main(func(c *commlib.Comm) {
 		np, rank := c.Size(), c.Rank()
-		n := *size
-		x := make([]float64, n/np) // want shape:"make([]float64, (n / np))"
-		for i := range x {         // want collapse:"counted" sealed trips:"max(0, len(x))"
+		x := make([]float64, *size/np) // want shape:"make([]float64, (*size / np))"
+		for i := range x {             // want collapse:"counted" sealed trips:"max(0, len(x))"
 			x[i] = float64(i)
 		}
-		sendCounts, recvCounts := make([]int, np), make([]int, np)
-		for r := range np { // want iterate:"it has effects the model keeps" trips:"1 + max(0, np - 1)"
-			sendCounts[r] = (r + rank) % 3
-		}
-		c.Alltoall(sendCounts, recvCounts)
 		var nbs []neighbour
-		for r, k := range recvCounts { // want iterate:"a value it computes is used after it" trips:"max(0, len(recvCounts))"
-			if k == 0 { // want computed
+		for r := range np { // want iterate:"a value it computes is used after it" trips:"1 + max(0, np - 1)"
+			if r == rank { // want computed
 				continue
 			}
-			nb := neighbour{rank: r, indices: []int{r, k}, buf: make([]float64, 4)}
+			nb := neighbour{rank: r, indices: []int{r, 7}, buf: make([]float64, 4)}
 			nbs = append(nbs, nb)
 		}
 		for _, nb := range nbs { // want iterate:"it calls Comm.Sendrecv" trips:"max(0, len(nbs))"

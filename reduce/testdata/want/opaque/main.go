@@ -185,7 +185,7 @@ func main() {
 		// (what the Bcasts send).
 		n := []int{batch}
 		c.Bcast(n, 0)
-		c.Bcast(make([]float64, n[0]), 0) // want opaque:"random numbers (math/rand.New at"
+		c.Bcast(make([]float64, n[0]), 0) // want opaque:"communicated"
 
 		if c.Rank() == 0 { // want computed
 			if d := dist[0] / float64(c.Size()); d < 0.3 || d > 0.5 { // want opaque:"a check of the program" opaque:"a check of the program"
