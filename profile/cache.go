@@ -52,6 +52,12 @@ type Key struct {
 	Args         []string
 	ProbeVersion int // the probes' data format (probe.RawVersion)
 	PassVersion  int // the timing pass (estimator.PassVersion)
+	// Reduction identifies the reduced model the timing pass measured for
+	// (a hash of reduce.Report's text): a predict whose reduction decides
+	// otherwise — a decision computed where it was recorded, a loop
+	// iterated where it was collapsed — measures again instead of replaying
+	// records its model no longer matches. Part of the path when set.
+	Reduction string
 	// Launcher is the MPI launcher the timing pass ran under (File's
 	// Launcher; "" in one process): part of the path only when set.
 	Launcher string
@@ -69,6 +75,9 @@ func (c Cache) Path(k Key) string {
 		k.Package, k.ContentHash, k.NP, k.Args, k.ProbeVersion, k.PassVersion)
 	if k.Launcher != "" {
 		in = fmt.Appendf(in, "\x00launcher=%s", k.Launcher)
+	}
+	if k.Reduction != "" {
+		in = fmt.Appendf(in, "\x00reduction=%s", k.Reduction)
 	}
 	sum := sha256.Sum256(in)
 	return filepath.Join(c.Dir, hex.EncodeToString(sum[:12])+".json")

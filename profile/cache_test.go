@@ -31,6 +31,12 @@ func TestCachePath(t *testing.T) {
 	if got, want := c.Path(k), filepath.Join("/cache", "1c8886396b517a0c024639f5.json"); got != want {
 		t.Errorf("no arguments: path %s, want %s", got, want)
 	}
+	// Another reduction of the same sources is another profile.
+	r1, r2 := k, k
+	r1.Reduction, r2.Reduction = "sha256:1", "sha256:2"
+	if c.Path(r1) == c.Path(k) || c.Path(r1) == c.Path(r2) {
+		t.Errorf("the reduction is not part of the path: %s, %s, %s", c.Path(k), c.Path(r1), c.Path(r2))
+	}
 }
 
 // TestCache stores profiles in a real directory and reads them back: a

@@ -5,6 +5,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -233,7 +235,8 @@ func (f *predictFlags) cachedProfile(pkg string, prog *interp.Program, hash stri
 	}
 	cache := profile.DefaultCache()
 	key := profile.Key{Package: prog.Model.Package, ContentHash: hash, NP: np, Args: args,
-		ProbeVersion: probe.RawVersion, PassVersion: estimator.PassVersion, Launcher: f.launcher.String(), ArgsAt: f.argsAt}
+		ProbeVersion: probe.RawVersion, PassVersion: estimator.PassVersion, Reduction: reductionHash(prog),
+		Launcher: f.launcher.String(), ArgsAt: f.argsAt}
 	where := ""
 	if f.launcher != nil {
 		where = " under --launcher " + f.launcher.String()
@@ -372,4 +375,15 @@ func defaultMachine(log io.Writer) (m *machine.Machine, file string, err error) 
 			time.Since(start).Round(time.Millisecond), path)
 	}
 	return m, path, nil
+}
+
+// reductionHash identifies prog's reduced model (its report's text: kept
+// and opaque decisions, loops and their plan), for the profile cache's
+// key; "" when the report cannot be written.
+func reductionHash(prog *interp.Program) string {
+	h := sha256.New()
+	if prog.Report == nil || prog.Report.WriteText(h) != nil {
+		return ""
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)[:12])
 }
