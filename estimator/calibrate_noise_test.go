@@ -85,6 +85,12 @@ func TestMeasureNoise(t *testing.T) {
 	steps := []int{40, 40, 40} // 36 kept per rank: 72 samples on 2 ranks
 	var log strings.Builder
 	nc := measureNoise(2, noiseBursts, steps, func(f string, args ...any) { log.WriteString(f + "\n") })
+	for try := 1; nc.NotMeasured != "" && try < 3; try++ {
+		// A busy host can make a short quantum take longer than a longer
+		// one: the stage says so and measures nothing; measure again.
+		log.Reset()
+		nc = measureNoise(2, noiseBursts, steps, func(f string, args ...any) { log.WriteString(f + "\n") })
+	}
 	if nc.NotMeasured != "" {
 		t.Fatalf("%s\n%s", nc.NotMeasured, log.String())
 	}

@@ -64,7 +64,7 @@ type Config struct {
 // decisions for the same sources (a change of the model or of the
 // instrumentation): cached profiles of an older pass are measured again
 // (part of the key of [profile.Key]).
-const PassVersion = 25
+const PassVersion = 26
 
 // DefaultRuns is how many times the timing pass runs each program.
 const DefaultRuns = 3

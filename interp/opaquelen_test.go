@@ -58,7 +58,7 @@ func TestOpaqueLengthReported(t *testing.T) {
 			t.Errorf("%s:%d: Bcast of %d bytes (seen: %v), want %d", file, c.line, got, ok, c.bytes)
 		}
 		a := noted(c.line)
-		want := "the length of Comm.Bcast's buf depends on random numbers (math/rand.New at " + file + ":20), which the model does not compute: taken as zero"
+		want := "the length of Comm.Bcast's buf depends on random numbers ((*math/rand.Rand).Intn at " + file + ":20), which the model does not compute: taken as zero"
 		switch {
 		case c.opaque && !strings.HasSuffix(a, want):
 			t.Errorf("%s:%d: the opaque length is not reported: assumption %q, want one ending %q (all: %q)", file, c.line, a, want, r.Assumptions)

@@ -5,7 +5,6 @@
 package interp
 
 import (
-	randv1 "math/rand"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -32,10 +31,6 @@ func seededWant(np int) (bytes []int64, roots []int) {
 		bytes = append(bytes, int64(n)*8)
 		roots = append(roots, sort.SearchInts(starts, col+1)-1)
 	}
-	old := randv1.New(randv1.NewSource(5))
-	_ = old.Float64()
-	bytes = append(bytes, int64(1+old.Intn(64))*4)
-	roots = append(roots, 0)
 	return bytes, roots
 }
 

@@ -1,6 +1,6 @@
 // This file defines the functions of the standard library that the
 // interpreter executes natively beyond arithmetic and formatting: seeded
-// pseudo-random generators (math/rand/v2 and math/rand with an explicit
+// pseudo-random generators (math/rand/v2's, over its PCG or ChaCha8
 // source) and searches in slices (sort.Search*, slices.Contains and
 // slices.Index). A program that draws its matrix, graph or particles from
 // a seeded generator, and finds a column's owner by a binary search,
@@ -9,7 +9,7 @@
 // recorded at its np.
 //
 // A generator is held as the standard library's own object (V.R is a
-// *rand.Rand, *rand.PCG, *rand.ChaCha8 or a math/rand Source), so the
+// *rand.Rand, *rand.PCG or *rand.ChaCha8), so the
 // model draws the same numbers as the program, call for call. The
 // reduction keeps every call on a generator whose numbers decide anything
 // (each call advances its state: reduce's writers), so none is skipped.
@@ -19,7 +19,6 @@ package interp
 import (
 	"fmt"
 	"go/types"
-	randv1 "math/rand"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -31,8 +30,6 @@ var stdlibFuncs = map[string]func(sig *types.Signature) extFunc{
 	"math/rand/v2.New":        func(*types.Signature) extFunc { return randNew },
 	"math/rand/v2.NewPCG":     func(*types.Signature) extFunc { return randNewPCG },
 	"math/rand/v2.NewChaCha8": func(*types.Signature) extFunc { return randNewChaCha8 },
-	"math/rand.New":           func(*types.Signature) extFunc { return randV1New },
-	"math/rand.NewSource":     func(*types.Signature) extFunc { return randV1NewSource },
 	"sort.SearchInts":         func(*types.Signature) extFunc { return searchSorted(lessInt) },
 	"sort.SearchFloat64s":     func(*types.Signature) extFunc { return searchSorted(lessFloat) },
 	"sort.SearchStrings":      func(*types.Signature) extFunc { return searchSorted(lessString) },
@@ -88,18 +85,6 @@ func randNewChaCha8(p *proc, fr *frame, a []V, dst int, site string) ctl {
 		seed[i] = byte(arr.load(i).I)
 	}
 	return set(fr, dst, V{R: rand.NewChaCha8(seed)})
-}
-
-func randV1New(p *proc, fr *frame, a []V, dst int, site string) ctl {
-	src, ok := native(a[0]).(randv1.Source)
-	if !ok {
-		return p.fail(site, fmt.Sprintf("math/rand.New with a source of %s: the model executes math/rand.NewSource's only", describeSource(a[0])))
-	}
-	return set(fr, dst, V{R: randv1.New(src)})
-}
-
-func randV1NewSource(p *proc, fr *frame, a []V, dst int, site string) ctl {
-	return set(fr, dst, V{R: &iface{t: types.Universe.Lookup("any").Type(), v: V{R: randv1.NewSource(a[0].I)}}})
 }
 
 // describeSource names the dynamic type of a source the model does not
@@ -160,39 +145,12 @@ var randMethods = map[string]randMethodFunc{
 		}
 		return intV(int64(s.Uint64())), true
 	},
-	"(*math/rand.Rand).Int63":       v1(func(r *randv1.Rand, a []V) V { return intV(r.Int63()) }),
-	"(*math/rand.Rand).Uint32":      v1(func(r *randv1.Rand, a []V) V { return intV(int64(r.Uint32())) }),
-	"(*math/rand.Rand).Uint64":      v1(func(r *randv1.Rand, a []V) V { return intV(int64(r.Uint64())) }),
-	"(*math/rand.Rand).Int31":       v1(func(r *randv1.Rand, a []V) V { return intV(int64(r.Int31())) }),
-	"(*math/rand.Rand).Int":         v1(func(r *randv1.Rand, a []V) V { return intV(int64(r.Int())) }),
-	"(*math/rand.Rand).Int63n":      v1(func(r *randv1.Rand, a []V) V { return intV(r.Int63n(a[0].I)) }),
-	"(*math/rand.Rand).Int31n":      v1(func(r *randv1.Rand, a []V) V { return intV(int64(r.Int31n(int32(a[0].I)))) }),
-	"(*math/rand.Rand).Intn":        v1(func(r *randv1.Rand, a []V) V { return intV(int64(r.Intn(int(a[0].I)))) }),
-	"(*math/rand.Rand).Float64":     v1(func(r *randv1.Rand, a []V) V { return floatV(r.Float64()) }),
-	"(*math/rand.Rand).Float32":     v1(func(r *randv1.Rand, a []V) V { return floatV(float64(r.Float32())) }),
-	"(*math/rand.Rand).NormFloat64": v1(func(r *randv1.Rand, a []V) V { return floatV(r.NormFloat64()) }),
-	"(*math/rand.Rand).ExpFloat64":  v1(func(r *randv1.Rand, a []V) V { return floatV(r.ExpFloat64()) }),
-	"(*math/rand.Rand).Perm":        v1(func(r *randv1.Rand, a []V) V { return intSlice(r.Perm(int(a[0].I))) }),
-	"(*math/rand.Rand).Seed": v1(func(r *randv1.Rand, a []V) V {
-		r.Seed(a[0].I)
-		return V{}
-	}),
 }
 
-// v2 and v1 adapt a method of the two packages' Rand.
+// v2 adapts a method of math/rand/v2's Rand.
 func v2(f func(r *rand.Rand, a []V) V) randMethodFunc {
 	return func(recv any, a []V) (V, bool) {
 		r, ok := recv.(*rand.Rand)
-		if !ok {
-			return V{}, false
-		}
-		return f(r, a), true
-	}
-}
-
-func v1(f func(r *randv1.Rand, a []V) V) randMethodFunc {
-	return func(recv any, a []V) (V, bool) {
-		r, ok := recv.(*randv1.Rand)
 		if !ok {
 			return V{}, false
 		}

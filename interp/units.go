@@ -161,9 +161,9 @@ func (cp *Compiled) planUnits(c *compiler, u *reduce.Loop, f *fragment, ut unitT
 // number follows the decomposition.
 //
 // planIteratedUnits plans loop pl (fragment f) so when every loop in its
-// nest has a place where an iteration starts and one of them, inside it,
-// runs (a sealed loop in it is collapsed and counts no unit); it reports
-// whether it did.
+// nest has a place where an iteration starts and none is sealed (a sealed
+// loop is collapsed and counts no unit: its work, spread over the others'
+// units, would follow theirs); it reports whether it did.
 func (cp *Compiled) planIteratedUnits(c *compiler, pl *reduce.Loop, f *fragment, ut unitTime) bool {
 	plan := cp.prog.Report.Plan
 	var starts []ssa.Instruction
@@ -175,7 +175,10 @@ func (cp *Compiled) planIteratedUnits(c *compiler, pl *reduce.Loop, f *fragment,
 		}
 		xl := plan.Loop(x)
 		if xl != nil && xl.Sealed && x != pl.Node {
-			return false // collapsed, never run: its work is its iterations' around it
+			// Collapsed, never run: its work would be spread over the
+			// units of the loops around it, which need not follow it.
+			ok = false
+			return false
 		}
 		if xl == nil || xl.IterStart == nil {
 			ok = false

@@ -158,11 +158,14 @@ func (a *analysis) apply(prog *model.Program) *Report {
 				fr.Opaque = append(fr.Opaque, Decision{Where: where, What: a.argExpr(v) + " " + use, Reason: why})
 			}
 		}
-		sort.Slice(fr.Opaque, func(i, j int) bool {
+		sort.SliceStable(fr.Opaque, func(i, j int) bool {
 			if fr.Opaque[i].Where != fr.Opaque[j].Where {
 				return fr.Opaque[i].Where < fr.Opaque[j].Where
 			}
-			return fr.Opaque[i].What < fr.Opaque[j].What
+			if fr.Opaque[i].What != fr.Opaque[j].What {
+				return fr.Opaque[i].What < fr.Opaque[j].What
+			}
+			return fr.Opaque[i].Reason < fr.Opaque[j].Reason
 		})
 		rep.Functions = append(rep.Functions, fr)
 	}

@@ -4,6 +4,10 @@
 package reduce
 
 import (
+	"go/token"
+	"go/types"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/predict-tools/predict/modelgen"
@@ -40,10 +44,12 @@ var ExecutedExternal = map[string]bool{
 	"fmt.Printf": true, "fmt.Println": true, "fmt.Print": true, "fmt.Fprintf": true, "fmt.Fprintln": true,
 	"fmt.Fprint": true, "log.Printf": true, "log.Println": true,
 	"os.Exit": true, "log.Fatal": true, "log.Fatalf": true, "log.Fatalln": true,
-	// seeded pseudo-random generators (interp/stdlib.go): the numbers of
-	// a generator made from a seed are computed, call for call; the
-	// package-level functions (the global, randomly seeded source), Shuffle
-	// and Read stay random numbers
+	// seeded pseudo-random generators of math/rand/v2 (interp/stdlib.go):
+	// the numbers of a generator made from a seed are computed, call for
+	// call; the package-level functions (the global, randomly seeded
+	// source), Shuffle and Read, math/rand's generators, and a generator
+	// that escapes where the model cannot follow it (escapedGenerator)
+	// stay random numbers
 	"math/rand/v2.New": true, "math/rand/v2.NewPCG": true, "math/rand/v2.NewChaCha8": true,
 	"(*math/rand/v2.Rand).Int64": true, "(*math/rand/v2.Rand).Uint32": true, "(*math/rand/v2.Rand).Uint64": true,
 	"(*math/rand/v2.Rand).Int32": true, "(*math/rand/v2.Rand).Int": true, "(*math/rand/v2.Rand).Uint": true,
@@ -52,12 +58,6 @@ var ExecutedExternal = map[string]bool{
 	"(*math/rand/v2.Rand).Float64": true, "(*math/rand/v2.Rand).Float32": true, "(*math/rand/v2.Rand).NormFloat64": true,
 	"(*math/rand/v2.Rand).ExpFloat64": true, "(*math/rand/v2.Rand).Perm": true,
 	"(*math/rand/v2.PCG).Uint64": true, "(*math/rand/v2.PCG).Seed": true, "(*math/rand/v2.ChaCha8).Uint64": true,
-	"math/rand.New": true, "math/rand.NewSource": true,
-	"(*math/rand.Rand).Int63": true, "(*math/rand.Rand).Uint32": true, "(*math/rand.Rand).Uint64": true,
-	"(*math/rand.Rand).Int31": true, "(*math/rand.Rand).Int": true, "(*math/rand.Rand).Int63n": true,
-	"(*math/rand.Rand).Int31n": true, "(*math/rand.Rand).Intn": true, "(*math/rand.Rand).Float64": true,
-	"(*math/rand.Rand).Float32": true, "(*math/rand.Rand).NormFloat64": true, "(*math/rand.Rand).ExpFloat64": true,
-	"(*math/rand.Rand).Perm": true, "(*math/rand.Rand).Seed": true,
 	// searches (generic ones by their origin's name)
 	"sort.SearchInts": true, "sort.SearchFloat64s": true, "sort.SearchStrings": true,
 	"slices.Contains": true, "slices.Index": true,
@@ -102,4 +102,79 @@ func seededSource(cc *ssa.CallCommon) bool {
 	}
 	src := call.Common().StaticCallee()
 	return src != nil && src.Pkg != nil && src.Pkg == f.Pkg && (src.Name() == "NewPCG" || src.Name() == "NewChaCha8" || src.Name() == "NewSource")
+}
+
+// escapedGenerator taints the seeded generators that instr lets escape
+// where the model cannot follow their calls: into an interface value (a
+// draw or a Shuffle through an interface of the program's), a method value,
+// a closure's captured variables (a callback of sort.Slice, which the
+// model does not run, may draw), or a copy of the generator's value (a
+// PCG saved and restored: the model holds the generator itself). Their
+// draws are random numbers then, as every draw was before the model ran
+// seeded generators. It reports whether a taint grew.
+func (a *analysis) escapedGenerator(instr ssa.Instruction) bool {
+	var vals []ssa.Value
+	switch v := instr.(type) {
+	case *ssa.MakeInterface:
+		if !sourceOfNew(v) {
+			vals = []ssa.Value{v.X}
+		}
+	case *ssa.MakeClosure:
+		vals = v.Bindings
+	case *ssa.UnOp:
+		if v.Op == token.MUL && isGenerator(v.Type()) {
+			vals = []ssa.Value{v.X}
+		}
+	}
+	grew := false
+	for _, x := range vals {
+		var locs []loc
+		switch t := x.Type().Underlying().(type) {
+		case *types.Pointer:
+			if isGenerator(t.Elem()) {
+				locs = slices.Collect(maps.Keys(a.pts[x]))
+			} else if p, ok := t.Elem().Underlying().(*types.Pointer); ok && isGenerator(p.Elem()) {
+				for l := range a.pts[x] { // a captured variable holding a generator
+					for _, r := range a.related(l) {
+						locs = append(locs, slices.Collect(maps.Keys(a.contents[r]))...)
+					}
+				}
+			}
+		}
+		why := "random numbers (a generator that escapes into an interface, a function value or a copy at " + a.where(instr.Pos()) + ")"
+		for _, l := range locs {
+			if a.setTaintLoc(l, why) {
+				grew = true
+			}
+		}
+	}
+	return grew
+}
+
+// sourceOfNew reports whether mi is only rand.New's source, as in
+// rand.New(rand.NewPCG(seed, i)): the model runs the generator over it.
+func sourceOfNew(mi *ssa.MakeInterface) bool {
+	refs := mi.Referrers()
+	if refs == nil || len(*refs) != 1 {
+		return false
+	}
+	call, ok := (*refs)[0].(*ssa.Call)
+	if !ok {
+		return false
+	}
+	f := call.Call.StaticCallee()
+	return f != nil && f.Pkg != nil && f.Pkg.Pkg.Path() == "math/rand/v2" && f.Name() == "New"
+}
+
+// isGenerator reports whether t is math/rand/v2's Rand, PCG or ChaCha8.
+func isGenerator(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "math/rand/v2" {
+		return false
+	}
+	switch n.Obj().Name() {
+	case "Rand", "PCG", "ChaCha8":
+		return true
+	}
+	return false
 }

@@ -122,6 +122,12 @@ func (a *analysis) operandTaint(instr ssa.Instruction) string {
 }
 
 func (a *analysis) taintInstr(fn *ssa.Function, instr ssa.Instruction) bool {
+	escaped := a.escapedGenerator(instr)
+	return a.taintOf(fn, instr) || escaped
+}
+
+// taintOf applies the taint rule of one instruction.
+func (a *analysis) taintOf(fn *ssa.Function, instr ssa.Instruction) bool {
 	switch v := instr.(type) {
 	case *ssa.UnOp:
 		switch v.Op {

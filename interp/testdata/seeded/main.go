@@ -5,13 +5,11 @@
 // the model must make them too (each moves the generator on), call for
 // call, to draw the same lengths. The root is the owner of a drawn
 // column, found by a binary search of the ranks' first columns, so the
-// communication depends on np. math/rand's generator over NewSource
-// draws the last batch.
+// communication depends on np.
 package main
 
 import (
 	"fmt"
-	randv1 "math/rand"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -45,10 +43,6 @@ func main() {
 			c.Bcast(batch, root) // n·8 bytes from the owner of col
 			sum += batch[0]
 		}
-		old := randv1.New(randv1.NewSource(5))
-		_ = old.Float64() // data only
-		last := make([]int32, 1+old.Intn(64))
-		c.Bcast(last, 0)
 		if sum != 6 || len(fill) != 8 {
 			c.Abort(fmt.Errorf("rank %d: sum %v, %d values", c.Rank(), sum, len(fill)))
 		}

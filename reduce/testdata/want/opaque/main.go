@@ -165,7 +165,7 @@ func main() {
 			// spread's random numbers make the hits received opaque too.
 			c.Allreduce([]int{hits(r, *samples)}, total, commlib.Sum)
 			pi := 4 * float64(total[0]) / float64((k+1)**samples*c.Size())
-			if math.Abs(pi-prev) < *tol { // want opaque:"random numbers (math/rand.New at"
+			if math.Abs(pi-prev) < *tol { // want opaque:"random numbers ((*math/rand.Rand).Float64 at"
 				break
 			}
 			prev = pi
