@@ -191,12 +191,7 @@ func (cp *Compiled) planIteratedUnits(c *compiler, pl *reduce.Loop, f *fragment,
 	if !ok || !nested {
 		return false
 	}
-	var entries []ssa.Instruction
-	for _, pr := range pl.Header.Preds {
-		if !pl.Blocks[pr.Index] && len(pr.Instrs) > 0 {
-			entries = append(entries, pr.Instrs[len(pr.Instrs)-1])
-		}
-	}
+	entries := pl.EntryJumps()
 	if len(entries) == 0 {
 		return false
 	}

@@ -82,11 +82,11 @@ func executedExternal(f *ssa.Function) bool {
 	return obj != nil && obj.Pkg() != nil && obj.Pkg().Path() == "sync/atomic"
 }
 
-// seededSource reports whether a call of math/rand's or math/rand/v2's New
-// is given a source the interpreter runs (NewPCG, NewChaCha8, NewSource,
-// called there); true for every other function of the packages. A
-// generator over a source of the program's own, or one passed in from
-// elsewhere, draws random numbers to the model.
+// seededSource reports whether a call of math/rand/v2's New is given a
+// source the interpreter runs (NewPCG or NewChaCha8, called there); true
+// for every other function of the package. A generator over a source of
+// the program's own, or one passed in from elsewhere, draws random numbers
+// to the model.
 func seededSource(cc *ssa.CallCommon) bool {
 	f := cc.StaticCallee()
 	if f == nil || f.Signature.Recv() != nil || f.Name() != "New" || len(cc.Args) != 1 {
@@ -101,7 +101,7 @@ func seededSource(cc *ssa.CallCommon) bool {
 		return false
 	}
 	src := call.Common().StaticCallee()
-	return src != nil && src.Pkg != nil && src.Pkg == f.Pkg && (src.Name() == "NewPCG" || src.Name() == "NewChaCha8" || src.Name() == "NewSource")
+	return src != nil && src.Pkg == f.Pkg && (src.Name() == "NewPCG" || src.Name() == "NewChaCha8")
 }
 
 // escapedGenerator taints the seeded generators that instr lets escape

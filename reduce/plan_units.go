@@ -109,16 +109,22 @@ func (p *Plan) unitNest(l *Loop) *UnitNest {
 			}
 		}
 	}
-	for _, pr := range l.Header.Preds {
-		if l.Blocks[pr.Index] {
-			continue
-		}
-		// The jump into the loop, or the guard that decides whether it
-		// runs (reached on every execution of the loop statement, as the
-		// timing pass counts them).
-		u.Entries = append(u.Entries, pr.Instrs[len(pr.Instrs)-1])
-	}
+	u.Entries = l.EntryJumps()
 	return u
+}
+
+// EntryJumps returns where the loop statement is entered: the jump into
+// its header from outside, or the guard that decides whether it runs
+// (reached on every execution of the loop statement, as the timing pass
+// counts them).
+func (l *Loop) EntryJumps() []ssa.Instruction {
+	var out []ssa.Instruction
+	for _, pr := range l.Header.Preds {
+		if !l.Blocks[pr.Index] && len(pr.Instrs) > 0 {
+			out = append(out, pr.Instrs[len(pr.Instrs)-1])
+		}
+	}
+	return out
 }
 
 // Invariant reports whether v is computed, before the loop of blocks or

@@ -448,9 +448,7 @@ func (a *analysis) ptsCall(call ssa.CallInstruction) bool {
 			for d := range a.pts[cc.Args[0]] {
 				for s := range a.pts[cc.Args[1]] {
 					for _, r := range a.related(s) {
-						c := a.contents[d]
-						if addAll(&c, a.contents[r]) {
-							a.contents[d] = c
+						if a.addContents(d, r) {
 							grew = true
 						}
 					}

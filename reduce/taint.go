@@ -425,7 +425,7 @@ func sourceKind(cc *ssa.CallCommon) string {
 		pkg = cc.Method.Pkg().Path()
 	}
 	switch {
-	case (pkg == "math/rand" || pkg == "math/rand/v2") && executedExternal(cc.StaticCallee()) && seededSource(cc):
+	case pkg == "math/rand/v2" && executedExternal(cc.StaticCallee()) && seededSource(cc):
 		return "" // a generator made from a seed, which the interpreter runs
 	case pkg == "math/rand" || pkg == "math/rand/v2" || pkg == "crypto/rand":
 		return "random numbers"
