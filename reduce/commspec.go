@@ -20,6 +20,9 @@ type commSpec struct {
 	shape    []int // buffers whose length is the message size
 	sendBufs []int // buffers whose contents are sent
 	recvBufs []int // buffers whose contents are received
+	// collective: what its members receive is what they sent to this
+	// operation (a reduction of it), never another operation's message
+	collective bool
 }
 
 // commSpecs holds the spec of every operation of the catalog; an operation
@@ -44,7 +47,7 @@ func init() {
 // communicator is held even where an operation's result is cut (an opaque
 // branch on c.Rank()): the interpreter answers from it.
 func specOf(op *catalog.Op) commSpec {
-	var s commSpec
+	s := commSpec{collective: op.Class == catalog.ClassCollective}
 	for i, r := range op.Args {
 		switch r {
 		case catalog.ArgComm, catalog.ArgPeer, catalog.ArgTag, catalog.ArgRoot, catalog.ArgReduction, catalog.ArgRequest,

@@ -13,8 +13,8 @@ func TestCommSpecsFromRoles(t *testing.T) {
 	for name, want := range map[string]commSpec{
 		"Comm.Sendrecv":  {control: []int{0, 2, 3, 5, 6}, shape: []int{1, 4}, sendBufs: []int{1}, recvBufs: []int{4}},
 		"Comm.Waitall":   {control: []int{0, 1}, contents: []int{1}},
-		"Comm.Bcast":     {control: []int{0, 2}, shape: []int{1}, sendBufs: []int{1}, recvBufs: []int{1}},
-		"Comm.Alltoallv": {control: []int{0}, contents: []int{2, 3, 5, 6}, shape: []int{1, 4}, sendBufs: []int{1}, recvBufs: []int{4}},
+		"Comm.Bcast":     {control: []int{0, 2}, shape: []int{1}, sendBufs: []int{1}, recvBufs: []int{1}, collective: true},
+		"Comm.Alltoallv": {control: []int{0}, contents: []int{2, 3, 5, 6}, shape: []int{1, 4}, sendBufs: []int{1}, recvBufs: []int{4}, collective: true},
 		"DimsCreate":     {control: []int{0}, contents: []int{1}},
 		"Comm.Parallel":  {control: []int{0, 1, 2}},
 		"RunWith":        {control: []int{1}},

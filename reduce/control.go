@@ -469,8 +469,9 @@ func (a *analysis) backwardLoc(l loc) {
 				if len(commSpecs[op].recvBufs) > 0 {
 					a.trialFailed = a.trialFailed || a.trying
 					// Received data decides control: the messages must carry
-					// their contents, so every sent buffer's contents matter.
-					for _, s := range a.sendBuffers() {
+					// their contents, so every sent buffer's contents matter
+					// (a collective's: those its own calls send).
+					for _, s := range a.sendBuffers(op) {
 						a.markPointees(s)
 					}
 				}
@@ -555,8 +556,11 @@ func (a *analysis) indexWriters() {
 	}
 }
 
-// sendBuffers returns the buffers of every commlib call that sends data.
-func (a *analysis) sendBuffers() []ssa.Value {
+// sendBuffers returns the buffers of the commlib calls whose data a
+// receive of op may take: those of op's calls for a collective, those of
+// every point-to-point send otherwise (the two never match).
+func (a *analysis) sendBuffers(op string) []ssa.Value {
+	coll := commSpecs[op].collective
 	var out []ssa.Value
 	for _, fn := range a.fns {
 		for _, b := range fn.Blocks {
@@ -567,6 +571,9 @@ func (a *analysis) sendBuffers() []ssa.Value {
 				}
 				callee := call.Common().StaticCallee()
 				if callee == nil || !isCommlib(callee) {
+					continue
+				}
+				if name := opName(callee); coll && name != op || !coll && commSpecs[name].collective {
 					continue
 				}
 				for _, i := range commSpecs[opName(callee)].sendBufs {

@@ -31,8 +31,13 @@
 //     only received into is marked Received: not recorded);
 //   - the test of a loop that does not communicate is opaque too when it
 //     reads a value that only the opaque decisions inside the loop choose
-//     (an implicit flow, implicit.go), unless the value is used after the
-//     loop: its trips are replayed rather than millions of outcomes.
+//     (an implicit flow, implicit.go): its trips are replayed rather than
+//     millions of outcomes. Such values used after the loop (the index a
+//     search leaves with, where a merge stopped) are opaque in turn, and
+//     the taint pass carries them on (a count sent, a peer);
+//   - a collective's members receive what that collective's calls send
+//     (an Alltoall of counts carries the counts' taint only); a
+//     point-to-point receive may take any point-to-point send's data.
 //
 // The result is written into the model (Leaf.Keep, Leaf.Control,
 // Leaf.ZeroArgs, Node.Opaque, Loop.Trip, Function.ControlParams,

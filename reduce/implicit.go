@@ -6,6 +6,7 @@ package reduce
 
 import (
 	"go/token"
+	"slices"
 
 	"github.com/predict-tools/predict/model"
 	"golang.org/x/tools/go/ssa"
@@ -27,22 +28,30 @@ import (
 // per entry are recorded, and nothing of the body needs to be kept for
 // it.
 //
+// A value of such a loop that is used after it — the index a binary
+// search over data leaves with, the positions where a merge stopped, a
+// bucket index carried into the next item — is selected by the same
+// decisions. Computed from their replayed outcomes it holds at the
+// profile's np only: at another np the model would take, as computed, a
+// count or a peer that the program never computes there (a sample sort's
+// send counts, from searches over its keys). It is opaque instead, and
+// the taint pass carries it on: what it decides is recorded at the
+// profile's np and said to be, and the loop's trips are replayed.
+//
 // The implicit flow is found on SSA values only (φ, arithmetic,
 // comparisons, conversions, len and cap, slicing, append): a loop whose
-// state lives in memory across iterations keeps today's treatment. So
-// does a loop whose test reads a value used after the loop (a bucket
-// index it leaves with): the model keeps that value anyway, and computes
-// the test from it at every np.
+// state lives in memory across iterations keeps today's treatment.
 // A loop that communicates keeps it too: its test is replayed anyway,
 // and what its decisions decide (a peer, a count) is kept for the
 // communication.
 
 // implicitExits taints the tests of the loops that do not communicate and
 // whose condition depends, by an implicit flow, on an opaque decision
-// inside the loop.
-func (a *analysis) implicitExits(prog *model.Program) {
+// inside the loop, and the values of such a loop that are used after it.
+// It reports whether a taint grew (the taint pass must then run again).
+func (a *analysis) implicitExits(prog *model.Program) (grew bool) {
 	if a.opts.Exact {
-		return
+		return false
 	}
 	comm := a.communicates(prog)
 	for _, f := range prog.Functions {
@@ -73,46 +82,58 @@ func (a *analysis) implicitExits(prog *model.Program) {
 						src = b
 					}
 				}
-				if src != nil && !usedAfter(iff.Cond, blocks) {
-					a.setTaint(iff.Cond, "how the opaque decision at "+a.where(a.condPos(src.Block(), src.Cond))+" went inside the loop ("+a.taint[src.Cond]+")")
+				if src == nil {
+					continue
+				}
+				why := "how the opaque decision at " + a.where(a.condPos(src.Block(), src.Cond)) + " went inside the loop (" + a.taint[src.Cond] + ")"
+				if a.setTaint(iff.Cond, why) {
+					grew = true
+				}
+				for _, v := range escaping(fn, blocks, flow) {
+					if a.setTaint(v, why) {
+						grew = true
+					}
 				}
 			}
 			return true
 		})
 	}
+	return grew
 }
 
-// usedAfter reports whether a value of the loop that cond is computed
-// from is used outside the loop (an index it leaves with, a count it
-// returns): the model keeps that value anyway and computes the test from
-// it, which holds at every np where replayed outcomes hold only at the
-// profile's.
-func usedAfter(cond ssa.Value, blocks map[int]bool) bool {
-	inLoop := func(v ssa.Value) bool {
-		i, ok := v.(ssa.Instruction)
-		return ok && i.Block() != nil && blocks[i.Block().Index]
-	}
-	seen := map[ssa.Value]bool{}
-	work := []ssa.Value{cond}
-	for len(work) > 0 {
-		v := work[len(work)-1]
-		work = work[:len(work)-1]
-		if seen[v] || !inLoop(v) {
+// escaping returns the values of the loop made of blocks that an opaque
+// decision inside it selects (flow) and that are used after it: the index
+// a search leaves with, the positions a merge stopped at. The model would
+// compute them from the decisions' replayed outcomes, which hold at the
+// profile's np only; at any other np it would take a value the program
+// never computes for a count or a peer as computed. They are opaque
+// instead: what they decide is recorded, and said.
+func escaping(fn *ssa.Function, blocks map[int]bool, flow map[ssa.Value]map[*ssa.If]bool) []ssa.Value {
+	var out []ssa.Value
+	for _, b := range fn.Blocks {
+		if !blocks[b.Index] {
 			continue
 		}
-		seen[v] = true
-		if refs := v.Referrers(); refs != nil {
-			for _, r := range *refs {
-				if r.Block() != nil && !blocks[r.Block().Index] {
-					return true
-				}
+		for _, instr := range b.Instrs {
+			v, ok := instr.(ssa.Value)
+			if !ok || !selectedInside(flow[v], blocks) {
+				continue
+			}
+			if refs := v.Referrers(); refs != nil && slices.ContainsFunc(*refs, func(r ssa.Instruction) bool {
+				return r.Block() != nil && !blocks[r.Block().Index]
+			}) {
+				out = append(out, v)
 			}
 		}
-		var ops []*ssa.Value
-		for _, op := range v.(ssa.Instruction).Operands(ops) {
-			if *op != nil {
-				work = append(work, *op)
-			}
+	}
+	return out
+}
+
+// selectedInside reports whether one of the branches srcs is in blocks.
+func selectedInside(srcs map[*ssa.If]bool, blocks map[int]bool) bool {
+	for s := range srcs {
+		if blocks[s.Block().Index] {
+			return true
 		}
 	}
 	return false

@@ -57,7 +57,11 @@ type analysis struct {
 	work       []ssa.Value
 	workLoc    []loc
 
-	msgTaint string // taint of the data that messages carry
+	msgTaint string // taint of the data that point-to-point messages carry
+	// collTaint is, per collective operation, the taint of the data its
+	// calls send: what a collective's members receive (msgTaint for
+	// point-to-point messages, which any point-to-point send may match)
+	collTaint map[string]string
 
 	opaque    map[ssa.Value]string   // tainted roots: branch conditions and communication arguments
 	comm      map[string]string      // the functions that communicate, and how (communicates)
@@ -110,8 +114,11 @@ func Reduce(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Function]*
 	a.linkCalls(prog)
 	a.pointsTo()
 	if !opts.Exact {
-		a.taintPass()
-		a.implicitExits(prog)
+		// Implicit flows taint values the taint pass then carries on,
+		// which may make more decisions opaque.
+		for a.taintPass(); a.implicitExits(prog); {
+			a.taintPass()
+		}
 	}
 	a.control(prog)
 	rep := a.apply(prog)

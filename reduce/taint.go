@@ -439,19 +439,33 @@ func sourceKind(cc *ssa.CallCommon) string {
 	return ""
 }
 
-// taintCommlib applies the taint rules of commlib calls: message data
-// carries the taint of every send buffer's contents; a pool's reduction
-// carries that of its tasks' results; atomics are memory.
+// taintCommlib applies the taint rules of commlib calls: a point-to-point
+// message carries the taint of every point-to-point send buffer's
+// contents, a collective's the taint of what that collective's calls
+// send; a pool's reduction carries that of its tasks' results; atomics
+// are memory.
 func (a *analysis) taintCommlib(call ssa.CallInstruction, callee *ssa.Function, args []ssa.Value) bool {
 	op := opName(callee)
 	res := call.Value()
 	grew := false
 	spec := commSpecs[op]
+	msg := &a.msgTaint
+	if spec.collective {
+		if a.collTaint == nil {
+			a.collTaint = map[string]string{}
+		}
+		t := a.collTaint[op]
+		msg = &t
+		defer func() { a.collTaint[op] = t }()
+	}
 	for _, i := range spec.sendBufs {
 		if i < len(args) {
 			if t := a.pointeeTaint(args[i]); t != "" {
-				if m := least(a.msgTaint, t+", communicated"); m != a.msgTaint {
-					a.msgTaint = m
+				if !strings.HasSuffix(t, ", communicated") {
+					t += ", communicated"
+				}
+				if m := least(*msg, t); m != *msg {
+					*msg = m
 					grew = true
 				}
 			}
@@ -460,7 +474,7 @@ func (a *analysis) taintCommlib(call ssa.CallInstruction, callee *ssa.Function, 
 	for _, i := range spec.recvBufs {
 		if i < len(args) {
 			for l := range a.pts[args[i]] {
-				if a.setTaintLoc(l, a.msgTaint) {
+				if a.setTaintLoc(l, *msg) {
 					grew = true
 				}
 			}

@@ -2,7 +2,11 @@
 // into while their indices are computed: a struct copied whole (a
 // composite literal assigned, a struct appended to a slice) keeps its
 // fields' contents apart, so receiving into one field leaves the other
-// computed. Point-to-point messages carry the bulk data's taint.
+// computed. Point-to-point messages carry the bulk data's taint; a
+// collective's members receive only what its own calls send, so counts
+// exchanged by Alltoall stay computed. A binary search over the bulk data
+// leaves with an index its opaque decisions selected: what it decides is
+// opaque too.
 package main
 
 import (
@@ -45,5 +49,31 @@ func main() {
 				c.Barrier()
 			}
 		}
+		counts, got := make([]int, np), make([]int, np)
+		for r := range np { // want iterate:"effects the model keeps" trips:"1 + max(0, np - 1)"
+			counts[r] = r + 1
+		}
+		c.Alltoall(counts, got)
+		for r := range np { // want iterate:"it calls Comm.Barrier" trips:"1 + max(0, np - 1)"
+			if got[r] > 2 { // want computed
+				c.Barrier()
+			}
+		}
+		k := upper(x, 3.5)
+		c.Bcast(make([]float64, k), 0) // want opaque:"how the opaque decision at"
 	})
+}
+
+// upper returns the number of elements of sorted a that are at most v.
+func upper(a []float64, v float64) int {
+	lo, hi := 0, len(a)
+	for lo < hi { // want collapse:"replayed" opaque:"how the opaque decision at"
+		m := (lo + hi) / 2
+		if a[m] <= v { // want opaque:"the contents of make"
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }

@@ -128,15 +128,16 @@ func accepted(r *rand.Rand, items []int) int {
 
 // owners gives items to buckets, moving to the next bucket where a draw
 // says so: the bucket index is used after the inner loop (stored, and
-// carried into the next item), so the inner loop's test on it stays
-// computed (it holds at every np) though which way the draws went decides
-// it too.
+// carried into the next item), and which way the draws went decides it
+// (an implicit flow). Computed from replayed draws it would hold at the
+// profile's np only, so it is opaque: what the owners decide is recorded,
+// and the nest is timed whole.
 func owners(r *rand.Rand, n int) []int {
 	owner := make([]int, 8)
 	b := 0
-	for i := range owner { // want iterate:"effects the model keeps" trips:"max(0, len(owner))"
+	for i := range owner { // want collapse:"counted" sealed trips:"max(0, len(owner))"
 		owner[i] = b
-		for b < n && r.Float64() < 0.5 { // want iterate:"left from several places" opaque:"random numbers"
+		for b < n && r.Float64() < 0.5 { // want iterate:"left from several places"
 			b++
 		}
 	}
@@ -152,7 +153,7 @@ func main() {
 		if accepted(r, []int{1, 2, 3}) > 1 { // want computed
 			c.Barrier()
 		}
-		if owners(r, 4)[7] > 2 { // want computed
+		if owners(r, 4)[7] > 2 { // want opaque:"how the opaque decision at"
 			c.Barrier()
 		}
 		if hits(r, 64) == 0 { // want computed
@@ -161,8 +162,9 @@ func main() {
 		prev := 0.0
 		total, dist := make([]int, 1), make([]float64, 1)
 		for k := 0; k < *rounds; k++ { // want iterate:"it calls Comm.Allreduce"
-			// Messages carry the taint of every message's data: the
-			// spread's random numbers make the hits received opaque too.
+			// An Allreduce's members receive what any Allreduce call
+			// sends: the spread's random numbers make the hits received
+			// opaque too.
 			c.Allreduce([]int{hits(r, *samples)}, total, commlib.Sum)
 			pi := 4 * float64(total[0]) / float64((k+1)**samples*c.Size())
 			if math.Abs(pi-prev) < *tol { // want opaque:"random numbers ((*math/rand.Rand).Float64 at"
@@ -181,11 +183,11 @@ func main() {
 		batch := 1 + rand.New(newLCG(seed(*seeds))).Intn(16)
 		c.Bcast(make([]float64, 16)[:batch], 0) // want opaque:"random numbers"
 		c.Bcast(make([]float64, batch), 0)      // want opaque:"random numbers"
-		// A length received in a message is what was sent: here random
-		// (what the Bcasts send).
+		// A length received in a collective is what that collective's
+		// calls send: here random (what the Bcasts send).
 		n := []int{batch}
 		c.Bcast(n, 0)
-		c.Bcast(make([]float64, n[0]), 0) // want opaque:"communicated"
+		c.Bcast(make([]float64, n[0]), 0) // want opaque:"random numbers"
 
 		if c.Rank() == 0 { // want computed
 			if d := dist[0] / float64(c.Size()); d < 0.3 || d > 0.5 { // want opaque:"a check of the program" opaque:"a check of the program"

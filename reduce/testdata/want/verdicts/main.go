@@ -37,10 +37,11 @@ func scratch(np int) []float64 {
 
 // mergeInto merges sorted x and y: a condition of two tests, each of
 // which can leave the loop for the same block, and nothing it computes
-// kept: timed whole, its trips replayed.
+// kept: timed whole, its trips replayed. Both tests read positions that
+// the comparison inside selects (an implicit flow): opaque.
 func mergeInto(dst, x, y []float64) {
 	i, j, k := 0, 0, 0
-	for i < len(x) && j < len(y) { // want collapse:"replayed" source:"replayed"
+	for i < len(x) && j < len(y) { // want collapse:"replayed" source:"replayed" opaque:"how the opaque decision at" opaque:"how the opaque decision at"
 		if y[j] < x[i] { // want opaque:"the contents of make"
 			dst[k] = y[j]
 			j++
