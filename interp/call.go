@@ -89,7 +89,8 @@ func (c *compiler) call(cf *function, in *ssa.Call) op {
 			}
 		}
 		if modelgen.IsCommlib(f) {
-			return c.opaqueArgs(cf, in, site, args, func(args []operand) op { return c.commlib(cf, in, modelgen.CommlibOp(f), args, dst, site) })
+			name := modelgen.CommlibOp(f)
+			return c.opaqueArgs(cf, in, site, name, args, func(args []operand) op { return c.commlib(cf, in, name, args, dst, site) })
 		}
 		fv := c.funcValue(f)
 		if fv.fn != nil {

@@ -56,6 +56,7 @@ type Compiled struct {
 	// World.burstLen (noise.go).
 	siteIDs    map[string]int32
 	argReplays []*argReplay
+	runNP      int // the np of the run that chose the records (chooseRecord)
 	loops      []*loopPlan
 	iterated   []*loopPlan // loops timed whole that run iteration by iteration
 	recursions []*recursion

@@ -30,7 +30,7 @@ func (c *compiler) ifaceCommlib(cf *function, in *ssa.Call, args []operand, dst 
 		if ops == nil {
 			ops = map[*ssa.Function]op{}
 		}
-		ops[fn] = c.opaqueArgs(cf, in, site, append([]operand{{slot: slot}}, args...), func(args []operand) op { return c.commlib(cf, in, name, args, dst, site) })
+		ops[fn] = c.opaqueArgs(cf, in, site, name, append([]operand{{slot: slot}}, args...), func(args []operand) op { return c.commlib(cf, in, name, args, dst, site) })
 	}
 	return ops, slot
 }

@@ -16,7 +16,9 @@
 //     turns the surplus outcomes evenly into the other one.
 //
 // Opaque commlib arguments are replayed only at an np the timing pass
-// recorded (a peer and a length belong to their decomposition).
+// recorded (a peer and a length belong to their decomposition); a
+// collective's per-peer counts and displacements are spread evenly
+// elsewhere (spreadargs.go).
 
 package interp
 
@@ -40,6 +42,7 @@ type recordChoice struct {
 // chooseRecord selects the records of a run at np and sets each replayed
 // decision's and loop's values and scaling for it.
 func (cp *Compiled) chooseRecord(np int) {
+	cp.runNP = np
 	if len(cp.recs) == 0 {
 		cp.rec = recordChoice{np: cp.profNP, exact: true}
 		return
@@ -56,6 +59,7 @@ func (cp *Compiled) chooseRecord(np int) {
 	}
 	for _, r := range cp.argReplays {
 		r.byRank = r.byRec[i]
+		r.setSpread(cp, np)
 	}
 }
 

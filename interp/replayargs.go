@@ -24,12 +24,12 @@ import (
 // opaqueArgNote ends the assumption noted for opaque arguments.
 const opaqueArgNote = ", which the model does not compute: taken as zero"
 
-func (c *compiler) opaqueArgs(cf *function, in ssa.CallInstruction, site string, args []operand, build func([]operand) op) op {
+func (c *compiler) opaqueArgs(cf *function, in ssa.CallInstruction, site, name string, args []operand, build func([]operand) op) op {
 	if len(c.rep.Plan.OpaqueArgs(in)) == 0 {
 		return build(args)
 	}
 	args = slices.Clone(args)
-	reps, rest, received := c.replayedArgs(cf, in, site, args)
+	reps, rest, received := c.replayedArgs(cf, in, site, name, args)
 	run := build(args)
 	// The notes: at the profile's np the recorded values are replayed;
 	// at another, every opaque argument is taken as zero.
@@ -53,9 +53,18 @@ func (c *compiler) opaqueArgs(cf *function, in ssa.CallInstruction, site string,
 	}
 	return func(p *proc, fr *frame) ctl {
 		missing := false
+		var spread, zero, how []string
 		for _, r := range reps {
 			v, ok := r.value(p, fr)
-			if !ok {
+			switch {
+			case ok:
+			case !p.w.rec.exact:
+				if v, ok = r.spreadValue(fr); ok {
+					spread, how = append(spread, r.what), append(how, r.spreadNote)
+				} else {
+					v, zero = r.orig.get(fr), append(zero, r.what)
+				}
+			default:
 				v, missing = r.orig.get(fr), true
 			}
 			fr.s[r.slot] = v
@@ -63,7 +72,12 @@ func (c *compiler) opaqueArgs(cf *function, in ssa.CallInstruction, site string,
 		if _, noted := p.w.assumptions[site]; !noted {
 			switch {
 			case !p.w.rec.exact && len(reps) > 0:
-				p.w.noteAssumption(site, note(nil, "", all, fmt.Sprintf(" (the timing pass recorded them at np=%s, for that decomposition only)", p.w.recNPs())))
+				recorded := fmt.Sprintf(" (the timing pass recorded them at np=%s, for that decomposition only)", p.w.recNPs())
+				s := note(nil, "", append(zero, rest...), recorded)
+				if len(spread) > 0 {
+					s = strings.Join(spread, "; ") + ": not recorded at this np" + recorded + ", " + strings.Join(slices.Compact(how), "; ") + joinNote(s)
+				}
+				p.w.noteAssumption(site, s)
 			case missing:
 				p.w.noteAssumption(site, note(nil, "", all, ""))
 			default:
@@ -82,17 +96,29 @@ func (c *compiler) opaqueArgs(cf *function, in ssa.CallInstruction, site string,
 	}
 }
 
+// joinNote returns s after a separator, or nothing for an empty s.
+func joinNote(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "; " + s
+}
+
 // argReplay is one opaque argument of a call, replayed from the profile.
 type argReplay struct {
-	slot   int // the frame slot the call reads it from instead
-	orig   operand
-	slice  types.Type                  // the slice type, when it is one (else an integer)
-	iface  bool                        // the slice is passed as an interface (a commlib buffer)
-	byRec  []map[int]*profile.RankArgs // per record (records.go)
-	byRank map[int]*profile.RankArgs   // the run's record's
-	cursor int                         // index into proc.argCursors
-	what   string
-	site   string
+	argIndex   int        // its position among the call's arguments
+	peer       *peerArray // a per-peer array of a collective (spreadargs.go)
+	total      float64    // its rank's total per call at this run's np; < 0: none
+	spreadNote string
+	slot       int // the frame slot the call reads it from instead
+	orig       operand
+	slice      types.Type                  // the slice type, when it is one (else an integer)
+	iface      bool                        // the slice is passed as an interface (a commlib buffer)
+	byRec      []map[int]*profile.RankArgs // per record (records.go)
+	byRank     map[int]*profile.RankArgs   // the run's record's
+	cursor     int                         // index into proc.argCursors
+	what       string
+	site       string
 }
 
 // wrappedNote ends the assumption of a call whose replayed arguments ran
@@ -135,7 +161,7 @@ func (r *argReplay) unread(p *proc) {
 // call's operands args, whose slots it redirects) that the profile
 // recorded, the arguments it did not record, and the buffers received
 // into (never recorded).
-func (c *compiler) replayedArgs(cf *function, in ssa.CallInstruction, site string, args []operand) (reps []*argReplay, rest, received []string) {
+func (c *compiler) replayedArgs(cf *function, in ssa.CallInstruction, site, name string, args []operand) (reps []*argReplay, rest, received []string) {
 	parts := c.rep.Plan.ReplayParts(in)
 	whats := map[int][]string{}
 	values := map[int]ssa.Value{}
@@ -162,7 +188,10 @@ func (c *compiler) replayedArgs(cf *function, in ssa.CallInstruction, site strin
 			continue
 		}
 		r := &argReplay{orig: args[i], slice: slice, iface: iface, cursor: c.cp.nArgCursors,
-			what: strings.Join(whats[i], "; "), site: site, slot: cf.nslots}
+			what: strings.Join(whats[i], "; "), site: site, slot: cf.nslots, total: -1, argIndex: i}
+		if slice != nil {
+			r.peer = peerArrayOf(name, site, i)
+		}
 		c.cp.nArgCursors++
 		cf.nslots++
 		for _, as := range byRec {
@@ -175,6 +204,7 @@ func (c *compiler) replayedArgs(cf *function, in ssa.CallInstruction, site strin
 		// Compiled when the run first calls it: the run's record is
 		// chosen (chooseRecord sets it again for the next run).
 		r.byRank = r.byRec[c.cp.rec.index]
+		r.setSpread(c.cp, c.cp.runNP)
 		c.cp.argReplays = append(c.cp.argReplays, r)
 		args[i] = operand{slot: r.slot}
 		reps = append(reps, r)
@@ -234,9 +264,36 @@ func (r *argReplay) value(p *proc, fr *frame) (V, bool) {
 	}
 	c.used++
 	c.read = true
-	vals := ra.Runs[c.run].Vals
+	return r.build(ra.Runs[c.run].Vals, fr), true
+}
+
+// spreadValue returns the argument's even per-peer array at an np the
+// timing pass did not record (spreadargs.go), as long as the program's
+// own array (its length computed by the model), or false.
+func (r *argReplay) spreadValue(fr *frame) (V, bool) {
+	orig := r.orig.get(fr)
+	if r.iface {
+		if i, ok := orig.R.(*iface); ok {
+			orig = i.v
+		}
+	}
+	s, ok := orig.R.(*sliceV)
+	if !ok {
+		return V{}, false
+	}
+	elems, ok := r.spread(s.len)
+	if !ok {
+		return V{}, false
+	}
+	return r.build(append([]int64{int64(s.len)}, elems...), fr), true
+}
+
+// build makes the argument's value from recorded values: an integer, or
+// a slice of length vals[0] and elements vals[1:] (the program's own
+// buffer, resliced, where only its length was recorded).
+func (r *argReplay) build(vals []int64, fr *frame) V {
 	if r.slice == nil {
-		return intV(vals[0]), true
+		return intV(vals[0])
 	}
 	n := int(max(vals[0], 0))
 	s := &sliceV{len: n, cap: n}
@@ -263,5 +320,5 @@ func (r *argReplay) value(p *proc, fr *frame) (V, bool) {
 	if r.iface {
 		v = V{R: &iface{t: r.slice, v: v, esize: elemSize(r.slice)}}
 	}
-	return v, true
+	return v
 }
