@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/predict-tools/predict/machine"
-	"github.com/predict-tools/predict/trace"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -72,11 +71,6 @@ type SegmentFit struct {
 	SumSq      float64   `json:"sum_sq"` // the sum of squared relative residuals
 	RelRMS     float64   `json:"rel_rms"`
 	Failure    string    `json:"failure,omitempty"`
-}
-
-// At is the fit's one-way time at s bytes as the machine file models it.
-func (f SegmentFit) At(s int64) float64 {
-	return float64(f.machine().At(s, f.EagerLimit)) / float64(trace.Nanosecond)
 }
 
 // machine returns the segments in the machine file's units (ps, fs/B).
