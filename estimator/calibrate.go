@@ -79,6 +79,9 @@ type Calibration struct {
 	Fit       LineFit         `json:"fit"`
 	FitHow    string          `json:"fit_how"`
 	Residuals []Residual      `json:"residuals"`
+	// Segments is the piecewise LogGP fit of the table (each range with
+	// its residuals), written to the machine with the table.
+	Segments SegmentFit `json:"segments"`
 	// SendCall is a standard Send's call of SendCallBytes (the runtime's
 	// eager limit, or the largest size; 0: not measured, no message is
 	// eager), whose slope from 1 B (SendCall1)
@@ -476,6 +479,16 @@ func (cal *Calibration) makeMachine(ms measurements) error {
 	lg, how := logGOPS(fit, LevelInputs{SendPerByte: sendPerByte, CallCost: cal.CallCost, StreamGap: cal.StreamGap.Mean, S: cal.eagerS(), SKnown: known})
 	cal.FitHow = how
 	cal.Residuals = residuals(&lg, cal.PingPong)
+	// The ranges break at the change of protocol: the runtime's S when it
+	// is known, else the jump the line found (none: −1).
+	segLimit := fit.EagerLimit
+	if known {
+		segLimit = cal.eagerS()
+	}
+	if cal.Segments, err = fitSegments(sizes, times, SegmentTolerance, segLimit); err != nil {
+		return err
+	}
+	segments := cal.Segments.machine()
 	table := make(machine.Table, len(cal.PingPong))
 	for i, p := range cal.PingPong {
 		table[i] = machine.TablePoint{Bytes: p.Bytes, Time: trace.Time(math.Round(p.OneWay.Mean)) * trace.Nanosecond}
@@ -490,11 +503,11 @@ func (cal *Calibration) makeMachine(ms measurements) error {
 		Source: fmt.Sprintf("predict calibrate%s on %s (%s, %d CPUs, %s, %s, clock source %s) at %s in %s, load %s: "+
 			"%s; MPIPerf's method (seed-001): clock offsets by the fastest round trip, slot schedule, max over ranks, "+
 			"WaitPatternNull/Up passed; ping-pong 1 B to %d B with %s, each size's first round trip apart, one-way = trimmed mean (25 %% each tail) "+
-			"of half round trips to ±%.1f %% at 95 %%; LogGOPS by relative least squares: %s; g from streams; %s; "+
+			"of half round trips to ±%.1f %% at 95 %%; LogGOPS by relative least squares: %s; %s; g from streams; %s; "+
 			"threads (and in-process wake-up) timed in loops, in the calibrating process; %s; %s",
 			quickText(cal.Quick), h.Name, h.CPUModel, h.CPUs, h.OS, h.GoVersion, h.ClockSource, cal.Started.Format(time.RFC3339),
 			cal.Took.Round(time.Millisecond), h.LoadBefore, cal.runtimeText(), cal.PingPong[len(cal.PingPong)-1].Bytes, bufferText(cal.Buffers),
-			100*maxRelCI(cal.PingPong), how, cal.oText(), cal.Memory.text(), cal.Noise.text()),
+			100*maxRelCI(cal.PingPong), how, cal.Segments.text(), cal.oText(), cal.Memory.text(), cal.Noise.text()),
 		Origin:          machine.OriginCalibrated,
 		Nodes:           1,
 		CoresPerNode:    runtime.NumCPU(),
@@ -502,7 +515,7 @@ func (cal *Calibration) makeMachine(ms measurements) error {
 		CPUFactor:       1,
 		Intra:           lg,
 		Inter:           lg,
-		Table:           machine.Tables{Intra: table, Inter: table},
+		Table:           machine.Tables{Intra: table, Inter: table, IntraSegments: segments, InterSegments: segments},
 		Threads:         ms.thread,
 		Wakeup:          ms.wake,
 		Noise:           cal.Noise.machine(),

@@ -40,7 +40,9 @@ import (
 //	   trip dropped.
 //	3: compute noise (FWQ).
 //	4: the noise's outcomes are each rank's delay over its step's fastest.
-const CalibrationMethod = 4
+//	5: the piecewise LogGP fit (segments), which extends the table beyond
+//	   its last size.
+const CalibrationMethod = 5
 
 // DefaultMachineCache is where CachedLocal keeps calibrations by default:
 // machines under [profile.CacheRoot], beside the profiles.

@@ -80,16 +80,8 @@ func fitLineAt(sizes []int64, times []float64, limit int64) (LineFit, error) {
 // after each size) that leaves two points on either side, keeping the
 // best jump when it is worth it.
 func fitLineLimits(sizes []int64, times []float64, limits []int64) (LineFit, error) {
-	if len(sizes) != len(times) || len(sizes) < 2 {
-		return LineFit{}, fmt.Errorf("a ping-pong table needs at least 2 sizes, got %d", len(sizes))
-	}
-	for i, t := range times {
-		if !(t > 0) || math.IsInf(t, 0) {
-			return LineFit{}, fmt.Errorf("%d B: one-way time %g ns: want a positive time", sizes[i], t)
-		}
-		if i > 0 && sizes[i] <= sizes[i-1] {
-			return LineFit{}, fmt.Errorf("sizes not increasing: %d B after %d B", sizes[i], sizes[i-1])
-		}
+	if err := checkTable(sizes, times); err != nil {
+		return LineFit{}, err
 	}
 	best, bestSS, err := solveLine(sizes, times, -1)
 	if err != nil {
@@ -121,6 +113,23 @@ func fitLineLimits(sizes []int64, times []float64, limits []int64) (LineFit, err
 	}
 	best.RelRMS = math.Sqrt(bestSS / float64(len(sizes)))
 	return best, nil
+}
+
+// checkTable checks that a ping-pong table can be fitted: at least 2
+// sizes, increasing, each with a positive time.
+func checkTable(sizes []int64, times []float64) error {
+	if len(sizes) != len(times) || len(sizes) < 2 {
+		return fmt.Errorf("a ping-pong table needs at least 2 sizes, got %d", len(sizes))
+	}
+	for i, t := range times {
+		if !(t > 0) || math.IsInf(t, 0) {
+			return fmt.Errorf("%d B: one-way time %g ns: want a positive time", sizes[i], t)
+		}
+		if i > 0 && sizes[i] <= sizes[i-1] {
+			return fmt.Errorf("sizes not increasing: %d B after %d B", sizes[i], sizes[i-1])
+		}
+	}
+	return nil
 }
 
 // solveLine is the weighted least-squares line (with a jump after limit
@@ -200,6 +209,17 @@ type LevelInputs struct {
 	SKnown bool
 }
 
+// nsTime is a time of x ns in the machine's picoseconds, 0 for a negative x.
+func nsTime(x float64) trace.Time {
+	return trace.Time(math.Round(math.Max(x, 0) * float64(trace.Nanosecond)))
+}
+
+// nsPerByte is a cost of x ns per byte in the machine's units, 0 for a
+// negative x.
+func nsPerByte(x float64) machine.PerByte {
+	return machine.PerByte(math.Round(math.Max(x, 0) * float64(machine.NanosecondPerByte)))
+}
+
 // logGOPS turns a line fit into LogGOPS parameters such that modelOneWay
 // is the line: Intercept = 2o + L, Slope = G + O, and, with a jump,
 // Jump = o + 2L, so o = (2·Intercept − Jump)/3, L = (2·Jump − Intercept)/3.
@@ -207,10 +227,7 @@ type LevelInputs struct {
 // cannot make (o or L would be negative), o is the measured call cost and
 // L the rest of the intercept. It says which way it went.
 func logGOPS(f LineFit, in LevelInputs) (machine.LogGOPS, string) {
-	ns := func(x float64) trace.Time { return trace.Time(math.Round(math.Max(x, 0) * float64(trace.Nanosecond))) }
-	perByte := func(x float64) machine.PerByte {
-		return machine.PerByte(math.Round(math.Max(x, 0) * float64(machine.NanosecondPerByte)))
-	}
+	ns, perByte := nsTime, nsPerByte
 	O := math.Min(math.Max(in.SendPerByte, 0), math.Max(f.Slope, 0))
 	lg := machine.LogGOPS{
 		GapPerMessage:   ns(in.StreamGap),

@@ -46,17 +46,15 @@ func (cal *Calibration) WriteSummary(w io.Writer) error {
 	}
 	if len(cal.PingPong) > 0 {
 		line("")
-		line("ping-pong, one-way time (trimmed mean ± 95 %% interval), the first round trip apart, and the fitted LogGOPS model (without the table):")
+		line("ping-pong, one-way time (trimmed mean ± 95 %% interval), the first round trip apart, the fitted LogGOPS model (without the table) and the segments' (piecewise LogGP):")
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "bytes\tone-way\t±\truns\tfirst RTT\tmodel\tresidual\t")
+		fmt.Fprintln(tw, "bytes\tone-way\t±\truns\tfirst RTT\tmodel\tresidual\tsegments\tresidual\t")
+		segs := cal.Segments.residuals()
 		for i, p := range cal.PingPong {
-			res := "—"
-			model := "—"
-			if i < len(cal.Residuals) {
-				model, res = nsText(cal.Residuals[i].Model), fmt.Sprintf("%+.1f %%", 100*cal.Residuals[i].Rel)
-			}
-			fmt.Fprintf(tw, "%d\t%s\t%.1f %%\t%d\t%s\t%s\t%s\t\n", p.Bytes, nsText(p.OneWay.Mean), 100*p.OneWay.RelHalfWidth(), p.OneWay.Runs,
-				nsText(p.FirstRTT), model, res)
+			model, res := residualText(cal.Residuals, i)
+			seg, segRes := residualText(segs, i)
+			fmt.Fprintf(tw, "%d\t%s\t%.1f %%\t%d\t%s\t%s\t%s\t%s\t%s\t\n", p.Bytes, nsText(p.OneWay.Mean), 100*p.OneWay.RelHalfWidth(), p.OneWay.Runs,
+				nsText(p.FirstRTT), model, res, seg, segRes)
 		}
 		tw.Flush()
 	}
@@ -73,6 +71,7 @@ func (cal *Calibration) WriteSummary(w io.Writer) error {
 		line("LogGOPS: L=%s o=%s g=%s G=%s O=%s S=%d B", machine.FormatDuration(lg.Latency), machine.FormatDuration(lg.Overhead),
 			machine.FormatDuration(lg.GapPerMessage), lg.GapPerByte, lg.OverheadPerByte, lg.EagerLimit)
 		line("         (the machine file also holds the table, which the interpreter uses for the transfer time)")
+		cal.Segments.summary(&b)
 		t := &m.Threads
 		line("threads: create=%s set_task=%s start=%s copy=%s cas=%s try_lock=%s release=%s",
 			machine.FormatDuration(t.Create), machine.FormatDuration(t.SetTask), machine.FormatDuration(t.Start), t.Copy,
@@ -139,6 +138,14 @@ func orUnknown(s string) string {
 		return "unknown"
 	}
 	return s
+}
+
+// residualText is the model and the residual of row i ("—" for none).
+func residualText(rs []Residual, i int) (model, rel string) {
+	if i >= len(rs) {
+		return "—", "—"
+	}
+	return nsText(rs[i].Model), percent(rs[i].Rel)
 }
 
 // worstResidual names the largest residual and its size.

@@ -79,7 +79,10 @@ func (t Table) At(s int64) trace.Time {
 type Link struct {
 	*LogGOPS
 	Table Table // empty: the LogGOPS fit decides the transfer time
-	Inter bool  // the ranks are on different nodes
+	// Segments, the fit of Table, extend it beyond its last point (with
+	// a table only; see [Link.Transfer]).
+	Segments Segments
+	Inter    bool // the ranks are on different nodes
 }
 
 // Link returns the cost model for a message from rank a to rank b in a job
@@ -93,14 +96,14 @@ func (m *Machine) Link(a, b, np int) Link {
 // intra-node one.
 func (m *Machine) Level(inter bool) Link {
 	if inter {
-		return Link{LogGOPS: &m.Inter, Table: m.Table.Inter, Inter: true}
+		return Link{LogGOPS: &m.Inter, Table: m.Table.Inter, Segments: m.Table.InterSegments, Inter: true}
 	}
-	return Link{LogGOPS: &m.Intra, Table: m.Table.Intra}
+	return Link{LogGOPS: &m.Intra, Table: m.Table.Intra, Segments: m.Table.IntraSegments}
 }
 
 // Transfer is the time from the start of a send of s bytes to the arrival
 // of its last byte. Without a table it is the LogGOPS o + L + (s−1)·G. With
-// one, it is the table's one-way time less the receive overhead, and, for
+// one, it is the table's one-way time ([Link.TableAt]) less the receive overhead, and, for
 // a size beyond the eager limit, less the rendezvous handshake the
 // interpreter adds before the data leave (Rendezvous: the table's
 // ping-pong ran the runtime's own protocol, so its time holds it), so that a
@@ -111,7 +114,7 @@ func (l Link) Transfer(s int64) trace.Time {
 	if len(l.Table) == 0 {
 		return l.LogGOPS.Transfer(s)
 	}
-	oneWay, recv := l.Table.At(s), l.RecvOverhead(s)
+	oneWay, recv := l.TableAt(s), l.RecvOverhead(s)
 	if Overflowed(oneWay) || Overflowed(recv) {
 		return Overflow
 	}
@@ -134,7 +137,30 @@ func (l Link) Rendezvous(s int64) (request, answer trace.Time) {
 	if len(l.Table) == 0 || l.Eager(s) {
 		return l.rendezvous(s, 0)
 	}
-	return l.rendezvous(s, l.Table.At(s))
+	return l.rendezvous(s, l.TableAt(s))
+}
+
+// TableAt is the one-way time of s bytes that the link's table gives:
+// [Table.At] up to the table's last point (the table is exact where it
+// was measured). Beyond it, with segments, the table's last time extended
+// by the last segment's cost per byte; without, [Table.At] extends the
+// table's last two points.
+//
+// The last segment is a least-squares line through every size of its
+// range (within the fit's tolerance of each), where the table's last two
+// points are the difference of two noisy means: at 2 and 4 MiB in one
+// process, where the messages leave the caches, they move by tens of
+// percent from one calibration to the next, and their chord with them.
+// Starting from the table's last time keeps the model continuous there.
+// SimGrid/SMPI likewise applies its last range's factors to every larger
+// message. An empty table gives 0.
+func (l Link) TableAt(s int64) trace.Time {
+	n := len(l.Table)
+	if n == 0 || len(l.Segments) == 0 || s <= l.Table[n-1].Bytes {
+		return l.Table.At(s)
+	}
+	last := l.Table[n-1]
+	return AddTime(last.Time, l.Segments[len(l.Segments)-1].Slope.Times(s-last.Bytes))
 }
 
 // rendezvous is Rendezvous with the table's one-way time at s already read

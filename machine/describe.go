@@ -35,8 +35,8 @@ func (m *Machine) Describe() string {
 		line("  source: %s", m.Source)
 	}
 	line("  shape: %s", m.shape())
-	line("  intra-node: %s", describeLevel(&m.Intra, m.Table.Intra))
-	line("  inter-node: %s", describeLevel(&m.Inter, m.Table.Inter))
+	line("  intra-node: %s", describeLevel(&m.Intra, m.Table.Intra, m.Table.IntraSegments))
+	line("  inter-node: %s", describeLevel(&m.Inter, m.Table.Inter, m.Table.InterSegments))
 	if m.NIC.Contention {
 		inj, ej := m.NIC.Injection, m.NIC.Ejection
 		if inj == 0 {
@@ -109,12 +109,15 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-func describeLevel(p *LogGOPS, t Table) string {
+func describeLevel(p *LogGOPS, t Table, ss Segments) string {
 	s := fmt.Sprintf("L=%s o=%s g=%s G=%s (%s) O=%s S=%d B",
 		FormatDuration(p.Latency), FormatDuration(p.Overhead), FormatDuration(p.GapPerMessage),
 		p.GapPerByte, bandwidth(p.GapPerByte), p.OverheadPerByte, p.EagerLimit)
 	if len(t) > 0 {
 		s += fmt.Sprintf("; ping-pong table of %d points (%d B .. %d B) overrides the transfer time", len(t), t[0].Bytes, t[len(t)-1].Bytes)
+	}
+	if len(ss) > 0 {
+		s += fmt.Sprintf(", fitted by %s, the last (%s) extending it", plural(len(ss), "segment"), bandwidth(ss[len(ss)-1].Slope))
 	}
 	return s
 }

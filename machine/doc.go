@@ -62,6 +62,10 @@
 // that a modeled ping-pong reproduces the table. [Table.At] interpolates
 // linearly between points, extrapolates beyond the last with the last
 // segment's slope, and below the first returns the first point's time.
+// [Segments], a piecewise-linear fit of the table (SimGrid/SMPI's
+// per-range factors, as predict calibrate writes them), change only that
+// extrapolation: beyond the table's last point [Link.TableAt] adds the
+// last fitted range's cost per byte to the last point's time.
 //
 // # Placement
 //

@@ -64,6 +64,12 @@ func Parse(data []byte, file string) (*Machine, error) {
 	if len(m.Table.Inter) == 0 {
 		m.Table.Inter = nil
 	}
+	if len(m.Table.IntraSegments) == 0 {
+		m.Table.IntraSegments = nil
+	}
+	if len(m.Table.InterSegments) == 0 {
+		m.Table.InterSegments = nil
+	}
 	if len(m.Wakeup) == 0 {
 		m.Wakeup = nil
 	}
@@ -359,8 +365,8 @@ func (d *decoder) machine(root *jsonValue) *Machine {
 		{"inter", true, d.level(&m.Inter)},
 		{"table", false, func(v *jsonValue, p string) {
 			d.object(v, p, []member{
-				{"intra", false, d.table(&m.Table.Intra)},
-				{"inter", false, d.table(&m.Table.Inter)},
+				{"intra", false, d.tableLevel(&m.Table.Intra, &m.Table.IntraSegments)},
+				{"inter", false, d.tableLevel(&m.Table.Inter, &m.Table.InterSegments)},
 			})
 		}},
 		{"nic", false, func(v *jsonValue, p string) {
@@ -392,6 +398,35 @@ func (d *decoder) level(p *LogGOPS) func(*jsonValue, string) {
 			{"O", false, d.perByte(&p.OverheadPerByte)},
 			{"S", true, d.size(&p.EagerLimit)},
 		})
+	}
+}
+
+// tableLevel reads a level of the table section: the list of its points,
+// or an object with the points and the segments that fit them.
+func (d *decoder) tableLevel(t *Table, ss *Segments) func(*jsonValue, string) {
+	return func(v *jsonValue, path string) {
+		if v.kind != jsonObject {
+			d.table(t)(v, path)
+			return
+		}
+		d.object(v, path, []member{
+			{"points", true, d.table(t)},
+			{"segments", false, objects(d, (*[]Segment)(ss), func(g *Segment) []member {
+				return []member{
+					{"lo", true, d.size(&g.Lo)},
+					{"hi", true, d.size(&g.Hi)},
+					{"intercept", true, d.duration(&g.Intercept)},
+					{"slope", true, d.perByte(&g.Slope)},
+				}
+			})},
+		})
+		// Without segments validation names the points as in the list
+		// form (table.intra[3]): find them under "points" too.
+		for i := range *t {
+			if off, ok := d.pos[fmt.Sprintf("%s.points[%d]", path, i)]; ok {
+				d.pos[fmt.Sprintf("%s[%d]", path, i)] = off
+			}
+		}
 	}
 }
 

@@ -176,44 +176,52 @@ func TestParseErrors(t *testing.T) {
 		{`"noise": [`, `"noise": {"x": 1}, "y": [`, "noise", "an object, want an array"},
 	} {
 		text := base(t)
-		if !strings.Contains(text, c.old) {
-			t.Fatalf("the base file has no %s", c.old)
-		}
-		text = strings.Replace(text, c.old, c.new, 1)
 		if c.new == `"nodes": 2, "mapping": "explicit", "placement": [0, 1, 2],` {
 			text = strings.Replace(text, `"mapping": "block",`, "", 1)
 			c.field, c.msg = "placement[2]", "node 2 does not exist: the machine has 2 nodes"
 		}
-		_, err := Parse([]byte(text), "test.json")
-		if c.field == "" {
-			if err != nil {
-				t.Errorf("%s: %v", c.new, err)
-			}
-			continue
+		checkParseError(t, text, c.old, c.new, c.field, c.msg)
+	}
+}
+
+// checkParseError changes old to new in the machine file text and checks
+// that Parse names field with msg at the line of the change (field "":
+// that the changed file is valid).
+func checkParseError(t *testing.T, text, old, new, field, msg string) {
+	t.Helper()
+	if !strings.Contains(text, old) {
+		t.Fatalf("the base file has no %s", old)
+	}
+	text = strings.Replace(text, old, new, 1)
+	_, err := Parse([]byte(text), "test.json")
+	if field == "" {
+		if err != nil {
+			t.Errorf("%s: %v", new, err)
 		}
-		var list ErrorList
-		if !errors.As(err, &list) {
-			t.Errorf("%s: error %v, want an ErrorList", c.new, err)
-			continue
+		return
+	}
+	var list ErrorList
+	if !errors.As(err, &list) {
+		t.Errorf("%s: error %v, want an ErrorList", new, err)
+		return
+	}
+	var found *Error
+	for _, e := range list {
+		if e.Field == field && strings.Contains(e.Msg, msg) {
+			found = e
 		}
-		var found *Error
-		for _, e := range list {
-			if e.Field == c.field && strings.Contains(e.Msg, c.msg) {
-				found = e
-			}
-		}
-		if found == nil {
-			t.Errorf("%s: errors\n%v\nwant one naming %s: ...%s...", c.new, err, c.field, c.msg)
-			continue
-		}
-		// The position is that of the changed text (a missing field: its object).
-		line := strings.Count(text[:strings.Index(text, c.new)], "\n") + 1
-		if found.File != "test.json" || found.Line < line-1 || found.Line > line+2 {
-			t.Errorf("%s: error at %s:%d:%d, want near line %d:\n%s", c.new, found.File, found.Line, found.Col, line, found)
-		}
-		if want := found.Field + ": "; !strings.Contains(found.Error(), want) || !strings.HasPrefix(found.Error(), "test.json:") {
-			t.Errorf("%s: message %q does not start with the file and name the field", c.new, found.Error())
-		}
+	}
+	if found == nil {
+		t.Errorf("%s: errors\n%v\nwant one naming %s: ...%s...", new, err, field, msg)
+		return
+	}
+	// The position is that of the changed text (a missing field: its object).
+	line := strings.Count(text[:strings.Index(text, new)], "\n") + 1
+	if found.File != "test.json" || found.Line < line-1 || found.Line > line+2 {
+		t.Errorf("%s: error at %s:%d:%d, want near line %d:\n%s", new, found.File, found.Line, found.Col, line, found)
+	}
+	if want := found.Field + ": "; !strings.Contains(found.Error(), want) || !strings.HasPrefix(found.Error(), "test.json:") {
+		t.Errorf("%s: message %q does not start with the file and name the field", new, found.Error())
 	}
 }
 

@@ -112,11 +112,18 @@ type LogGOPS struct {
 	EagerLimit      int64      // S: bytes; messages of at most S bytes are eager, larger ones rendezvous
 }
 
-// Tables holds the optional ping-pong tables of the two levels. An empty
-// table means the LogGOPS fit alone decides.
+// Tables holds the optional ping-pong tables of the two levels, and the
+// optional piecewise-linear fits of them. An empty table means the LogGOPS
+// fit alone decides; segments need their level's table, which decides
+// inside its range, and extend it beyond its last point (see
+// [Link.Transfer]).
 type Tables struct {
 	Intra Table
 	Inter Table
+	// IntraSegments and InterSegments are the fits of Intra and Inter
+	// (machine file: table.intra.segments, table.inter.segments).
+	IntraSegments Segments
+	InterSegments Segments
 }
 
 // A Table is a piecewise-linear ping-pong table: message size → one-way
@@ -183,6 +190,8 @@ func (m *Machine) Clone() *Machine {
 	c.Placement = slices.Clone(m.Placement)
 	c.Table.Intra = slices.Clone(m.Table.Intra)
 	c.Table.Inter = slices.Clone(m.Table.Inter)
+	c.Table.IntraSegments = slices.Clone(m.Table.IntraSegments)
+	c.Table.InterSegments = slices.Clone(m.Table.InterSegments)
 	c.Collectives = maps.Clone(m.Collectives)
 	c.Wakeup = slices.Clone(m.Wakeup)
 	c.Noise = slices.Clone(m.Noise)

@@ -93,8 +93,8 @@ func (m *Machine) Validate() error {
 	}
 	v.level("intra", &m.Intra)
 	v.level("inter", &m.Inter)
-	v.table("table.intra", m.Table.Intra)
-	v.table("table.inter", m.Table.Inter)
+	v.tableLevel("table.intra", m.Table.Intra, m.Table.IntraSegments)
+	v.tableLevel("table.inter", m.Table.Inter, m.Table.InterSegments)
 	v.wakeup("wakeup", m.Wakeup)
 	v.noise("noise", m.Noise)
 	v.perByte("nic.injection", m.NIC.Injection)

@@ -88,7 +88,7 @@ func (m *Machine) MarshalJSON() ([]byte, error) {
 	w("  \"cpu_factor\": %s,\n", strconv.FormatFloat(m.CPUFactor, 'g', -1, 64))
 	w("  \"intra\": %s,\n", level(&m.Intra))
 	w("  \"inter\": %s,\n", level(&m.Inter))
-	w("  \"table\": {\n    \"intra\": %s,\n    \"inter\": %s\n  },\n", table(m.Table.Intra), table(m.Table.Inter))
+	w("  \"table\": {\n    \"intra\": %s,\n    \"inter\": %s\n  },\n", tableLevel(m.Table.Intra, m.Table.IntraSegments), tableLevel(m.Table.Inter, m.Table.InterSegments))
 	w("  \"nic\": {\"contention\": %t, \"injection\": %s, \"ejection\": %s},\n",
 		m.NIC.Contention, quote(m.NIC.Injection.String()), quote(m.NIC.Ejection.String()))
 	t := &m.Threads
@@ -141,16 +141,34 @@ func level(p *LogGOPS) string {
 		quote(p.GapPerByte.String()), quote(p.OverheadPerByte.String()), p.EagerLimit)
 }
 
-func table(t Table) string {
+// tableLevel writes a level of the table section: the list of its points,
+// or, with segments, an object with the points and the segments.
+func tableLevel(t Table, ss Segments) string {
+	if len(ss) == 0 {
+		return table(t, "    ")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "{\n      \"points\": %s,\n      \"segments\": [\n", table(t, "      "))
+	for i, g := range ss {
+		fmt.Fprintf(&b, "        {\"lo\": %d, \"hi\": %d, \"intercept\": %s, \"slope\": %s}%s\n",
+			g.Lo, g.Hi, quote(FormatDuration(g.Intercept)), quote(g.Slope.String()), comma(i, len(ss)))
+	}
+	b.WriteString("      ]\n    }")
+	return b.String()
+}
+
+// table writes the points of a table, its closing bracket indented by
+// indent.
+func table(t Table, indent string) string {
 	if len(t) == 0 {
 		return "[]"
 	}
 	var b strings.Builder
 	b.WriteString("[\n")
 	for i, p := range t {
-		fmt.Fprintf(&b, "      {\"bytes\": %d, \"time\": %s}%s\n", p.Bytes, quote(FormatDuration(p.Time)), comma(i, len(t)))
+		fmt.Fprintf(&b, "%s  {\"bytes\": %d, \"time\": %s}%s\n", indent, p.Bytes, quote(FormatDuration(p.Time)), comma(i, len(t)))
 	}
-	b.WriteString("    ]")
+	b.WriteString(indent + "]")
 	return b.String()
 }
 

@@ -57,8 +57,10 @@ interpreter's collective models: they are reported, not written to the machine
 file, and one that does not converge is marked, not refused.
 
 The machine file holds the LogGOPS parameters, the table (which the interpreter
-uses for transfer times), the thread costs, the wake-up curve and the memory
-bandwidth; its source says how, when and where it was measured (host, CPU model, Go
+uses for transfer times) with its piecewise LogGP fit (the fewest size ranges, each
+a line by relative least squares, within 5 % of every size, breaking at the eager
+limit; the last range's cost per byte extends the table beyond its largest size),
+the thread costs, the wake-up curve and the memory bandwidth; its source says how, when and where it was measured (host, CPU model, Go
 version, load). Progress goes to stderr; the summary, or with --json the tables and
 the fit, to stdout.
 

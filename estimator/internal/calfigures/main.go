@@ -75,40 +75,71 @@ func run(n int, quick bool) error {
 		}
 		cals = append(cals, cal)
 		lg := cal.Machine.Intra
-		fmt.Printf("calibration %d: %s, L=%s o=%s g=%s G=%s O=%s S=%d, slope G+O %.4g ns/B, rms %.1f %%, worst %s, load after %s\n",
+		fmt.Printf("calibration %d: %s, L=%s o=%s g=%s G=%s O=%s S=%d, slope G+O %.4g ns/B, rms %.1f %%, worst %s; %d segments, %d of %d sizes within %.0f %%; load after %s\n",
 			i+1, cal.Took.Round(time.Millisecond), machine.FormatDuration(lg.Latency), machine.FormatDuration(lg.Overhead),
 			machine.FormatDuration(lg.GapPerMessage), lg.GapPerByte, lg.OverheadPerByte, lg.EagerLimit, cal.Fit.Slope,
-			100*cal.Fit.RelRMS, worst(cal.Residuals), cal.Host.LoadAfter)
+			100*cal.Fit.RelRMS, worst(cal.Residuals), len(cal.Segments.Segments), cal.Segments.Within, cal.Segments.Sizes,
+			100*cal.Segments.Tolerance, cal.Host.LoadAfter)
+		if cal.Segments.Failure != "" {
+			fmt.Printf("  segments FAILED: %s\n", cal.Segments.Failure)
+		}
 	}
 	if len(cals) == 0 {
 		return fmt.Errorf("every calibration was refused")
 	}
 	last := cals[len(cals)-1]
-	fmt.Println("\nthe last calibration's fitted LogGOPS model (without the table) against its measured table:")
-	fmt.Printf("%10s %12s %12s %9s\n", "bytes", "measured", "model", "residual")
-	for _, r := range last.Residuals {
-		fmt.Printf("%10d %12s %12s %+8.1f%%\n", r.Bytes, ns(r.Measured), ns(r.Model), 100*r.Rel)
+	fmt.Println("\nthe last calibration's fitted models against its measured table: the single LogGOPS line (without the table) and the segments (piecewise LogGP):")
+	fmt.Printf("%10s %12s %12s %9s %12s %9s\n", "bytes", "measured", "line", "error", "segments", "error")
+	var segs []estimator.Residual
+	for _, g := range last.Segments.Segments {
+		segs = append(segs, g.Residuals...)
+	}
+	lineWithin, segWithin := 0, 0
+	for i, r := range last.Residuals {
+		seg := segs[i]
+		fmt.Printf("%10d %12s %12s %+8.1f%% %12s %+8.1f%%\n", r.Bytes, ns(r.Measured), ns(r.Model), 100*r.Rel, ns(seg.Model), 100*seg.Rel)
+		if math.Abs(r.Rel) <= 0.05 {
+			lineWithin++
+		}
+		if math.Abs(seg.Rel) <= 0.05 {
+			segWithin++
+		}
+	}
+	fmt.Printf("within 5 %%: the line at %d of %d sizes, the segments at %d of %d\n", lineWithin, len(last.Residuals), segWithin, len(segs))
+	fmt.Println("the segments:")
+	for _, g := range last.Segments.Segments {
+		bw := "∞"
+		if g.Slope > 0 {
+			bw = fmt.Sprintf("%.4g", 1e3/g.Slope)
+		}
+		fmt.Printf("  %8d B … %8d B: %12s at lo + %.4g ns/B (%s MB/s), worst %s\n", g.Lo, g.Hi, ns(g.Intercept), g.Slope, bw, worst(g.Residuals))
 	}
 
-	// Independent measurement: sizes between the calibrated ones.
+	// Independent measurement: sizes between the calibrated ones, and
+	// beyond the largest, where the table is extrapolated.
 	var sizes []int64
 	for _, p := range last.PingPong[1:] {
 		sizes = append(sizes, p.Bytes*3/4)
 	}
+	largest := last.PingPong[len(last.PingPong)-1].Bytes
+	sizes = append(sizes, largest*3/2, largest*2)
 	check, err := estimator.MeasurePingPong(sizes, estimator.CalibrateOptions{Quick: quick})
 	if err != nil {
 		return fmt.Errorf("independent ping-pongs: %v", err)
 	}
 	link := last.Machine.Level(false)
-	lineOnly := link
-	lineOnly.Table = nil
-	fmt.Println("\nping-pongs at sizes the calibration did not measure, against the machine file's model with its table and the LogGOPS line alone:")
-	fmt.Printf("%10s %12s %12s %9s %12s %9s\n", "bytes", "measured", "with table", "error", "line", "error")
+	lineOnly, chord := link, link
+	lineOnly.Table, chord.Segments = nil, nil
+	fmt.Printf("\nping-pongs at sizes the calibration did not measure (beyond %d B: extrapolated), against the machine file's model with its table "+
+		"(beyond it: the last segment's slope), with its table alone (beyond it: the chord of its last two points), the LogGOPS line alone and the segments alone (bridged between ranges):\n", largest)
+	fmt.Printf("%10s %12s %12s %9s %12s %9s %12s %9s %12s %9s\n", "bytes", "measured", "with table", "error", "table chord", "error", "line", "error", "segments", "error")
 	for _, p := range check {
-		withTable := float64(link.PingPong(p.Bytes)) / float64(trace.Nanosecond)
-		line := float64(lineOnly.PingPong(p.Bytes)) / float64(trace.Nanosecond)
-		fmt.Printf("%10d %12s %12s %+8.1f%% %12s %+8.1f%%\n", p.Bytes, ns(p.OneWay.Mean), ns(withTable), 100*(withTable/p.OneWay.Mean-1),
-			ns(line), 100*(line/p.OneWay.Mean-1))
+		model := func(t float64) string {
+			t /= float64(trace.Nanosecond)
+			return fmt.Sprintf("%12s %+8.1f%%", ns(t), 100*(t/p.OneWay.Mean-1))
+		}
+		fmt.Printf("%10d %12s %s %s %s %s\n", p.Bytes, ns(p.OneWay.Mean), model(float64(link.PingPong(p.Bytes))), model(float64(chord.PingPong(p.Bytes))),
+			model(float64(lineOnly.PingPong(p.Bytes))), model(float64(link.Segments.At(p.Bytes, link.EagerLimit))))
 	}
 
 	fmt.Printf("\nrepeatability over %d calibrations (coefficient of variation; median):\n", len(cals))
