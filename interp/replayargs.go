@@ -106,7 +106,6 @@ func joinNote(s string) string {
 
 // argReplay is one opaque argument of a call, replayed from the profile.
 type argReplay struct {
-	argIndex   int        // its position among the call's arguments
 	peer       *peerArray // a per-peer array of a collective (spreadargs.go)
 	total      float64    // its rank's total per call at this run's np; < 0: none
 	spreadNote string
@@ -188,7 +187,7 @@ func (c *compiler) replayedArgs(cf *function, in ssa.CallInstruction, site, name
 			continue
 		}
 		r := &argReplay{orig: args[i], slice: slice, iface: iface, cursor: c.cp.nArgCursors,
-			what: strings.Join(whats[i], "; "), site: site, slot: cf.nslots, total: -1, argIndex: i}
+			what: strings.Join(whats[i], "; "), site: site, slot: cf.nslots, total: -1}
 		if slice != nil {
 			r.peer = peerArrayOf(name, site, i)
 		}

@@ -78,8 +78,11 @@ func TestSpreadCounts(t *testing.T) {
 			if r.site != site {
 				continue
 			}
-			if vals, ok := r.spread(np); ok {
-				got[r.argIndex] = vals
+			vals, ok := r.spread(np)
+			for i, name := range map[int]string{2: "sendcounts", 3: "sdispls", 5: "recvcounts", 6: "rdispls"} {
+				if ok && strings.Contains(r.what, "Comm.Alltoallv's "+name+" ") {
+					got[i] = vals
+				}
 			}
 		}
 		var note string

@@ -57,11 +57,11 @@ type analysis struct {
 	work       []ssa.Value
 	workLoc    []loc
 
-	msgTaint string // taint of the data that point-to-point messages carry
-	// collTaint is, per collective operation, the taint of the data its
-	// calls send: what a collective's members receive (msgTaint for
-	// point-to-point messages, which any point-to-point send may match)
-	collTaint map[string]string
+	// msgTaint is the taint of the data messages carry: per collective
+	// operation (by name), what its calls send, which is what its members
+	// receive; under "", what every point-to-point send sends, which any
+	// point-to-point receive may take
+	msgTaint map[string]string
 
 	opaque    map[ssa.Value]string   // tainted roots: branch conditions and communication arguments
 	comm      map[string]string      // the functions that communicate, and how (communicates)
@@ -94,7 +94,7 @@ func Reduce(l *modelgen.Loaded, prog *model.Program, ssaOf map[*model.Function]*
 		closures: map[*ssa.Function][]*ssa.MakeClosure{},
 		objects:  map[ssa.Value]*object{}, pts: map[ssa.Value]locSet{}, contents: map[loc]locSet{},
 		locsOf: map[*object][]string{}, results: map[*ssa.Function]*resultValue{},
-		taint: map[ssa.Value]string{}, taintLoc: map[loc]string{}, resTaint: map[*ssa.Function][]string{},
+		taint: map[ssa.Value]string{}, taintLoc: map[loc]string{}, resTaint: map[*ssa.Function][]string{}, msgTaint: map[string]string{},
 		ctl: map[ssa.Value]bool{}, ctlLoc: map[loc]bool{}, ctlParams: map[*ssa.Function]map[int]bool{},
 		ctlResults: map[*ssa.Function]map[int]bool{}, keepCalls: map[ssa.Instruction]bool{},
 		opaque: map[ssa.Value]string{}, roots: map[ssa.Value]string{}, induction: map[*model.Node]string{}, counted: map[*model.Node]*Induction{},

@@ -449,32 +449,28 @@ func (a *analysis) taintCommlib(call ssa.CallInstruction, callee *ssa.Function, 
 	res := call.Value()
 	grew := false
 	spec := commSpecs[op]
-	msg := &a.msgTaint
+	key := "" // a point-to-point receive may take any point-to-point send's data
 	if spec.collective {
-		if a.collTaint == nil {
-			a.collTaint = map[string]string{}
-		}
-		t := a.collTaint[op]
-		msg = &t
-		defer func() { a.collTaint[op] = t }()
+		key = op
 	}
+	msg := a.msgTaint[key]
 	for _, i := range spec.sendBufs {
 		if i < len(args) {
 			if t := a.pointeeTaint(args[i]); t != "" {
 				if !strings.HasSuffix(t, ", communicated") {
 					t += ", communicated"
 				}
-				if m := least(*msg, t); m != *msg {
-					*msg = m
-					grew = true
+				if m := least(msg, t); m != msg {
+					msg, grew = m, true
 				}
 			}
 		}
 	}
+	a.msgTaint[key] = msg
 	for _, i := range spec.recvBufs {
 		if i < len(args) {
 			for l := range a.pts[args[i]] {
-				if a.setTaintLoc(l, *msg) {
+				if a.setTaintLoc(l, msg) {
 					grew = true
 				}
 			}
