@@ -54,6 +54,7 @@ func (c *compiler) opaqueArgs(cf *function, in ssa.CallInstruction, site, name s
 	return func(p *proc, fr *frame) ctl {
 		missing := false
 		var spread, zero, how []string
+		var byCounts []*argReplay
 		for _, r := range reps {
 			v, ok := r.value(p, fr)
 			switch {
@@ -61,13 +62,24 @@ func (c *compiler) opaqueArgs(cf *function, in ssa.CallInstruction, site, name s
 			case !p.w.rec.exact:
 				if v, ok = r.spreadValue(fr); ok {
 					spread, how = append(spread, r.what), append(how, r.spreadNote)
+				} else if v = r.orig.get(fr); r.bufCounts != nil {
+					byCounts = append(byCounts, r) // once every count is in place
 				} else {
-					v, zero = r.orig.get(fr), append(zero, r.what)
+					zero = append(zero, r.what)
 				}
 			default:
 				v, missing = r.orig.get(fr), true
 			}
 			fr.s[r.slot] = v
+		}
+		for _, r := range byCounts {
+			n, ok := r.bufCounts.lengthFromCounts(args[r.bufCounts.counts].get(fr))
+			if !ok {
+				zero = append(zero, r.what)
+				continue
+			}
+			fr.s[r.slot] = r.build([]int64{n}, fr)
+			spread, how = append(spread, r.what), append(how, r.bufCounts.note())
 		}
 		if _, noted := p.w.assumptions[site]; !noted {
 			switch {
@@ -106,8 +118,9 @@ func joinNote(s string) string {
 
 // argReplay is one opaque argument of a call, replayed from the profile.
 type argReplay struct {
-	peer       *peerArray // a per-peer array of a collective (spreadargs.go)
-	total      float64    // its rank's total per call at this run's np; < 0: none
+	peer       *peerArray    // a per-peer array of a collective (spreadargs.go)
+	bufCounts  *bufferCounts // a buffer whose length its call's counts give (spreadargs.go)
+	total      float64       // its rank's total per call at this run's np; < 0: none
 	spreadNote string
 	slot       int // the frame slot the call reads it from instead
 	orig       operand
@@ -189,7 +202,9 @@ func (c *compiler) replayedArgs(cf *function, in ssa.CallInstruction, site, name
 		r := &argReplay{orig: args[i], slice: slice, iface: iface, cursor: c.cp.nArgCursors,
 			what: strings.Join(whats[i], "; "), site: site, slot: cf.nslots, total: -1}
 		if slice != nil {
-			r.peer = peerArrayOf(name, site, i)
+			if r.peer = peerArrayOf(name, site, i); r.peer == nil {
+				r.bufCounts = bufferCountsOf(name, i)
+			}
 		}
 		c.cp.nArgCursors++
 		cf.nslots++

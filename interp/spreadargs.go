@@ -135,3 +135,78 @@ func (r *argReplay) spread(n int) ([]int64, bool) {
 	}
 	return out, true
 }
+
+// A buffer of such a collective whose length is opaque is as long as the
+// counts that describe it say, at an np where its recorded lengths do
+// not apply: the buffer the counts partition (Alltoallv's two, Scatterv's
+// send buffer, Gatherv's and Allgatherv's receive buffer: the buffer the
+// counts follow) holds their sum; the other buffer of an operation with
+// one counts array (Gatherv's and Allgatherv's send buffer, Scatterv's
+// receive buffer) holds the rank's own share, taken as their mean (the
+// counts spread evenly are all equal). Taken as zero instead, an
+// Alltoallv sends nothing whatever its counts say.
+
+// bufferCounts is how an opaque buffer argument's length follows the
+// counts of its call.
+type bufferCounts struct {
+	counts int  // the argument index of the counts
+	share  bool // the rank's own share (their mean), not their sum
+}
+
+// bufferCountsOf returns how the length of argument i of operation op
+// follows its counts, when it is a buffer of a collective with counts.
+func bufferCountsOf(op string, i int) *bufferCounts {
+	o, ok := catalog.Lookup(op)
+	if !ok || o.Class != catalog.ClassCollective || i >= len(o.Args) {
+		return nil
+	}
+	if r := o.Args[i]; r != catalog.ArgSendBuf && r != catalog.ArgRecvBuf {
+		return nil
+	}
+	if i+1 < len(o.Args) && o.Args[i+1] == catalog.ArgCounts {
+		return &bufferCounts{counts: i + 1}
+	}
+	counts := -1
+	for k, r := range o.Args {
+		if r != catalog.ArgCounts {
+			continue
+		}
+		if counts >= 0 {
+			return nil // two count arrays, each with its buffer
+		}
+		counts = k
+	}
+	if counts < 0 {
+		return nil
+	}
+	return &bufferCounts{counts: counts, share: true}
+}
+
+// lengthFromCounts returns the buffer's length that counts (the call's
+// counts argument, as the call receives it: the program's own, or spread)
+// say, or false when they are not a slice of integers the model holds.
+func (b *bufferCounts) lengthFromCounts(counts V) (int64, bool) {
+	if i, ok := counts.R.(*iface); ok {
+		counts = i.v
+	}
+	s, ok := counts.R.(*sliceV)
+	if !ok || s.len == 0 || s.a == nil || s.a.shape {
+		return 0, false
+	}
+	var sum int64
+	for k := range s.len {
+		sum += s.a.load(s.off + k).I
+	}
+	if b.share {
+		return int64(math.Round(float64(sum) / float64(s.len))), true
+	}
+	return sum, true
+}
+
+// note says how the buffer's length was taken, for the run's assumptions.
+func (b *bufferCounts) note() string {
+	if b.share {
+		return "a buffer as long as the mean of its call's counts (the rank's own share)"
+	}
+	return "a buffer as long as the sum of its call's counts"
+}

@@ -1,7 +1,8 @@
 // Spreadcounts exchanges, by Alltoallv, counts that depend on data the
 // model does not compute (the contents of a problem-sized array): at an np
 // the timing pass did not record, the interpreter spreads a rank's total
-// evenly over the peers.
+// evenly over the peers, and the send buffer, as long as the counts'
+// total, is as long as the spread counts' sum.
 package main
 
 import (
@@ -35,7 +36,7 @@ func main() {
 			in += recv[j]
 		}
 		got := make([]float64, in)
-		c.Alltoallv(make([]float64, *size), send, sdispls, got, recv, rdispls) // mark:exchange
+		c.Alltoallv(make([]float64, total), send, sdispls, got, recv, rdispls) // mark:exchange
 		if c.Rank() == 0 {
 			fmt.Println("received", len(got))
 		}
