@@ -45,6 +45,7 @@ func TestScript(t *testing.T) {
 			"modeljson":     cmdModelJSON,
 			"amdahlprofile": cmdAmdahlProfile,
 			"unitprofile":   cmdUnitProfile,
+			"profilehere":   cmdProfileHere,
 			"jsonstyle":     cmdJSONStyle,
 		},
 	})

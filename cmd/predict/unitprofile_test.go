@@ -57,6 +57,26 @@ func writeLoopProfile(ts *testscript.TestScript, file, pkg string, keep func(*mo
 	return len(p.Loops)
 }
 
+// cmdProfileHere makes the synthetic profile in FILE one measured on this
+// machine at np with the program arguments ARGS, whose plain runs took
+// 1 ms each: what predict validate sets its runs at the profile's np
+// against to tell the machine's drift.
+//
+//	profilehere FILE NP [ARGS...]
+func cmdProfileHere(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: profilehere FILE NP [ARGS...]")
+	}
+	p, err := profile.Read(ts.MkAbs(args[0]))
+	ts.Check(err)
+	_, err = fmt.Sscan(args[1], &p.NP)
+	ts.Check(err)
+	p.Host, p.Args, p.PlainSpansPS = profile.ThisHost(), args[2:], []int64{1e9, 1e9, 1e9}
+	var buf bytes.Buffer
+	ts.Check(p.Write(&buf))
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), buf.Bytes(), 0o644))
+}
+
 // snakeCase is the style of every JSON key predict writes.
 var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 

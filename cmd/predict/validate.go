@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/predict-tools/predict/scale"
@@ -83,8 +84,10 @@ under it too, at the launcher's number of ranks.`,
 			if err != nil {
 				return err
 			}
+			// The arguments at each np, and at the profile's, where the
+			// runs that measure the machine's drift run.
 			argsAt := map[int][]string{}
-			for _, np := range nps {
+			for _, np := range append(slices.Clone(nps), max(prof.NP, 1)) {
 				if argsAt[np], err = pf.argsAt(np); err != nil {
 					return err
 				}
