@@ -210,6 +210,9 @@ func Run(cfg Config) (*profile.File, error) {
 		if baseRun.CPUNS > 0 {
 			p.PlainRunCPUPS = baseRun.CPUNS * 1000
 		}
+		if rt := baseRun.Runtime; rt != nil {
+			p.Runtime = runtimeOf(rt)
+		}
 		p.PlainSpansPS = slices.Clone(spans)
 		if base.others >= 0 && probed.others >= 0 {
 			p.OtherCores, p.CPUs = max(base.others, probed.others), runtime.NumCPU()
@@ -283,6 +286,9 @@ func Run(cfg Config) (*profile.File, error) {
 	}
 	finish := func(p *profile.File) *profile.File {
 		p.Warnings = append(p.Warnings, skipped...)
+		if w := p.RuntimeWarning(); w != "" {
+			p.Warnings = append(p.Warnings, w)
+		}
 		switch {
 		case alone.err != nil:
 			p.Warnings = append(p.Warnings, fmt.Sprintf("the run measuring each fragment alone failed (%v): the fragments are charged as measured with the %d ranks sharing this machine at every np", firstLine(alone.err), cfg.NP))
@@ -428,4 +434,17 @@ func readRunTimes(path string) (runclock.Times, error) {
 // spreadNote says how much the plain runs' compute spread.
 func spreadNote(p *profile.File) string {
 	return fmt.Sprintf("the runs without probes spread by %.0f%% (%d runs; more than %.0f%%)", 100*p.SpreadRel, p.Runs, 100*MaxSpread)
+}
+
+// runtimeOf is the profile's record of what the Go runtime and the system
+// did during a plain run.
+func runtimeOf(rt *runclock.GoRuntime) *profile.Runtime {
+	ps := func(ns int64) int64 {
+		if ns < 0 {
+			return -1
+		}
+		return ns * 1000
+	}
+	return &profile.Runtime{GCCPUPS: ps(rt.GCCPUNS), ScavengeCPUPS: ps(rt.ScavengeCPUNS), AllocBytes: rt.AllocBytes,
+		GCCycles: rt.GCCycles, SysCPUPS: ps(rt.SysCPUNS), MinorFaults: rt.MinorFaults}
 }

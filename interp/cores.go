@@ -167,3 +167,14 @@ func (p *proc) onCore(cores []int64, clock, t int64) int64 {
 	p.coreWait += start - clock
 	return start
 }
+
+// runtimeLimit is what the prediction says when the Go runtime's collector
+// and scavenger took a large share of the timing pass's CPU time and a
+// node of this run leaves another number of cores idle than the profiling
+// machine did (profile.File.RuntimeLimit): the busiest node's, or "".
+func (w *World) runtimeLimit() string {
+	if w.prof == nil || len(w.nodeRanks) == 0 {
+		return ""
+	}
+	return w.prof.RuntimeLimit(int(slices.Max(w.nodeRanks)), w.mach.CoresPerNode)
+}

@@ -3,9 +3,11 @@ package interp
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/predict-tools/predict/machine"
+	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/trace"
 )
 
@@ -201,5 +203,36 @@ func TestCoresProperty(t *testing.T) {
 	// (progutil.Work) and calls take time: most shapes make ranks wait.
 	if waited < len(dirs) {
 		t.Errorf("ranks waited for a core in %d runs of %d programs: the shapes do not exercise the cores", waited, len(dirs))
+	}
+}
+
+// TestRuntimeLimit: a profile whose plain run spent 20 % of its CPU time in
+// the collector, measured at np = 2 on 2 CPUs (none idle), makes a
+// prediction whose node leaves a core idle say so among its limits (np = 1
+// on 2 cores), and one as busy as the profiling machine say nothing.
+func TestRuntimeLimit(t *testing.T) {
+	p := prepare(t, "./interp/testdata/threads")
+	pf := unitProfile(t, p, 1000)
+	pf.NP, pf.CPUs, pf.PlainRunCPUPS = 2, 2, 1e12
+	pf.Runtime = &profile.Runtime{GCCPUPS: 2e11, AllocBytes: 1 << 30, GCCycles: 10, SysCPUPS: -1, MinorFaults: -1}
+	m, err := machine.Preset("ideal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.CoresPerNode, m.Nodes, m.RanksPerNode = 2, 1, 0 // one node of 2 cores
+	for np, want := range map[int]string{1: "here a node runs 1 rank(s) on 2 cores, 1 idle", 2: "", 4: ""} {
+		res, err := p.Run(Config{NP: np, Machine: m, Profile: pf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		for _, l := range res.Limits {
+			if strings.Contains(l, "collector and scavenger") {
+				got = l
+			}
+		}
+		if want == "" && got != "" || !strings.Contains(got, want) {
+			t.Errorf("np=%d: limit %q, want %q", np, got, want)
+		}
 	}
 }

@@ -529,6 +529,9 @@ func (w *World) result() *Result {
 		r.Assumptions = append(r.Assumptions, k+": "+w.assumptions[k])
 	}
 	r.Limits = w.recursionLimits()
+	if l := w.runtimeLimit(); l != "" {
+		r.Limits = append(r.Limits, l)
+	}
 	if w.noise != nil {
 		r.Noise = NoiseText(w.cfg.NoiseSeed, w.cfg.Machine.Noise)
 	}

@@ -127,6 +127,10 @@ type File struct {
 	// busy during the kept runs (the larger of the two; estimator/load.go).
 	OtherCores float64 `json:"other_cores,omitempty"`
 	CPUs       int     `json:"cpus,omitempty"` // of the machine measured; with OtherCores, 0 where the system did not say
+	// Runtime is what the Go runtime and the system did during the kept
+	// plain run (goruntime.go); absent in profiles written before it was
+	// measured, and under a launcher that merged no rank's.
+	Runtime *Runtime `json:"runtime,omitempty"`
 	// Warnings are what the timing pass found doubtful in its own
 	// measurement (a run disturbed by the machine's other load).
 	Warnings []string `json:"warnings,omitempty"`

@@ -67,6 +67,9 @@ func (p *File) WriteSummary(w io.Writer, top int) error {
 		fmt.Fprintf(&b, "loaded: beside %d co-runner(s) streaming through memory on the CPUs the ranks left idle, the fragments took %.0f%% of the time measured (time-weighted); a rank on a node whose cores are all busy is charged that, one on a node as busy as this one the measured time, in proportion between\n",
 			p.LoadedBy, 100*p.LoadedRel)
 	}
+	if rt := p.RuntimeText(); rt != "" {
+		fmt.Fprintf(&b, "runtime: %s\n", rt)
+	}
 	for _, w := range p.Warnings {
 		fmt.Fprintf(&b, "WARNING: %s\n", w)
 	}

@@ -48,6 +48,18 @@ func (p *File) Validate() error {
 	}
 	v.ratio("alone_rel", p.AloneRel)
 	v.ratio("loaded_rel", p.LoadedRel)
+	if rt := p.Runtime; rt != nil {
+		v.times("runtime.", map[string]int64{"gc_cpu_ps": rt.GCCPUPS, "scavenge_cpu_ps": rt.ScavengeCPUPS})
+		v.count("runtime.alloc_bytes", rt.AllocBytes)
+		v.count("runtime.gc_cycles", rt.GCCycles)
+		// -1: the system does not say.
+		if rt.SysCPUPS != -1 {
+			v.times("runtime.", map[string]int64{"sys_cpu_ps": rt.SysCPUPS})
+		}
+		if rt.MinorFaults != -1 {
+			v.count("runtime.minor_faults", rt.MinorFaults)
+		}
+	}
 	for i, f := range p.Fragments {
 		at := fmt.Sprintf("fragments[%d].", i)
 		v.node(at, f.Node)

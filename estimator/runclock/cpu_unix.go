@@ -14,3 +14,12 @@ func cpuNS() int64 {
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
+
+// sysFaults returns the process's system time (ns) and minor page faults.
+func sysFaults() (sysNS, minflt int64) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return -1, -1
+	}
+	return ru.Stime.Nano(), ru.Minflt
+}

@@ -65,6 +65,15 @@ func Merge(ranks []Times) Times {
 			out.CPUNS += t.CPUNS
 		}
 		out.ComputeNS += t.ComputeNS
+		switch {
+		case t.Runtime == nil:
+		case out.Runtime == nil:
+			rt := *t.Runtime
+			out.Runtime = &rt
+		default:
+			rt := out.Runtime.plus(*t.Runtime)
+			out.Runtime = &rt
+		}
 	}
 	out.WallNS, out.StartUnixNS = Span(starts, walls)
 	return out

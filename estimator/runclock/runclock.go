@@ -7,11 +7,11 @@
 // cover.
 //
 // When a run ends it writes, to the file named by $PREDICT_RUN_OUT (if
-// set), one JSON object: {"wall_ns": …, "cpu_ns": …}, the wall time from
-// the first rank's start to the last rank's end (to the end of the run
-// when it failed) and the process's CPU time (user and system, all
+// set), one JSON object: {"wall_ns": …, "cpu_ns": …, "runtime": {…}}, the
+// wall time from the first rank's start to the last rank's end (to the end
+// of the run when it failed), the process's CPU time (user and system, all
 // threads) over the same span, where the system reports it (-1 where
-// not).
+// not), and what the Go runtime did over it ([GoRuntime]).
 //
 // Under an MPI launcher each rank is a process of its own: with
 // [PerRankEnv] set, each writes its rank's file ([RankFile]), stamped with
@@ -49,6 +49,9 @@ type Times struct {
 	// the processes of a launched run share it, so that Merge finds the
 	// run's span across them (0: no rank started).
 	StartUnixNS int64 `json:"start_unix_ns,omitempty"`
+	// Runtime is what the Go runtime and the system did over the span
+	// (goruntime.go); nil when no rank started.
+	Runtime *GoRuntime `json:"runtime,omitempty"`
 }
 
 var (
@@ -58,9 +61,12 @@ var (
 	cpu0    atomic.Int64 // CPU time then
 	install sync.Once
 
+	rt0 atomic.Pointer[GoRuntime] // the runtime's totals at the first rank's start
+
 	endMu sync.Mutex
-	t1    int64 // wall clock at the latest rank's end, as t0 (0: none yet)
-	cpu1  int64 // CPU time then
+	t1    int64     // wall clock at the latest rank's end, as t0 (0: none yet)
+	cpu1  int64     // CPU time then
+	rt1   GoRuntime // the runtime's totals then
 )
 
 // Install makes the process write its runs' times (see the package
@@ -83,9 +89,10 @@ func rankStart(rank, np int) {
 	if t0.Load() != 0 {
 		return
 	}
-	c := cpuNS()
+	c, rt := cpuNS(), readRuntime()
 	if t0.CompareAndSwap(0, int64(time.Since(start))+1) {
 		cpu0.Store(c)
+		rt0.Store(&rt)
 	}
 }
 
@@ -94,21 +101,21 @@ func rankStart(rank, np int) {
 // goroutines woken, the ranks' results gathered): no fragment covers
 // that, and the model of the run ends with its ranks too.
 func rankEnd(int) {
-	c := cpuNS()
+	c, rt := cpuNS(), readRuntime()
 	now := int64(time.Since(start)) + 1
 	compute.Add(now - 1)
 	endMu.Lock()
 	if now > t1 {
-		t1, cpu1 = now, c
+		t1, cpu1, rt1 = now, c, rt
 	}
 	endMu.Unlock()
 }
 
 func runEnd(err error) {
-	end, cpu := int64(time.Since(start))+1, cpuNS()
+	end, cpu, rt := int64(time.Since(start))+1, cpuNS(), readRuntime()
 	endMu.Lock()
 	if t1 > 0 && err == nil {
-		end, cpu = t1, cpu1 // the last rank's end; a failed run ends when it is wound up
+		end, cpu, rt = t1, cpu1, rt1 // the last rank's end; a failed run ends when it is wound up
 	}
 	endMu.Unlock()
 	wall := end - t0.Load()
@@ -127,6 +134,10 @@ func runEnd(err error) {
 	t := Times{WallNS: wall, CPUNS: cpu}
 	if t0.Load() != 0 {
 		t.StartUnixNS = start.UnixNano() + t0.Load() - 1
+		if before := rt0.Load(); before != nil {
+			d := rt.since(*before)
+			t.Runtime = &d
+		}
 	}
 	if err == nil {
 		t.ComputeNS = max(0, compute.Load())

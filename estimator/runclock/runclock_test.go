@@ -10,10 +10,14 @@ import (
 	"github.com/predict-tools/predict/commlib"
 )
 
+// sink keeps TestRunTimes's allocations alive.
+var sink [2][][]byte
+
 // TestRunTimes: a run of two ranks busy for 30 ms each is timed from the
 // first rank's start to the run's end, with the CPU time of both (which
 // the machine's other load may make less than 30 ms each, never more than
-// the wall time on every core).
+// the wall time on every core), and the runtime's account: the 2 × 16 MiB
+// the ranks allocate and touch, and page faults where the system counts them.
 func TestRunTimes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.json")
 	t.Setenv(OutEnv, path)
@@ -21,6 +25,13 @@ func TestRunTimes(t *testing.T) {
 	Install() // once only: a second call adds no hooks
 	const busy = 30 * time.Millisecond
 	err := commlib.Run(2, func(c *commlib.Comm) {
+		for range 16 {
+			b := make([]byte, 1<<20)
+			for i := 0; i < len(b); i += 4096 {
+				b[i] = 1
+			}
+			sink[c.Rank()] = append(sink[c.Rank()], b)
+		}
 		t0 := time.Now()
 		for time.Since(t0) < busy {
 		}
@@ -38,6 +49,16 @@ func TestRunTimes(t *testing.T) {
 	}
 	if got.CPUNS != -1 && (got.CPUNS <= 0 || got.CPUNS > int64(runtime.NumCPU()+1)*got.WallNS) {
 		t.Errorf("CPU %v in a wall time of %v", time.Duration(got.CPUNS), time.Duration(got.WallNS))
+	}
+	switch rt := got.Runtime; {
+	case rt == nil:
+		t.Error("no runtime account")
+	case rt.AllocBytes < 32<<20 || rt.GCCycles < 0 || rt.GCCPUNS < 0 || rt.ScavengeCPUNS < 0:
+		t.Errorf("runtime %+v: want at least 32 MiB allocated, no negative figure", *rt)
+	case rt.SysCPUNS != -1 && (rt.SysCPUNS < 0 || rt.MinorFaults <= 0):
+		// How many depends on the page size the system gives the heap
+		// (transparent huge pages: 2 MiB).
+		t.Errorf("runtime %+v: want the system time and the page faults of 32 MiB touched", *rt)
 	}
 	if _, err := Read(filepath.Join(t.TempDir(), "missing.json")); err == nil {
 		t.Error("reading a missing file succeeded")
