@@ -92,7 +92,13 @@ func (cp *Compiled) plan() error {
 				}
 				cp.frags = append(cp.frags, f)
 				c.charges[instr] = append(c.charges[instr], f)
-				cp.planAllocUnits(c, fn, n, f)
+				var covers []*model.Node
+				for _, id := range fs.Covers {
+					if l := leaves[id]; l != nil && fnOfNode[id] == fn {
+						covers = append(covers, l)
+					}
+				}
+				cp.planAllocUnits(c, fn, n, covers, f)
 			case profile.FragRegion:
 				if err := cp.planRegion(c, f, fnOfRoot[fs.Node], loopNodes[fs.Node]); err != nil {
 					return err

@@ -1,14 +1,19 @@
 // This file defines segments counted by the bytes they allocate and move:
-// straight-line code whose make and copy calls take lengths the model
-// computes is charged by those bytes, so that a rank's share of the
+// straight-line code whose make and copy calls, and calls of functions
+// outside the program that work over slices (a sort), take lengths the
+// model computes is charged by those bytes, so that a rank's share of the
 // problem costs what it costs at every np.
 
 package interp
 
 import (
+	"fmt"
 	"go/types"
+	"slices"
+	"strings"
 
 	"github.com/predict-tools/predict/model"
+	"github.com/predict-tools/predict/reduce"
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -29,48 +34,80 @@ const allocUnitsMin = 64 << 10
 type allocUnits struct {
 	bytes []func(p *proc, fr *frame) (int64, bool) // per make or copy call, at the segment's start
 	unit  unitTime                                 // total/units: a unit's time
+	over  []string                                 // functions outside the program counted by their slices' bytes
 }
 
-// planAllocUnits makes segment n (fragment f) counted by the bytes it
-// allocates and copies, when their lengths are computed from values known
-// at its start.
-func (cp *Compiled) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node, f *fragment) {
-	lf := n.Leaf
-	blk := fn.Blocks[lf.Block]
-	blocks := map[int]bool{blk.Index: true}
+// planAllocUnits makes segment n (fragment f, holding the time of the
+// leaves covers, n first) counted by the bytes it allocates and copies
+// and the bytes of the slices it hands to functions outside the program
+// that work over them (reduce.WorksOver: a sort, a hash), when their
+// lengths are computed from values known at its start.
+func (cp *Compiled) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node, covers []*model.Node, f *fragment) {
+	leaves := []*model.Node{n}
+	for _, l := range covers {
+		if l != n && l.Leaf != nil {
+			leaves = append(leaves, l)
+		}
+	}
+	blocks := map[int]bool{}
+	for _, l := range leaves {
+		blocks[l.Leaf.Block] = true
+	}
 	cf := c.fn(fn)
 	var bytes []func(p *proc, fr *frame) (int64, bool)
-	for i := lf.First; i < lf.Last && i < len(blk.Instrs); i++ {
-		switch in := blk.Instrs[i].(type) {
-		case *ssa.MakeSlice:
-			l, ok := c.valueOnEntry(cf, in.Len, blocks)
-			if !ok {
-				return
-			}
-			bytes = append(bytes, times(l, sizeof(in.Type().Underlying().(*types.Slice).Elem())))
-		case *ssa.Call:
-			b, ok := in.Call.Value.(*ssa.Builtin)
-			if ok && b.Name() == "append" && len(in.Call.Args) == 2 {
-				// append(s, x...) moves x's elements (and the literal
-				// arguments of append(s, a, b), which SSA passes as a
-				// slice of an array of theirs).
-				// A length the model does not compute leaves the
-				// append out, as before appends were counted: the
-				// segment's other bytes still count.
-				if n, ok := c.lenOnEntry(cf, in.Call.Args[1], blocks); ok {
-					bytes = append(bytes, times(n, movedSize(in.Call.Args[1].Type())))
+	var over []string // the functions outside the program counted
+	for _, l := range leaves {
+		lf := l.Leaf
+		blk := fn.Blocks[lf.Block]
+		for i := lf.First; i < lf.Last && i < len(blk.Instrs); i++ {
+			switch in := blk.Instrs[i].(type) {
+			case *ssa.MakeSlice:
+				l, ok := c.valueOnEntry(cf, in.Len, blocks)
+				if !ok {
+					return
 				}
-				continue
+				bytes = append(bytes, times(l, sizeof(in.Type().Underlying().(*types.Slice).Elem())))
+			case *ssa.Call:
+				if callee := in.Call.StaticCallee(); callee != nil && c.models[callee] == nil && reduce.WorksOver(callee) {
+					// A slice whose length the model does not compute
+					// leaves the call out, as an append's.
+					counted := false
+					for _, arg := range in.Call.Args {
+						if _, isSlice := arg.Type().Underlying().(*types.Slice); !isSlice {
+							continue
+						}
+						if n, ok := c.lenOnEntry(cf, arg, blocks); ok {
+							bytes, counted = append(bytes, times(n, elemSize(arg.Type()))), true
+						}
+					}
+					if counted {
+						over = append(over, callee.String())
+					}
+					continue
+				}
+				b, ok := in.Call.Value.(*ssa.Builtin)
+				if ok && b.Name() == "append" && len(in.Call.Args) == 2 {
+					// append(s, x...) moves x's elements (and the literal
+					// arguments of append(s, a, b), which SSA passes as a
+					// slice of an array of theirs).
+					// A length the model does not compute leaves the
+					// append out, as before appends were counted: the
+					// segment's other bytes still count.
+					if n, ok := c.lenOnEntry(cf, in.Call.Args[1], blocks); ok {
+						bytes = append(bytes, times(n, movedSize(in.Call.Args[1].Type())))
+					}
+					continue
+				}
+				if !ok || b.Name() != "copy" {
+					continue
+				}
+				dst, ok1 := c.lenOnEntry(cf, in.Call.Args[0], blocks)
+				src, ok2 := c.lenOnEntry(cf, in.Call.Args[1], blocks)
+				if !ok1 || !ok2 {
+					return // a copy of a length the model does not know: charged as measured
+				}
+				bytes = append(bytes, times(copied(dst, src), elemSize(in.Call.Args[0].Type())))
 			}
-			if !ok || b.Name() != "copy" {
-				continue
-			}
-			dst, ok1 := c.lenOnEntry(cf, in.Call.Args[0], blocks)
-			src, ok2 := c.lenOnEntry(cf, in.Call.Args[1], blocks)
-			if !ok1 || !ok2 {
-				return // a copy of a length the model does not know: charged as measured
-			}
-			bytes = append(bytes, times(copied(dst, src), elemSize(in.Call.Args[0].Type())))
 		}
 	}
 	if len(bytes) == 0 {
@@ -82,7 +119,7 @@ func (cp *Compiled) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node,
 			return
 		}
 	}
-	f.alloc = &allocUnits{bytes: bytes, unit: ut}
+	f.alloc = &allocUnits{bytes: bytes, unit: ut, over: slices.Compact(over)}
 	cp.unitFrags = append(cp.unitFrags, unitFrag{entry: f, units: f, minUnits: allocUnitsMin})
 }
 
@@ -161,6 +198,10 @@ func (au *allocUnits) op(f *fragment) op {
 				return p.fail(f.pos, "the length of an allocation or copy of this segment could not be computed on entry")
 			}
 			units += max(n, 0)
+		}
+		if len(au.over) > 0 && p.w.prof != nil && p.w.cfg.NP != p.w.prof.NP {
+			p.w.noteAssumption(f.pos, fmt.Sprintf("%s: charged by the bytes of the slices it works over, in proportion (the timing pass timed it at np=%d)",
+				strings.Join(au.over, ", "), p.w.prof.NP))
 		}
 		work := roundTime(float64(units) * float64(au.unit.total) / float64(au.unit.units))
 		return p.charge(f, p.w.compute(work))

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/predict-tools/predict/model"
@@ -133,6 +134,52 @@ func TestSegmentCopyUnits(t *testing.T) {
 func TestSegmentAppendUnits(t *testing.T) {
 	const n = 1 << 16
 	checkSegmentUnits(t, "segappend", "65536", []int64{2, 1, 8}, func(np int64) int64 { return 1 + n/np*8 + n/np*8 + 2*8 + 4 })
+}
+
+// TestSegmentSortUnits: a segment that sorts a rank's share with a
+// function outside the program (slices.Sort, reduce.WorksOver) costs the
+// bytes of the slice it sorts, beside the bytes the segment's other leaves
+// allocate (the whole problem's, the same at every np; the call is a
+// leaf of its own, the fragment covers it and the allocation's);
+// slices.Contains, which the model executes, adds
+// nothing. At another np the run says how the call was charged.
+func TestSegmentSortUnits(t *testing.T) {
+	const n = 1 << 16
+	p := prepare(t, "./interp/testdata/units")
+	args := []string{"-part", "segsort", "-n", "65536"}
+	line := markLine(t, unitsFile, "segsort")
+	bytes := func(np int64) int64 { return 1 + n/np*8 + n*4 }
+	pf := syntheticProfile(t, p, 2, args)
+	var first string
+	var covers []string
+	for _, f := range p.Model.Functions {
+		model.Walk(f.Tree, func(x *model.Node) bool {
+			if lf := x.Leaf; lf != nil && (x.Pos.Start.Line == line || x.Pos.Start.Line == line+1) {
+				if first == "" {
+					first = x.ID // the call's
+				}
+				covers = append(covers, x.ID)
+			}
+			return true
+		})
+	}
+	if first == "" || len(covers) != 2 {
+		t.Fatalf("the sort's segment not found (%q, covers %v)", first, covers)
+	}
+	pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: first, Kind: profile.FragSegment, Pos: "segsort", Covers: covers, Executions: 2, MeanPS: bytes(2)})
+	for _, np := range []int64{2, 1, 8} {
+		r, err := p.Run(Config{NP: int(np), Machine: handMachine(t), Profile: pf, Args: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := int64(r.Compute.Max), bytes(np); got != want {
+			t.Errorf("np=%d: compute %d ps a rank, want %d (a picosecond a byte)", np, got, want)
+		}
+		note := strings.Join(r.Assumptions, "\n")
+		if said := strings.Contains(note, "slices.Sort[[]int, int]: charged by the bytes of the slices it works over, in proportion (the timing pass timed it at np=2)"); said != (np != 2) {
+			t.Errorf("np=%d: assumptions %q", np, note)
+		}
+	}
 }
 
 // checkSegmentUnits profiles, synthetically at np = 2, the segment of the

@@ -82,6 +82,18 @@ func executedExternal(f *ssa.Function) bool {
 	return obj != nil && obj.Pkg() != nil && obj.Pkg().Path() == "sync/atomic"
 }
 
+// WorksOver reports whether a call of f, a function outside the program, is
+// taken to cost in proportion to the bytes of its slice arguments (a sort,
+// a hash, a search through them): every function the interpreter does not
+// execute itself (executedExternal: arithmetic, formatting, searches it
+// runs, generators, synchronisation) and that is not commlib's. Its
+// segment is then counted in those bytes where the model computes their
+// lengths (interp/segunits.go), so that a rank's share sorted at another
+// np costs its share's bytes.
+func WorksOver(f *ssa.Function) bool {
+	return f != nil && !executedExternal(f) && !modelgen.IsCommlib(f)
+}
+
 // seededSource reports whether a call of math/rand/v2's New is given a
 // source the interpreter runs (NewPCG or NewChaCha8, called there); true
 // for every other function of the package. A generator over a source of

@@ -60,6 +60,10 @@
 //     a map[string]int), counts partitioned by hash/fnv, Alltoall and
 //     Alltoallv of (word, count) pairs, sort.Slice and a Gather of the top
 //     ten
+//   - bitonic: bitonic sort across a hypercube of ranks (the largest power
+//     of two; the others wait): slices.Sort of each block, then log²
+//     stages of a Sendrecv of the whole block with rank XOR j and a
+//     compare-split merge
 //   - summa: dense matrix product by SUMMA on a pr×pc grid (DimsCreate),
 //     row and column communicators (Split), Bcast of panels cut where
 //     the owners change, a cache-blocked triple loop

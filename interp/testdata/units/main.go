@@ -5,12 +5,13 @@ package main
 
 import (
 	"flag"
+	"slices"
 
 	"github.com/predict-tools/predict/commlib"
 )
 
 var (
-	part = flag.String("part", "pack", "pack, copy, alloc, segcopy, segappend or fill")
+	part = flag.String("part", "pack", "pack, copy, alloc, segcopy, segappend, segsort or fill")
 	n    = flag.Int("n", 4096, "problem size")
 )
 
@@ -51,6 +52,17 @@ func main() {
 			name := "partition"
 			b := append([]byte(nil), name[2:6]...) // 4 bytes of a string
 			_, _ = kept, b
+		case "segsort":
+			// A rank's share sorted by the standard library, in a segment
+			// that starts with the call (a leaf of its own) and goes on
+			// with an allocation of the whole problem; slices.Contains,
+			// which the model runs itself, is not counted.
+			keys := make([]int, *n/np)
+			c.Barrier()
+			slices.Sort(keys) // mark:segsort
+			idx := make([]int32, *n)
+			found := slices.Contains(keys, 3)
+			_, _ = idx, found
 		case "fill":
 			// np runs of n/np² items each, appended to a list whose
 			// length is sent: the model keeps the appends, so it runs
