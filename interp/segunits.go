@@ -40,8 +40,9 @@ type allocUnits struct {
 // planAllocUnits makes segment n (fragment f, holding the time of the
 // leaves covers, n first) counted by the bytes it allocates and copies
 // and the bytes of the slices it hands to functions outside the program
-// that work over them (reduce.WorksOver: a sort, a hash), when their
-// lengths are computed from values known at its start.
+// that work over them (reduce.WorksOver: a sort, a hash; a slice passed as
+// an interface too, as sort.Slice takes it), when their lengths are
+// computed from values known at its start.
 func (cp *Compiled) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node, covers []*model.Node, f *fragment) {
 	leaves := []*model.Node{n}
 	for _, l := range covers {
@@ -73,6 +74,12 @@ func (cp *Compiled) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node,
 					// leaves the call out, as an append's.
 					counted := false
 					for _, arg := range in.Call.Args {
+						if mi, ok := arg.(*ssa.MakeInterface); ok {
+							arg = mi.X // sort.Slice(x, less), sort.Sort(byKey(x))
+						}
+						if ct, ok := arg.(*ssa.ChangeType); ok {
+							arg = ct.X // byKey(x): the same slice
+						}
 						if _, isSlice := arg.Type().Underlying().(*types.Slice); !isSlice {
 							continue
 						}

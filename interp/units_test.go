@@ -140,7 +140,8 @@ func TestSegmentAppendUnits(t *testing.T) {
 // function outside the program (slices.Sort, reduce.WorksOver) costs the
 // bytes of the slice it sorts, beside the bytes the segment's other leaves
 // allocate (the whole problem's, the same at every np; the call is a
-// leaf of its own, the fragment covers it and the allocation's);
+// leaf of its own, the fragment covers it, the allocation's and a
+// sort.Sort of the same slice as a sort.Interface);
 // slices.Contains, which the model executes, adds
 // nothing. At another np the run says how the call was charged.
 func TestSegmentSortUnits(t *testing.T) {
@@ -148,13 +149,13 @@ func TestSegmentSortUnits(t *testing.T) {
 	p := prepare(t, "./interp/testdata/units")
 	args := []string{"-part", "segsort", "-n", "65536"}
 	line := markLine(t, unitsFile, "segsort")
-	bytes := func(np int64) int64 { return 1 + n/np*8 + n*4 }
+	bytes := func(np int64) int64 { return 1 + n/np*8 + n*4 + n/np*8 }
 	pf := syntheticProfile(t, p, 2, args)
 	var first string
 	var covers []string
 	for _, f := range p.Model.Functions {
 		model.Walk(f.Tree, func(x *model.Node) bool {
-			if lf := x.Leaf; lf != nil && (x.Pos.Start.Line == line || x.Pos.Start.Line == line+1) {
+			if lf := x.Leaf; lf != nil && x.Pos.Start.Line >= line && x.Pos.Start.Line <= line+2 {
 				if first == "" {
 					first = x.ID // the call's
 				}
@@ -163,7 +164,7 @@ func TestSegmentSortUnits(t *testing.T) {
 			return true
 		})
 	}
-	if first == "" || len(covers) != 2 {
+	if first == "" || len(covers) < 3 {
 		t.Fatalf("the sort's segment not found (%q, covers %v)", first, covers)
 	}
 	pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: first, Kind: profile.FragSegment, Pos: "segsort", Covers: covers, Executions: 2, MeanPS: bytes(2)})
@@ -176,7 +177,7 @@ func TestSegmentSortUnits(t *testing.T) {
 			t.Errorf("np=%d: compute %d ps a rank, want %d (a picosecond a byte)", np, got, want)
 		}
 		note := strings.Join(r.Assumptions, "\n")
-		if said := strings.Contains(note, "slices.Sort[[]int, int]: charged by the bytes of the slices it works over, in proportion (the timing pass timed it at np=2)"); said != (np != 2) {
+		if said := strings.Contains(note, "slices.Sort[[]int, int], sort.Sort: charged by the bytes of the slices it works over, in proportion (the timing pass timed it at np=2)"); said != (np != 2) {
 			t.Errorf("np=%d: assumptions %q", np, note)
 		}
 	}
