@@ -265,9 +265,13 @@ func probeCost(plan *Plan, raw *probe.Raw) float64 {
 	return cost
 }
 
-// Scaling the fragments to the plain run (profile.File.Scale): only
-// within these bounds; beyond them the probed run is too unlike the plain
-// one for an even spread, and the profile says so.
+// Scaling the fragments to the plain run (profile.File.Scale): beyond
+// these bounds the probed run is too unlike the plain one for an even
+// spread to hold fragment by fragment. The plain run still measures the
+// total: the fragments are scaled all the same, each one's error bound is
+// widened to half the correction, |1 − k|/2, and the profile says so.
+// (Left unscaled, a program whose probes doubled its fragments, cellcheck
+// at a scale of 0.495, read 2.1× its time at every np.)
 const (
 	minScale = 0.5
 	maxScale = 2.0
@@ -276,21 +280,32 @@ const (
 // scaleToPlain multiplies every fragment's times by k, the plain run's
 // compute over what the fragments measured.
 func scaleToPlain(p *profile.File, k float64) {
-	if k < minScale || k > maxScale {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("the fragments measured %v of compute and the run without probes had %v: too far apart to share the plain run's time out by them (profile again on a quiet machine)",
-			time.Duration(p.MeasuredPS/1000), time.Duration(p.PlainComputePS/1000)))
+	if !(k > 0) || math.IsInf(k, 0) {
 		return
 	}
 	p.Scale = k
 	scale := func(x int64) int64 { return int64(math.Round(float64(x) * k)) }
+	widen := 0.0
+	if k < minScale || k > maxScale {
+		widen = math.Abs(1-k) / 2
+	}
 	for i := range p.Fragments {
 		f := &p.Fragments[i]
 		f.MeanPS, f.SDPS, f.MinPS, f.MaxPS, f.ErrorPS = scale(f.MeanPS), scale(f.SDPS), scale(f.MinPS), scale(f.MaxPS), scale(f.ErrorPS)
+		if widen > 0 {
+			f.ErrorRel = math.Min(1, math.Max(f.ErrorRel, widen))
+			f.ErrorPS = max(f.ErrorPS, int64(math.Round(widen*float64(f.MeanPS))))
+		}
 	}
 	for i := range p.Loops {
 		p.Loops[i].Scale(k)
 	}
+	measured := p.MeasuredPS
 	setTotals(p)
+	if widen > 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("the fragments measured %v of compute and the run without probes had %v: the probes perturbed them by more than %gx, so how the plain run's time shares out among them is uncertain; scaled by %.3f all the same (the plain run measures the total), each fragment's bound widened to ±%.0f%% (profile again on a quiet machine)",
+			time.Duration(measured/1000), time.Duration(p.PlainComputePS/1000), maxScale, k, 100*widen))
+	}
 }
 
 // setTotals sets what p's fragments measured in all and its

@@ -123,7 +123,7 @@ func TestProfileUnderLauncher(t *testing.T) {
 	}
 	// The fragments were scaled to the plain run: their sum was within
 	// [minScale, maxScale] of its compute.
-	if mpi.Scale <= 0 || in.Scale <= 0 {
+	if mpi.Scale < minScale || mpi.Scale > maxScale || in.Scale < minScale || in.Scale > maxScale {
 		t.Errorf("scale %v under the launcher, %v in one process: coverage out of bounds (warnings %q)", mpi.Scale, in.Scale, mpi.Warnings)
 	}
 	t.Logf("under the launcher: %d fragments, %d decisions, scale %.3f; in one process: %d fragments, %d decisions, scale %.3f",

@@ -56,8 +56,9 @@ func TestRegionTimes(t *testing.T) {
 	}
 }
 
-// TestScaleToPlain: the fragments are scaled to the plain run's compute,
-// within bounds, and refused loudly beyond them.
+// TestScaleToPlain: the fragments are scaled to the plain run's compute;
+// beyond the bounds too, with every fragment's bound widened to half the
+// correction and a warning.
 func TestScaleToPlain(t *testing.T) {
 	p := &profile.File{PlainComputePS: 900, MeasuredPS: 1000,
 		Fragments: []profile.FragmentStats{{Executions: 10, MeanPS: 60, ErrorPS: 10}, {Executions: 1, MeanPS: 400}},
@@ -66,10 +67,11 @@ func TestScaleToPlain(t *testing.T) {
 	if p.Scale != 0.9 || p.Fragments[0].MeanPS != 54 || p.Fragments[0].ErrorPS != 9 || p.Fragments[1].MeanPS != 360 || p.Loops[0].PerIterPS != 90 || p.MeasuredPS != 900 {
 		t.Errorf("scaled: %+v", p)
 	}
-	q := &profile.File{PlainComputePS: 300, MeasuredPS: 1000, Fragments: []profile.FragmentStats{{Executions: 1, MeanPS: 1000}}}
+	q := &profile.File{PlainComputePS: 300, MeasuredPS: 1000, Fragments: []profile.FragmentStats{{Executions: 1, MeanPS: 1000, ErrorRel: 0.05}}}
 	scaleToPlain(q, 0.3)
-	if q.Scale != 0 || q.Fragments[0].MeanPS != 1000 || len(q.Warnings) != 1 || !strings.Contains(q.Warnings[0], "too far apart") {
-		t.Errorf("a scale of 0.3 was applied or not said: %+v", q)
+	if f := q.Fragments[0]; q.Scale != 0.3 || f.MeanPS != 300 || f.ErrorRel != 0.35 || f.ErrorPS != 105 || q.MeasuredPS != 300 ||
+		len(q.Warnings) != 1 || !strings.Contains(q.Warnings[0], "scaled by 0.300 all the same") || !strings.Contains(q.Warnings[0], "widened to ±35%") {
+		t.Errorf("a scale of 0.3: %+v, want applied, bounds widened to 35 %%, said", q)
 	}
 }
 
