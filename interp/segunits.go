@@ -8,6 +8,7 @@ package interp
 
 import (
 	"fmt"
+	"go/token"
 	"go/types"
 	"slices"
 	"strings"
@@ -55,6 +56,7 @@ func (cp *Compiled) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node,
 		blocks[l.Leaf.Block] = true
 	}
 	cf := c.fn(fn)
+	first := fn.Blocks[n.Leaf.Block].Instrs[n.Leaf.First]
 	var bytes []func(p *proc, fr *frame) (int64, bool)
 	var over []string // the functions outside the program counted
 	for _, l := range leaves {
@@ -83,7 +85,7 @@ func (cp *Compiled) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node,
 						if _, isSlice := arg.Type().Underlying().(*types.Slice); !isSlice {
 							continue
 						}
-						if n, ok := c.lenOnEntry(cf, arg, blocks); ok {
+						if n, ok := c.argLenAtStart(cf, arg, blocks, first); ok {
 							bytes, counted = append(bytes, times(n, elemSize(arg.Type()))), true
 						}
 					}
@@ -190,6 +192,54 @@ func (c *compiler) lenOnEntry(cf *function, v ssa.Value, rel map[int]bool) (func
 		}
 		return 0 // a nil slice
 	}), true
+}
+
+// argLenAtStart is lenOnEntry for a slice a segment hands to a function
+// outside the program, its first instruction first: a variable a closure
+// captures (sort.Slice(x, func(i, j int) bool { … x[i] … })) lives in
+// memory, and its value at the segment's start is the one loaded for the
+// call when nothing in the segment stores to it before.
+func (c *compiler) argLenAtStart(cf *function, v ssa.Value, rel map[int]bool, first ssa.Instruction) (func(p *proc, fr *frame) (int64, bool), bool) {
+	load, ok := v.(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return c.lenOnEntry(cf, v, rel)
+	}
+	cell, ok := load.X.(*ssa.Alloc)
+	if !ok || storedAfter(cell, rel, first) {
+		return nil, false
+	}
+	// The cell itself is made before the segment: in a block before it,
+	// or earlier in its first block.
+	if b := cell.Block(); rel[b.Index] && (b != first.Block() || slices.Index(b.Instrs, ssa.Instruction(cell)) > slices.Index(b.Instrs, first)) {
+		return nil, false
+	}
+	op := c.operand(cf, cell)
+	return func(p *proc, fr *frame) (int64, bool) {
+		if s, _ := loadFrom(op.get(fr), false).R.(*sliceV); s != nil {
+			return int64(s.len), true
+		}
+		return 0, true
+	}, true
+}
+
+// storedAfter reports whether an instruction of the blocks rel of cell's
+// function stores to cell, those of first's block from first on.
+func storedAfter(cell *ssa.Alloc, rel map[int]bool, first ssa.Instruction) bool {
+	for _, b := range cell.Parent().Blocks {
+		if !rel[b.Index] {
+			continue
+		}
+		from := 0
+		if b == first.Block() {
+			from = slices.Index(b.Instrs, first)
+		}
+		for _, instr := range b.Instrs[max(from, 0):] {
+			if st, ok := instr.(*ssa.Store); ok && st.Addr == cell {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // op charges the segment its units' time.

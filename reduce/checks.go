@@ -243,20 +243,26 @@ func (a *analysis) rootMessages() {
 	}
 }
 
-// trial makes vs control, with the closure, unless that reaches opaque
-// data or the contents of messages: then it leaves the control values as
-// they were and returns false.
-func (a *analysis) trial(vs ...ssa.Value) bool {
+// trial makes vs and what they point to control, with the closure,
+// unless that reaches opaque data or the contents of messages: then it
+// leaves the control values as they were and returns false.
+func (a *analysis) trial(vs ...ssa.Value) bool { return a.trialOf(true, vs) }
+
+// trialOf is trial, of vs alone where pointees is false (a slice whose
+// length, not its contents, is wanted).
+func (a *analysis) trialOf(pointees bool, vs []ssa.Value) bool {
 	saved := a.saveControl()
 	a.trying, a.trialFailed = true, false
 	defer func() { a.trying = false }()
 	for _, v := range vs {
-		if a.taint[v] != "" || a.pointeeTaint(v) != "" {
+		if a.taint[v] != "" || pointees && a.pointeeTaint(v) != "" {
 			a.trialFailed = true
 			break
 		}
 		a.mark(v)
-		a.markPointees(v)
+		if pointees {
+			a.markPointees(v)
+		}
 	}
 	if !a.trialFailed {
 		a.closure()

@@ -6,6 +6,7 @@ package reduce
 
 import (
 	"go/token"
+	"go/types"
 
 	"github.com/predict-tools/predict/model"
 	"golang.org/x/tools/go/ssa"
@@ -233,7 +234,7 @@ func (a *analysis) rootCosts() {
 				continue // rootSealed's
 			}
 			for _, instr := range b.Instrs {
-				for _, v := range costLengths(instr) {
+				for _, v := range a.costLengths(instr) {
 					if !a.ctl[v] && a.taint[v] == "" {
 						vs = append(vs, v)
 					}
@@ -243,7 +244,7 @@ func (a *analysis) rootCosts() {
 	}
 	keep := func(vs ...ssa.Value) bool {
 		saved := a.saveControl()
-		if !a.trial(vs...) {
+		if !a.trialOf(false, vs) { // lengths: not the slices' contents
 			return false
 		}
 		for _, s := range a.sealedLoops {
@@ -271,13 +272,43 @@ func (a *analysis) rootCosts() {
 
 // costLengths returns the values that decide how many bytes instr
 // allocates or moves: a make's length, the bounds of the slices a copy
-// moves between (copyLengths), and those of the slice append(s, x...)
-// moves.
-func costLengths(instr ssa.Instruction) []ssa.Value {
+// moves between (copyLengths), those of the slice append(s, x...)
+// moves, and the slices a function outside the program works over
+// (WorksOver: the bounds of x[lo:hi], a make's length, or the slice
+// itself, passed as an interface too).
+func (a *analysis) costLengths(instr ssa.Instruction) []ssa.Value {
 	switch in := instr.(type) {
 	case *ssa.MakeSlice:
 		return []ssa.Value{in.Len}
 	case *ssa.Call:
+		if f := in.Call.StaticCallee(); f != nil && a.modelOf[f] == nil && WorksOver(f) {
+			var vs []ssa.Value
+			for _, arg := range in.Call.Args {
+				if mi, ok := arg.(*ssa.MakeInterface); ok {
+					arg = mi.X
+				}
+				if ct, ok := arg.(*ssa.ChangeType); ok {
+					arg = ct.X
+				}
+				if _, ok := arg.Type().Underlying().(*types.Slice); !ok {
+					continue
+				}
+				switch x := arg.(type) {
+				case *ssa.Slice:
+					if x.High != nil {
+						vs = append(vs, x.High)
+						if x.Low != nil {
+							vs = append(vs, x.Low)
+						}
+					}
+				case *ssa.MakeSlice:
+					vs = append(vs, x.Len)
+				default:
+					vs = append(vs, arg)
+				}
+			}
+			return vs
+		}
 		if b, ok := in.Call.Value.(*ssa.Builtin); ok && b.Name() == "append" && len(in.Call.Args) == 2 {
 			if sl, ok := in.Call.Args[1].(*ssa.Slice); ok && sl.High != nil {
 				if sl.Low != nil {

@@ -57,7 +57,8 @@ func main() {
 			// A rank's share sorted by the standard library, in a segment
 			// that starts with the call (a leaf of its own) and goes on
 			// with an allocation of the whole problem, and sorted again
-			// by sort.Sort (the slice passed as an interface);
+			// by sort.Sort (the slice passed as an interface) and by
+			// sort.Slice (the slice a variable its closure captures);
 			// slices.Contains, which the model runs itself, is not
 			// counted.
 			keys := make([]int, *n/np)
@@ -65,6 +66,7 @@ func main() {
 			slices.Sort(keys) // mark:segsort
 			idx := make([]int32, *n)
 			sort.Sort(sort.IntSlice(keys))
+			sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
 			found := slices.Contains(keys, 3)
 			_, _ = idx, found
 		case "fill":
