@@ -73,7 +73,11 @@ func (c *compiler) opaqueArgs(cf *function, in ssa.CallInstruction, site, name s
 			fr.s[r.slot] = v
 		}
 		for _, r := range byCounts {
-			n, ok := r.bufCounts.lengthFromCounts(args[r.bufCounts.counts].get(fr))
+			var n int64
+			ok := r.bufCounts.counts < len(args)
+			if ok {
+				n, ok = r.bufCounts.lengthFromCounts(args[r.bufCounts.counts].get(fr))
+			}
 			if !ok {
 				zero = append(zero, r.what)
 				continue

@@ -35,7 +35,9 @@ const allocUnitsMin = 64 << 10
 type allocUnits struct {
 	bytes []func(p *proc, fr *frame) (int64, bool) // per make or copy call, at the segment's start
 	unit  unitTime                                 // total/units: a unit's time
-	over  []string                                 // functions outside the program counted by their slices' bytes
+	// over names the functions outside the program counted by their
+	// slices' bytes, for the run's assumptions ("": none).
+	over string
 }
 
 // planAllocUnits makes segment n (fragment f, holding the time of the
@@ -89,8 +91,8 @@ func (cp *Compiled) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node,
 							bytes, counted = append(bytes, times(n, elemSize(arg.Type()))), true
 						}
 					}
-					if counted {
-						over = append(over, callee.String())
+					if name := callee.String(); counted && !slices.Contains(over, name) {
+						over = append(over, name)
 					}
 					continue
 				}
@@ -128,7 +130,7 @@ func (cp *Compiled) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node,
 			return
 		}
 	}
-	f.alloc = &allocUnits{bytes: bytes, unit: ut, over: slices.Compact(over)}
+	f.alloc = &allocUnits{bytes: bytes, unit: ut, over: strings.Join(over, ", ")}
 	cp.unitFrags = append(cp.unitFrags, unitFrag{entry: f, units: f, minUnits: allocUnitsMin})
 }
 
@@ -256,9 +258,9 @@ func (au *allocUnits) op(f *fragment) op {
 			}
 			units += max(n, 0)
 		}
-		if len(au.over) > 0 && p.w.prof != nil && p.w.cfg.NP != p.w.prof.NP {
+		if _, noted := p.w.assumptions[f.pos]; !noted && au.over != "" && p.w.prof != nil && p.w.cfg.NP != p.w.prof.NP {
 			p.w.noteAssumption(f.pos, fmt.Sprintf("%s: charged by the bytes of the slices it works over, in proportion (the timing pass timed it at np=%d)",
-				strings.Join(au.over, ", "), p.w.prof.NP))
+				au.over, p.w.prof.NP))
 		}
 		work := roundTime(float64(units) * float64(au.unit.total) / float64(au.unit.units))
 		return p.charge(f, p.w.compute(work))

@@ -49,3 +49,24 @@ func TestRuntime(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryRuntime: the summary prints what the runtime did, and the
+// timing pass's warning with the other warnings.
+func TestSummaryRuntime(t *testing.T) {
+	p := validProfile()
+	p.CPUs, p.PlainRunCPUPS = 2, 1e12
+	p.Runtime = &Runtime{GCCPUPS: 2e11, AllocBytes: 1 << 20, GCCycles: 3, SysCPUPS: -1, MinorFaults: -1}
+	p.Warnings = append(p.Warnings, p.RuntimeWarning())
+	var b strings.Builder
+	if err := p.WriteSummary(&b, 5); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"runtime: the plain run allocated 1 MiB in 3 collections; of its CPU time the collector took 20%, the scavenger 0%\n",
+		"WARNING: the Go runtime's collector and scavenger took 20% of the plain run's CPU time",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+}
