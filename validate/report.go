@@ -76,6 +76,9 @@ func (r *Report) WriteText(w io.Writer, top int) error {
 		if p.Failed != "" {
 			fmt.Fprintf(&b, "np=%d: %s\n", p.NP, p.Failed)
 		}
+		for _, l := range p.Limits {
+			fmt.Fprintf(&b, "np=%d: the prediction leaves out: %s\n", p.NP, l)
+		}
 		noisy = noisy || p.WithinNoise
 	}
 	if noisy {

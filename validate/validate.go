@@ -87,6 +87,9 @@ type Point struct {
 	Regions []RegionTime `json:"regions"`
 	// TracedSpan is the traced run's span, the measured side of Regions.
 	TracedSpan trace.Time `json:"traced_span_ps,omitempty"`
+	// Limits are what the prediction left out, as it said them
+	// (interp.Result.Limits): an error there may be that.
+	Limits []string `json:"limits,omitempty"`
 	// Failed is the error of a real run or prediction at this np.
 	Failed string `json:"failed,omitempty"`
 }
@@ -224,7 +227,7 @@ func Run(cfg Config) (*Report, error) {
 			rep.Points = append(rep.Points, pt)
 			continue
 		}
-		pt.Predicted, pt.Bound = res.Time, res.Bound
+		pt.Predicted, pt.Bound, pt.Limits = res.Time, res.Bound, res.Limits
 		pt.Error = float64(res.Time-pt.Measured.Median) / float64(pt.Measured.Median)
 		pt.WithinNoise = pt.Measured.Relative() > math.Abs(pt.Error)
 		rep.Drift.Adjust(&pt)
