@@ -64,6 +64,10 @@
 //     of two; the others wait): slices.Sort of each block, then log²
 //     stages of a Sendrecv of the whole block with rank XOR j and a
 //     compare-split merge
+//   - heat3d: 3-D heat diffusion in slabs, the stencil (7 or 27 points) a
+//     value behind an interface chosen by a flag; Irecv/Isend of the ghost
+//     planes overlapped with the interior's update, Waitall, Allreduce
+//     every -check steps
 //   - summa: dense matrix product by SUMMA on a pr×pc grid (DimsCreate),
 //     row and column communicators (Split), Bcast of panels cut where
 //     the owners change, a cache-blocked triple loop
