@@ -60,6 +60,10 @@
 //     a map[string]int), counts partitioned by hash/fnv, Alltoall and
 //     Alltoallv of (word, count) pairs, sort.Slice and a Gather of the top
 //     ten
+//   - barneshut: 2-D Barnes-Hut N-body: a pointer quadtree built by
+//     recursive insertion every step (replicated on every rank), centres
+//     of mass by a recursive walk, forces by a recursive traversal with an
+//     opening criterion; Allgatherv of the new positions
 //   - bitonic: bitonic sort across a hypercube of ranks (the largest power
 //     of two; the others wait): slices.Sort of each block, then log²
 //     stages of a Sendrecv of the whole block with rank XOR j and a
