@@ -262,7 +262,7 @@ func (cp *Compiled) reset(cfg Config) {
 		}
 	}
 	for _, d := range cp.decisions {
-		d.used, d.wrapped, d.tailed = false, false, false
+		d.used, d.wrapped, d.tailed, d.taken = false, false, false, 0
 	}
 	for _, lp := range cp.loops {
 		lp.used = false

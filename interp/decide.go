@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"go/token"
 	"math"
+	"sort"
 
 	"github.com/predict-tools/predict/modelgen"
 
@@ -48,6 +49,8 @@ type decision struct {
 	// sequence started again; tailed: past the runs a truncated record
 	// kept, the rest replayed in their counted proportion.
 	wrapped, tailed bool
+	// taken counts the outcomes the run took from the record, all ranks.
+	taken int64
 }
 
 func (d *decision) outcomes(r int) *profile.RankOutcomes {
@@ -72,6 +75,40 @@ func (d *decision) source(w *World) string {
 	}
 	return "outcomes " + w.recSource(d.from) + d.trendNote()
 }
+
+// divergedLimits are the run's decisions that it took more often than the
+// program did, at the np they were recorded at, by more than
+// divergedSlack: the model's path left the program's there (a structure
+// built by replayed decisions, past what the profile keeps, that came out
+// otherwise), and what it charges from there on is not what the program
+// ran. A few more are not said: a record of one process's reading of a
+// file replayed by every rank. Sorted by position.
+func (w *World) divergedLimits() []string {
+	var out []string
+	for _, d := range w.decisions {
+		if !d.used || !d.wrapped || !d.from.exact || d.fromTrips {
+			continue
+		}
+		var recorded int64
+		for _, ro := range d.byRank {
+			if ro != nil {
+				recorded += ro.True + ro.False
+			}
+		}
+		if float64(d.taken) > (1+divergedSlack)*float64(recorded)+divergedMin {
+			out = append(out, fmt.Sprintf("%s: the model took this opaque decision %d times where the program took it %d at np=%d: its path left the program's, and the time it charges from there on is not what the program ran", d.pos, d.taken, recorded, d.from.np))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// A run that takes a decision more than divergedSlack·recorded +
+// divergedMin times at the np it was recorded at says so.
+const (
+	divergedSlack = 0.10
+	divergedMin   = 1000
+)
 
 func (w *World) noteDefault(d *decision) {
 	d.used = true
@@ -162,6 +199,7 @@ func (p *proc) decide(d *decision) bool {
 	if ro == nil {
 		return d.def
 	}
+	d.taken++
 	if len(ro.Runs) == 0 {
 		return d.thinned(c, ro.True > ro.False)
 	}

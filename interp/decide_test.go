@@ -201,3 +201,31 @@ func TestTruncatedOutcomes(t *testing.T) {
 		t.Errorf("tailed %v, wrapped %v, source %q", d.tailed, d.wrapped, d.source(w))
 	}
 }
+
+// TestDivergedLimit: a decision the run takes far more often than the
+// program did at the np it was recorded at (1200 outcomes where 10 were
+// recorded) is said among the run's limits; within the slack (500), or
+// from a record of another np (where more may be right), it is not.
+func TestDivergedLimit(t *testing.T) {
+	for _, c := range []struct {
+		draws int
+		exact bool
+		said  bool
+	}{{1200, true, true}, {500, true, false}, {1200, false, false}} {
+		w := &World{Compiled: &Compiled{profNP: 1, rec: recordChoice{np: 1, exact: c.exact}}}
+		p := &proc{w: w}
+		w.procs = []*proc{p}
+		d := &decision{pos: "app.go:7:2", stats: &profile.DecisionStats{}, from: recordChoice{np: 1, exact: c.exact}, byRank: map[int]*profile.RankOutcomes{
+			0: {Rank: 0, True: 5, False: 5, FirstTrue: true, Runs: []int64{5, 5}},
+		}}
+		w.decisions = []*decision{d}
+		for range c.draws {
+			p.decide(d)
+		}
+		limits := w.divergedLimits()
+		want := fmt.Sprintf("app.go:7:2: the model took this opaque decision %d times where the program took it 10 at np=1", c.draws)
+		if said := len(limits) == 1 && strings.HasPrefix(limits[0], want); said != c.said {
+			t.Errorf("%d draws, exact %v: limits %q, want said %v", c.draws, c.exact, limits, c.said)
+		}
+	}
+}

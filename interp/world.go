@@ -528,7 +528,7 @@ func (w *World) result() *Result {
 	for _, k := range sortedKeys(w.assumptions) {
 		r.Assumptions = append(r.Assumptions, k+": "+w.assumptions[k])
 	}
-	r.Limits = w.recursionLimits()
+	r.Limits = append(w.recursionLimits(), w.divergedLimits()...)
 	if l := w.runtimeLimit(); l != "" {
 		r.Limits = append(r.Limits, l)
 	}
