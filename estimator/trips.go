@@ -28,6 +28,9 @@ func (in *instrumenter) staticTrips(s ast.Stmt, node *model.Node, fc *funcCtx) (
 		return "", false
 	}
 	ind := pl.Counter
+	if ind.StepValue != nil {
+		return "", false // a step the loop does not change: counted as it runs
+	}
 	src := func(e ast.Expr) (string, bool) {
 		if e == nil || !in.callFree(e, fc) {
 			return "", false

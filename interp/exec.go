@@ -325,13 +325,17 @@ func (p *proc) runLoop(fr *frame, lp *loopPlan) ctl {
 	switch {
 	case lp.ind != nil:
 		first := lp.init.get(fr).I + lp.ind.Offset
-		trips = tripCount(first, lp.bound.get(fr).I, lp.ind.Step, lp.ind.Op)
+		step := lp.ind.Step
+		if lp.ind.StepValue != nil {
+			step = lp.step.get(fr).I
+		}
+		trips = tripCount(first, lp.bound.get(fr).I, step, lp.ind.Op)
 		last := trips // the induction's value when the loop is left
 		if lp.ind.TestAtBottom {
 			trips++
 			last = trips - 1
 		}
-		fr.s[lp.phiSlot] = intV(lp.init.get(fr).I + last*lp.ind.Step)
+		fr.s[lp.phiSlot] = intV(lp.init.get(fr).I + last*step)
 		if in := lp.inner; in != nil {
 			// A nest timed per inner iteration: outer × inner trips.
 			for _, o := range lp.innerPrep {

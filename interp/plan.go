@@ -348,6 +348,9 @@ func (cp *Compiled) planLoop(c *compiler, pl *reduce.Loop, f *fragment, ls *prof
 	case ind != nil:
 		lp.ind = ind
 		lp.init, lp.bound, lp.phiSlot = c.operand(cf, ind.Init), c.operand(cf, ind.Bound), c.slot(cf, ind.Phi)
+		if ind.StepValue != nil {
+			lp.step = c.operand(cf, ind.StepValue)
+		}
 		if pl.BoundOnEntry {
 			lp.boundPrep = c.entryOps(cf, lp.blocks, ind.Bound)
 		}

@@ -180,6 +180,7 @@ type loopPlan struct {
 	ind        *reduce.Induction
 	init       operand
 	bound      operand
+	step       operand // a step the loop does not change (ind.StepValue)
 	phiSlot    int
 	ranked     *profile.LoopStats
 	byRec      []map[int]*profile.RankTrips // per record (records.go)

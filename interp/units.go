@@ -287,17 +287,25 @@ func (c *compiler) tripsOnEntry(cf *function, y *reduce.Loop, rel map[int]bool) 
 	if !ok1 || !ok2 {
 		return nil, false
 	}
+	step := func(*proc, *frame) (int64, bool) { return ind.Step, true }
+	if ind.StepValue != nil {
+		var ok bool
+		if step, ok = c.valueOnEntry(cf, ind.StepValue, rel); !ok {
+			return nil, false
+		}
+	}
 	guarded := len(y.Guards) > 0
 	return func(p *proc, fr *frame) int64 {
 		i, _ := init(p, fr)
 		b, _ := bound(p, fr)
+		k, _ := step(p, fr)
 		switch {
 		case !ind.TestAtBottom:
-			return tripCount(i+ind.Offset, b, ind.Step, ind.Op)
+			return tripCount(i+ind.Offset, b, k, ind.Op)
 		case guarded:
-			return tripCount(i, b, ind.Step, ind.Op)
+			return tripCount(i, b, k, ind.Op)
 		}
-		return 1 + tripCount(i+ind.Offset, b, ind.Step, ind.Op)
+		return 1 + tripCount(i+ind.Offset, b, k, ind.Op)
 	}, true
 }
 

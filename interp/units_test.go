@@ -184,6 +184,43 @@ func TestSegmentSortUnits(t *testing.T) {
 	}
 }
 
+// TestCyclicTrips: a loop stepped by np from the rank (a cyclic
+// distribution) has a trip formula (its step a value the loop does not
+// change) and is collapsed with it: at every np each rank runs
+// ⌈(n − rank)/np⌉ iterations, 1 µs each in the profile (n = 10: at np = 3,
+// 4 for rank 0 and 3 for the others; at np = 4, 3 and 2).
+func TestCyclicTrips(t *testing.T) {
+	p := prepare(t, "./interp/testdata/units")
+	args := []string{"-part", "cyclic", "-n", "10"}
+	line := markLine(t, unitsFile, "cyclic")
+	pf := syntheticProfile(t, p, 2, args)
+	for _, f := range p.Model.Functions {
+		model.Walk(f.Tree, func(x *model.Node) bool {
+			if x.Kind == model.KindLoop && x.Pos.Start.Line == line {
+				if tr := x.Loop.Trip; tr == nil || !strings.Contains(tr.Formula, "ceil(") {
+					t.Errorf("the cyclic loop's trips %+v: want a formula", tr)
+				}
+				pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: x.ID, Kind: profile.FragLoop, Pos: x.Pos.String(), Executions: 2, MeanPS: 5_000_000})
+				pf.Loops = append(pf.Loops, profile.LoopStats{Node: x.ID, Trips: []profile.TripCount{{Trips: 5, Count: 2}}, PerIterPS: 1_000_000, Balanced: true})
+			}
+			return true
+		})
+	}
+	if len(pf.Loops) != 1 {
+		t.Fatalf("the cyclic loop at line %d not found", line)
+	}
+	const us = 1_000_000
+	for _, c := range []struct{ np, max, min int64 }{{1, 10, 10}, {2, 5, 5}, {3, 4, 3}, {4, 3, 2}, {16, 1, 0}} {
+		r, err := p.Run(Config{NP: int(c.np), Machine: handMachine(t), Profile: pf, Args: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := [2]int64{int64(r.Compute.Max), int64(r.Compute.Min)}; got != [2]int64{c.max * us, c.min * us} {
+			t.Errorf("np=%d: compute max %d, min %d ps, want %d and %d µs", c.np, got[0], got[1], c.max, c.min)
+		}
+	}
+}
+
 // checkSegmentUnits profiles, synthetically at np = 2, the segment of the
 // units program's part that holds its mark (1 ps a unit: bytes(2) an
 // execution), and checks that a rank at each np computes bytes(np).

@@ -260,14 +260,17 @@ func (a *analysis) inductionAt(fn *ssa.Function, n *model.Node, iff *ssa.If, neg
 	if phi == nil || !inLoop[phi.Block().Index] {
 		return "", "", nil
 	}
-	var init ssa.Value
+	var init, stepValue ssa.Value
 	var step int64
 	for i, e := range phi.Edges {
 		pred := phi.Block().Preds[i]
 		if inLoop[pred.Index] {
 			p, s := inductionPhi(e)
 			if p != phi || s == 0 {
-				return "", "", nil
+				// A step the loop does not change: i += np.
+				if stepValue = a.invariantStep(e, phi, inLoop); stepValue == nil {
+					return "", "", nil
+				}
 			}
 			step = s
 		} else if init == nil {
@@ -276,14 +279,32 @@ func (a *analysis) inductionAt(fn *ssa.Function, n *model.Node, iff *ssa.If, neg
 			return "", "", nil
 		}
 	}
-	if init == nil || step == 0 {
+	if init == nil || step == 0 && stepValue == nil {
 		return "", "", nil
 	}
-	ind = &Induction{Phi: phi, Init: init, Offset: offset, Bound: bound, Op: op, Step: step, TestAtBottom: n.Loop.TestAtBottom}
+	ind = &Induction{Phi: phi, Init: init, Offset: offset, Bound: bound, Op: op, Step: step, StepValue: stepValue, TestAtBottom: n.Loop.TestAtBottom}
 	first := a.plus(init, offset) // the first value tested
 	hi := a.expr(bound, 3)
 	var f string
+	if stepValue != nil {
+		// Positive for a test that counts up, negative for one that
+		// counts down: a step of the other sign never ends the loop.
+		k := a.expr(stepValue, 3)
+		switch op {
+		case token.LSS:
+			f = fmt.Sprintf("ceil((%s) / %s)", sub(hi, first), k)
+		case token.LEQ:
+			f = fmt.Sprintf("floor((%s) / %s) + 1", sub(hi, first), k)
+		case token.GTR:
+			f = fmt.Sprintf("ceil((%s) / -%s)", sub(first, hi), k)
+		case token.GEQ:
+			f = fmt.Sprintf("floor((%s) / -%s) + 1", sub(first, hi), k)
+		default:
+			return "", "", nil
+		}
+	}
 	switch {
+	case stepValue != nil:
 	case (op == token.LSS || op == token.NEQ) && step > 0:
 		f = ceilDiv(sub(hi, first), step)
 	case op == token.LEQ && step > 0:
@@ -300,6 +321,25 @@ func (a *analysis) inductionAt(fn *ssa.Function, n *model.Node, iff *ssa.If, neg
 		f = "1 + " + f
 	}
 	return f, "", ind
+}
+
+// invariantStep returns v when e is phi + v (or v + phi) and v is a value
+// the loop does not change, else nil.
+func (a *analysis) invariantStep(e ssa.Value, phi *ssa.Phi, inLoop map[int]bool) ssa.Value {
+	bin, ok := e.(*ssa.BinOp)
+	if !ok || bin.Op != token.ADD {
+		return nil
+	}
+	if b, ok := bin.Type().Underlying().(*types.Basic); !ok || b.Info()&types.IsInteger == 0 {
+		return nil
+	}
+	switch {
+	case bin.X == phi && !a.varies(bin.Y, inLoop):
+		return bin.Y
+	case bin.Y == phi && !a.varies(bin.X, inLoop):
+		return bin.X
+	}
+	return nil
 }
 
 // inductionPhi returns the φ that x is, or steps by a constant, and the

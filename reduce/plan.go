@@ -256,7 +256,7 @@ func (a *analysis) planLoop(p *Plan, fn *ssa.Function, n *model.Node, sealed boo
 	}
 	l.Guards = loopGuards(fn, n, l.Ind)
 	if in := model.InnerLoop(n); in != nil && a.counted[in] != nil && l.Ind != nil {
-		if ii := a.counted[in]; !a.varies(ii.Init, l.Blocks) && !a.varies(ii.Bound, l.Blocks) {
+		if ii := a.counted[in]; ii.StepValue == nil && !a.varies(ii.Init, l.Blocks) && !a.varies(ii.Bound, l.Blocks) {
 			l.Inner = ii
 		}
 	}

@@ -29,12 +29,17 @@ type Report struct {
 // not change in the loop. The loop runs while "Phi+Offset Op Bound" holds
 // (Op already accounts for a negated test and for the operand order).
 type Induction struct {
-	Phi          *ssa.Phi
-	Init         ssa.Value
-	Offset       int64
-	Bound        ssa.Value
-	Op           token.Token
-	Step         int64
+	Phi    *ssa.Phi
+	Init   ssa.Value
+	Offset int64
+	Bound  ssa.Value
+	Op     token.Token
+	Step   int64
+	// StepValue, when not nil, is a step that is a value the loop does
+	// not change (for i := rank; i < n; i += np), and Step is 0: taken as
+	// positive for a test that counts up (<, <=), negative for one that
+	// counts down (>, >=).
+	StepValue    ssa.Value
 	TestAtBottom bool
 }
 

@@ -201,7 +201,7 @@ func (a *analysis) sealable(fn *ssa.Function, n *model.Node, comm map[string]str
 		return true
 	})
 	if in := model.InnerLoop(n); in != nil {
-		if iind, _ := a.inductionOf(fn, in); iind != nil && !a.varies(iind.Init, blocks) && !a.varies(iind.Bound, blocks) {
+		if iind, _ := a.inductionOf(fn, in); iind != nil && iind.StepValue == nil && !a.varies(iind.Init, blocks) && !a.varies(iind.Bound, blocks) {
 			s.inner = iind
 			walk(iind.Init)
 			walk(iind.Bound)

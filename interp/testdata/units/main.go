@@ -12,7 +12,7 @@ import (
 )
 
 var (
-	part = flag.String("part", "pack", "pack, copy, alloc, segcopy, segappend, segsort or fill")
+	part = flag.String("part", "pack", "pack, copy, alloc, segcopy, segappend, segsort, cyclic or fill")
 	n    = flag.Int("n", 4096, "problem size")
 )
 
@@ -69,6 +69,12 @@ func main() {
 			sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
 			found := slices.Contains(keys, 3)
 			_, _ = idx, found
+		case "cyclic":
+			// A cyclic distribution of n items: rank r takes r, r + np,
+			// …, ⌈(n − r)/np⌉ of them.
+			for k := c.Rank(); k < *n; k += np { // mark:cyclic
+				out[k] += 1
+			}
 		case "fill":
 			// np runs of n/np² items each, appended to a list whose
 			// length is sent: the model keeps the appends, so it runs

@@ -119,6 +119,11 @@ func main() {
 		pack(blocks, recv, np)
 		c.Alltoall(blocks, recv)
 		unpack(blocks, recv, np)
+		// A cyclic distribution: rank, rank + np, …: its step is a value
+		// the loop does not change.
+		for k := c.Rank(); k < *size; k += np { // want collapse:"counted" computed sealed trips:"max(0, ceil((*size - k) / np))"
+			v[k] = 0
+		}
 		// A rank's share sorted by a function outside the program, in a
 		// variable a closure captures: the slice is kept as a shape (its
 		// length, not its contents, which the sort writes), so that the
