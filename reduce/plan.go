@@ -446,6 +446,8 @@ func measure(l *Loop) string {
 		return "its parts and its opaque decisions: " + t.Replays
 	case l.Units != nil:
 		return "its time per entry, spread over the innermost iterations the model counts"
+	case l.Ind != nil && l.Trips != "" && l.Ind.StepValue != nil:
+		return "its time per entry and per iteration; its trips are counted as it runs (its step is a value, not a constant)"
 	case l.Ind != nil && l.Trips != "":
 		return "its time per entry and per iteration; its trips are computed before it runs"
 	}
