@@ -73,25 +73,16 @@ func (cp *Compiled) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node,
 				}
 				bytes = append(bytes, times(l, sizeof(in.Type().Underlying().(*types.Slice).Elem())))
 			case *ssa.Call:
-				if callee := in.Call.StaticCallee(); callee != nil && c.models[callee] == nil && reduce.WorksOver(callee) {
+				if worked := reduce.WorkedSlices(in, func(f *ssa.Function) bool { return c.models[f] != nil }); worked != nil {
 					// A slice whose length the model does not compute
 					// leaves the call out, as an append's.
 					counted := false
-					for _, arg := range in.Call.Args {
-						if mi, ok := arg.(*ssa.MakeInterface); ok {
-							arg = mi.X // sort.Slice(x, less), sort.Sort(byKey(x))
-						}
-						if ct, ok := arg.(*ssa.ChangeType); ok {
-							arg = ct.X // byKey(x): the same slice
-						}
-						if _, isSlice := arg.Type().Underlying().(*types.Slice); !isSlice {
-							continue
-						}
+					for _, arg := range worked {
 						if n, ok := c.argLenAtStart(cf, arg, blocks, first); ok {
 							bytes, counted = append(bytes, times(n, elemSize(arg.Type()))), true
 						}
 					}
-					if name := callee.String(); counted && !slices.Contains(over, name) {
+					if name := in.Call.StaticCallee().String(); counted && !slices.Contains(over, name) {
 						over = append(over, name)
 					}
 					continue

@@ -94,6 +94,31 @@ func WorksOver(f *ssa.Function) bool {
 	return f != nil && !executedExternal(f) && !modelgen.IsCommlib(f)
 }
 
+// WorkedSlices returns the slices a call of a function outside the program
+// works over (WorksOver), or nil: its slice arguments, passed as they are,
+// as an interface (sort.Slice(x, less)) or converted to a named slice type
+// (sort.Sort(byKey(x))). inProgram says which functions are the
+// program's own.
+func WorkedSlices(call *ssa.Call, inProgram func(*ssa.Function) bool) []ssa.Value {
+	f := call.Call.StaticCallee()
+	if f == nil || inProgram(f) || !WorksOver(f) {
+		return nil
+	}
+	var out []ssa.Value
+	for _, arg := range call.Call.Args {
+		if mi, ok := arg.(*ssa.MakeInterface); ok {
+			arg = mi.X
+		}
+		if ct, ok := arg.(*ssa.ChangeType); ok {
+			arg = ct.X // byKey(x): the same slice
+		}
+		if _, ok := arg.Type().Underlying().(*types.Slice); ok {
+			out = append(out, arg)
+		}
+	}
+	return out
+}
+
 // seededSource reports whether a call of math/rand/v2's New is given a
 // source the interpreter runs (NewPCG or NewChaCha8, called there); true
 // for every other function of the package. A generator over a source of

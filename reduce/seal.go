@@ -6,7 +6,6 @@ package reduce
 
 import (
 	"go/token"
-	"go/types"
 
 	"github.com/predict-tools/predict/model"
 	"golang.org/x/tools/go/ssa"
@@ -281,18 +280,9 @@ func (a *analysis) costLengths(instr ssa.Instruction) []ssa.Value {
 	case *ssa.MakeSlice:
 		return []ssa.Value{in.Len}
 	case *ssa.Call:
-		if f := in.Call.StaticCallee(); f != nil && a.modelOf[f] == nil && WorksOver(f) {
+		if worked := WorkedSlices(in, func(f *ssa.Function) bool { return a.modelOf[f] != nil }); worked != nil {
 			var vs []ssa.Value
-			for _, arg := range in.Call.Args {
-				if mi, ok := arg.(*ssa.MakeInterface); ok {
-					arg = mi.X
-				}
-				if ct, ok := arg.(*ssa.ChangeType); ok {
-					arg = ct.X
-				}
-				if _, ok := arg.Type().Underlying().(*types.Slice); !ok {
-					continue
-				}
+			for _, arg := range worked {
 				switch x := arg.(type) {
 				case *ssa.Slice:
 					if x.High != nil {
