@@ -157,6 +157,14 @@ func Calibrate(opt CalibrateOptions) (*Calibration, error) {
 	if err := ms.wakeups(); err != nil {
 		return cal, fmt.Errorf("measuring the wake-up of blocked ranks: %v", err)
 	}
+	if opt.Launcher == nil {
+		logf("the steal delay: a free core's delay in running a rank readied on a busy one")
+		d, kept, ok, err := steal()
+		if err != nil {
+			return cal, fmt.Errorf("measuring the steal delay: %v", err)
+		}
+		ms.steal, ms.stealKept, ms.stealOK = d, kept, ok
+	}
 	ms.round()
 
 	if opt.Launcher == nil {
@@ -504,10 +512,10 @@ func (cal *Calibration) makeMachine(ms measurements) error {
 			"%s; MPIPerf's method (seed-001): clock offsets by the fastest round trip, slot schedule, max over ranks, "+
 			"WaitPatternNull/Up passed; ping-pong 1 B to %d B with %s, each size's first round trip apart, one-way = trimmed mean (25 %% each tail) "+
 			"of half round trips to ±%.1f %% at 95 %%; LogGOPS by relative least squares: %s; %s; g from streams; %s; "+
-			"threads (and in-process wake-up) timed in loops, in the calibrating process; %s; %s",
+			"threads (and in-process wake-up) timed in loops, in the calibrating process%s; %s; %s",
 			quickText(cal.Quick), h.Name, h.CPUModel, h.CPUs, h.OS, h.GoVersion, h.ClockSource, cal.Started.Format(time.RFC3339),
 			cal.Took.Round(time.Millisecond), h.LoadBefore, cal.runtimeText(), cal.PingPong[len(cal.PingPong)-1].Bytes, bufferText(cal.Buffers),
-			100*maxRelCI(cal.PingPong), how, cal.Segments.text(), cal.oText(), cal.Memory.text(), cal.Noise.text()),
+			100*maxRelCI(cal.PingPong), how, cal.Segments.text(), cal.oText(), ms.stealText(cal.inProcess()), cal.Memory.text(), cal.Noise.text()),
 		Origin:          machine.OriginCalibrated,
 		Nodes:           1,
 		CoresPerNode:    runtime.NumCPU(),
@@ -518,6 +526,7 @@ func (cal *Calibration) makeMachine(ms measurements) error {
 		Table:           machine.Tables{Intra: table, Inter: table, IntraSegments: segments, InterSegments: segments},
 		Threads:         ms.thread,
 		Wakeup:          ms.wake,
+		StealDelay:      ms.steal,
 		Noise:           cal.Noise.machine(),
 		MemoryBandwidth: cal.Memory.bandwidth(),
 		Collectives:     machine.LinearCollectives(),
@@ -532,7 +541,7 @@ func (cal *Calibration) makeMachine(ms measurements) error {
 		if m.Nodes > 1 {
 			m.RanksPerNode = m.CoresPerNode
 		}
-		m.Wakeup, m.Collectives, m.Noise = nil, nil, nil
+		m.Wakeup, m.Collectives, m.Noise, m.StealDelay = nil, nil, nil, 0
 	}
 	cal.Machine = m
 	return m.Validate()

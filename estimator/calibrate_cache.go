@@ -42,7 +42,8 @@ import (
 //	4: the noise's outcomes are each rank's delay over its step's fastest.
 //	5: the piecewise LogGP fit (segments), which extends the table beyond
 //	   its last size.
-const CalibrationMethod = 5
+//	6: the steal delay (machine.StealDelay).
+const CalibrationMethod = 6
 
 // DefaultMachineCache is where CachedLocal keeps calibrations by default:
 // machines under [profile.CacheRoot], beside the profiles.

@@ -3,6 +3,7 @@ package estimator
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -44,6 +45,7 @@ func syntheticCalibration(t *testing.T, lg machine.LogGOPS) (*Calibration, measu
 	ms := measurements{
 		thread: machine.ThreadCosts{Create: 400 * trace.Nanosecond, Start: 4 * trace.Microsecond, Copy: 18 * machine.PicosecondPerByte, CAS: 2 * trace.Nanosecond},
 		wake:   machine.Wakeup{{Blocked: 100 * trace.Microsecond, Delay: 10 * trace.Microsecond}},
+		steal:  77 * trace.Microsecond, stealKept: 55, stealOK: true,
 	}
 	return cal, ms
 }
@@ -69,6 +71,9 @@ func TestCalibrationMachine(t *testing.T) {
 		if !strings.Contains(m.Source, want) {
 			t.Errorf("source lacks %q:\n%s", want, m.Source)
 		}
+	}
+	if m.StealDelay != 77*trace.Microsecond || !strings.Contains(m.Source, "steal delay 77us (median of 55 trials") {
+		t.Errorf("steal delay %v, source:\n%s", m.StealDelay, m.Source)
 	}
 	if len(m.Noise) != 3 || m.Noise[0].Burst != 10413*trace.Nanosecond || m.Noise[2].Deviations[3] != 0.012 {
 		t.Errorf("noise %+v", m.Noise)
@@ -182,5 +187,17 @@ func TestPingPongSamples(t *testing.T) {
 	})
 	if err != nil || !reflect.DeepEqual(got, []int{1, 5}) {
 		t.Errorf("samples %v, %v", got, err)
+	}
+}
+
+// TestStealText checks how a machine's source states the steal delay:
+// nothing under a launcher, and a measurement that failed as not measured.
+func TestStealText(t *testing.T) {
+	if got := (&measurements{steal: trace.Microsecond, stealOK: true}).stealText(false); got != "" {
+		t.Errorf("under a launcher: %q, want none", got)
+	}
+	got := (&measurements{stealKept: 10}).stealText(true)
+	if want := fmt.Sprintf("steal delay not measured (only 10 of %d trials had every core busy when a core freed): 0", stealTrials-1); !strings.Contains(got, want) {
+		t.Errorf("not measured: %q, want %q", got, want)
 	}
 }

@@ -19,6 +19,11 @@ import (
 type measurements struct {
 	thread machine.ThreadCosts
 	wake   machine.Wakeup
+	// steal is the steal delay (localsteal.go), measured when stealOK,
+	// over stealKept trials.
+	steal     trace.Time
+	stealKept int
+	stealOK   bool
 }
 
 // round rounds the durations to whole nanoseconds: finer digits are noise.

@@ -196,6 +196,7 @@ func (cp *Compiled) run(cfg Config) (_ *World, err error) {
 	defer modelgen.CatchLimit(&err, w.position)
 	w.intra, w.inter = linkOf(cfg.Machine.Level(false)), linkOf(cfg.Machine.Level(true))
 	w.wake = cfg.Machine.Wakeup
+	w.steal = int64(cfg.Machine.StealDelay)
 	if !cfg.NoNoise && cfg.Machine.Noise.Outcomes() > 0 {
 		w.noise = centredNoise(cfg.Machine.Noise)
 	}

@@ -3,6 +3,7 @@ package interp
 import (
 	"errors"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -92,6 +93,52 @@ func TestRunnext(t *testing.T) {
 	for i, want := range []trace.Time{10 * U, 0, 30 * U} {
 		if got := r.Ranks[i].CoreWait; got != want {
 			t.Errorf("rank %d waited %d ps for a core, hand computation %d ps", i, got, want)
+		}
+	}
+}
+
+// TestStealDelay checks the steal delay against hand computation, on 2
+// cores and 3 ranks ("steal" of testdata/threads): rank 0 ends at 0 and
+// frees a core; rank 1 readies rank 2 at 10 (to run next on its core) and
+// computes on. With a steal delay of 5, the free core runs rank 2 from 15,
+// unless rank 1 blocks first: after 2 units it does, and rank 2 runs on
+// its core from 12. Without the delay rank 2 runs from 10 either way.
+// Rank 2 computes 10 and replies; the run ends then.
+func TestStealDelay(t *testing.T) {
+	p := prepare(t, "./interp/testdata/threads")
+	const U = 1_000_000
+	for _, c := range []struct {
+		steal, onward   int64
+		want, wantWait2 int64
+	}{
+		{5, 10, 25, 5}, // the free core takes it at 10 + 5
+		{5, 2, 22, 2},  // its readier blocks at 12 and runs it next
+		{0, 10, 20, 0}, // no delay: the free core takes it at once
+		{0, 2, 20, 0},
+		{50, 10, 30, 10}, // the readier blocks at 20, before 10 + 50
+	} {
+		m, err := machine.Preset("ideal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.CoresPerNode, m.Nodes, m.RanksPerNode = 2, 1, 0
+		m.StealDelay = trace.Time(c.steal * U)
+		var waited trace.Time
+		r, err := p.Run(Config{NP: 3, Machine: m, Profile: unitProfile(t, p, U), RankDetail: 3,
+			Args: []string{"-part", "steal", "-onward", strconv.FormatInt(c.onward, 10)},
+			Trace: func(e trace.Event) {
+				if e.Kind == trace.KindCoreWait && e.Rank == 2 {
+					waited += e.Exit - e.Enter
+				}
+			}})
+		if err != nil {
+			t.Fatalf("steal %d, onward %d: %v", c.steal, c.onward, err)
+		}
+		if int64(r.Time) != c.want*U {
+			t.Errorf("steal %d, onward %d: predicted %d ps, hand computation %d ps", c.steal, c.onward, r.Time, c.want*U)
+		}
+		if got := int64(r.Ranks[2].CoreWait); got != c.wantWait2*U || int64(waited) != got {
+			t.Errorf("steal %d, onward %d: rank 2 waited %d ps for a core (%d in the trace), hand computation %d ps", c.steal, c.onward, got, waited, c.wantWait2*U)
 		}
 	}
 }

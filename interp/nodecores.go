@@ -28,7 +28,15 @@ import (
 //     readier gives it up, before the ranks queued earlier: Go's runnext;
 //     it needs no thread woken, so no wake-up delay;
 //   - a ready rank that finds every core held waits for one, in the order
-//     the ranks became ready: the run queue.
+//     the ranks became ready: the run queue;
+//   - a rank that waits to run next on a held core runs on another core,
+//     free or freeing, only the machine's steal delay after both it is
+//     ready and that core is free (machine.StealDelay): Go's idle P takes
+//     a goroutine from another P's runnext only on its last round of
+//     stealing, after usleep(3), which Linux's timer slack stretches to
+//     tens of µs. Its readier's release still runs it at once. A rank
+//     queued without such a claim is taken at once (stealing from a run
+//     queue does not pause).
 type nodeCores struct {
 	free  []int64 // per core: when its last holder released it
 	held  []bool  // per core: a rank holds it (or it is reserved for one)
@@ -74,8 +82,18 @@ func (w *World) takeCore(p *proc) bool {
 	if p.core >= 0 {
 		return true // it yielded with its core
 	}
+	if p.stealing {
+		// Its steal delay is over: another core may take it now.
+		p.stealing = false
+		p.waitedForCore(p.stealFrom, p.main.clock)
+		n.clearNext(p)
+	}
 	if len(n.queue) == 0 {
 		if k := n.pick(p.main.clock, p.main.clock); k >= 0 {
+			if w.claimed(p) {
+				w.deferSteal(p, addTime(max(p.main.clock, n.free[k]), w.steal))
+				return false
+			}
 			n.take(p, k)
 			n.start(p)
 			return true
@@ -84,6 +102,44 @@ func (w *World) takeCore(p *proc) bool {
 	p.queued = true
 	n.queue = append(n.queue, p)
 	return false
+}
+
+// claimed reports whether p waits to run next on a core its readier
+// holds, and the machine makes another core pause before it takes p.
+func (w *World) claimed(p *proc) bool {
+	j := p.nextOf
+	return w.steal > 0 && j >= 0 && p.cores.held[j]
+}
+
+// deferSteal makes p, ready without a core, wait in the ready heap until
+// at, when another core may run it; from its clock on it waits for a
+// core (waitedForCore, when it takes one or its readier's core frees).
+func (w *World) deferSteal(p *proc, at int64) {
+	p.stealing, p.stealFrom = true, p.main.clock
+	p.main.clock = at
+	w.ready.push(p)
+}
+
+// endSteal ends p's steal wait at t, before its end: its readier's core
+// freed for it, or p lost its claim to it (p is then an ordinary ready
+// rank). It is ready from t on, or from when it was ready if later.
+func (w *World) endSteal(p *proc, t int64) {
+	p.stealing = false
+	at := max(p.stealFrom, t)
+	p.waitedForCore(p.stealFrom, at)
+	p.main.clock = at
+	w.ready.repush(p)
+}
+
+// waitedForCore records that p, ready, waited for a core from from to to.
+func (p *proc) waitedForCore(from, to int64) {
+	if to <= from {
+		return
+	}
+	p.runWait += to - from
+	if p.w.cfg.Trace != nil {
+		p.emit(trace.Event{Kind: trace.KindCoreWait, Enter: trace.Time(from), Exit: trace.Time(to), Peer: trace.NoPeer, Root: trace.NoPeer})
+	}
 }
 
 // pick is the core a rank ready at clock takes, at a moment now of the
@@ -210,6 +266,11 @@ func (w *World) handoff(p *proc) bool {
 	}
 	if old := n.next[r.core]; old != nil {
 		old.nextOf = -1
+		if old.stealing {
+			// Displaced to the run queue, from which a core takes it at
+			// once.
+			w.endSteal(old, r.main.clock)
+		}
 	}
 	n.clearNext(p)
 	n.next[r.core], p.nextOf = p, r.core
@@ -237,6 +298,13 @@ func (w *World) releaseCore(p *proc, t int64) {
 			i := slices.Index(n.queue, q)
 			n.queue = slices.Delete(n.queue, i, i+1)
 			w.grant(q, k)
+		case q.stealing:
+			// Its readier frees the core before another took q: q runs
+			// there from now (or from when it was ready).
+			q.uncount()
+			n.take(q, k)
+			q.reserved = true
+			w.endSteal(q, t)
 		case !q.parked && !q.done && q.core < 0:
 			// Ready in the heap, not yet run: the core is kept for it.
 			n.take(q, k)
@@ -254,6 +322,13 @@ func (w *World) releaseCore(p *proc, t int64) {
 		}
 		n.queue[0] = nil
 		n.queue = n.queue[1:]
+		if w.claimed(q) {
+			// Another core takes it only after the steal delay; the
+			// next in the queue may take this one at once.
+			q.queued = false
+			w.deferSteal(q, addTime(max(q.main.clock, n.free[k]), w.steal))
+			continue
+		}
 		w.grant(q, k)
 	}
 }

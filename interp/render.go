@@ -105,7 +105,11 @@ func (r *Result) nodeCoresText() string {
 	if r.Machine != nil {
 		n = fmt.Sprintf("the %d cores of its node", r.Machine.CoresPerNode)
 	}
-	return fmt.Sprintf("a rank takes one of %s when ready and keeps it until it blocks in communication or a %d ms time slice ends; a rank it readies runs next, others wait first come first served", n, timeSlice/int64(trace.Millisecond))
+	steal := ""
+	if r.Machine != nil && r.Machine.StealDelay > 0 {
+		steal = fmt.Sprintf(" (another core takes it only %s after it is ready and that core free: the machine's steal delay)", machine.FormatDuration(r.Machine.StealDelay))
+	}
+	return fmt.Sprintf("a rank takes one of %s when ready and keeps it until it blocks in communication or a %d ms time slice ends; a rank it readies runs next%s, others wait first come first served", n, timeSlice/int64(trace.Millisecond), steal)
 }
 
 // Idle is the min/mean/max over ranks of the time a rank is idle after it

@@ -95,6 +95,10 @@ type World struct {
 	// wake is the machine's wake-up curve: the delay of a blocked rank
 	// in resuming (resume); empty: none.
 	wake machine.Wakeup
+	// steal is the machine's steal delay (machine.StealDelay): how long a
+	// free core takes to run a rank readied to run next on a busy one
+	// (nodecores.go); 0: at once.
+	steal int64
 	// noise is the machine's noise of compute bursts (noise.go); nil:
 	// none, or left out.
 	noise machine.Noise

@@ -51,6 +51,13 @@ type proc struct {
 	// last, -1 none (nodecores.go).
 	parked, queued, reserved bool
 	nextOf                   int
+	// stealing: readied to run next on a busy core, it waits in the ready
+	// heap until another core may run it (nodecores.go), since stealFrom.
+	stealing  bool
+	stealFrom int64
+	// gen numbers its entries in the ready heap: an entry of an older
+	// generation was superseded (procHeap.pop skips it).
+	gen uint32
 	// sliceEnd is when its time slice on its core ends; debt the compute
 	// left when it was preempted, done when it has a core again.
 	sliceEnd, debt int64
@@ -120,97 +127,6 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s", who, e.Msg)
 }
 
-// procHeap orders runnable processes by clock, then rank: a binary heap,
-// container/heap's algorithm without its interface calls (the scheduler
-// pushes and pops once per communication event). A process's clock does
-// not change while it is in the heap (it runs only once popped, and only
-// a blocked process is resumed), so each entry holds its key: comparisons
-// read no process.
-type procHeap []readyProc
-
-type readyProc struct {
-	clock int64
-	rank  int
-	p     *proc
-}
-
-func (h procHeap) less(i, j int) bool {
-	a, b := &h[i], &h[j]
-	if a.clock != b.clock {
-		return a.clock < b.clock
-	}
-	return a.rank < b.rank
-}
-
-func (h *procHeap) init(procs []*proc) {
-	*h = make(procHeap, len(procs))
-	for i, p := range procs {
-		(*h)[i] = readyProc{p.cur.clock, p.rank, p}
-		if n := p.cores; n != nil {
-			n.ready++ // ready, without a core (nodecores.go)
-			p.counted = true
-		}
-	}
-	n := len(*h)
-	for i := n/2 - 1; i >= 0; i-- {
-		h.down(i, n)
-	}
-}
-
-func (h *procHeap) push(p *proc) {
-	if n := p.cores; n != nil && p.core < 0 {
-		n.ready++ // ready, without a core (nodecores.go)
-		p.counted = true
-	}
-	*h = append(*h, readyProc{p.cur.clock, p.rank, p})
-	h.up(len(*h) - 1)
-}
-
-func (h *procHeap) pop() *proc {
-	old := *h
-	n := len(old) - 1
-	old[0], old[n] = old[n], old[0]
-	h.down(0, n)
-	e := old[n]
-	old[n] = readyProc{}
-	*h = old[:n]
-	if e.clock != e.p.cur.clock {
-		panic(fmt.Sprintf("interp: rank %d's clock moved from %d to %d while it was ready", e.rank, e.clock, e.p.cur.clock))
-	}
-	e.p.uncount()
-	return e.p
-}
-
-func (h procHeap) up(j int) {
-	for {
-		i := (j - 1) / 2 // parent
-		if i == j || !h.less(j, i) {
-			break
-		}
-		h[i], h[j] = h[j], h[i]
-		j = i
-	}
-}
-
-func (h procHeap) down(i0, n int) {
-	i := i0
-	for {
-		j1 := 2*i + 1
-		if j1 >= n || j1 < 0 { // j1 < 0 after int overflow
-			break
-		}
-		j := j1 // left child
-		if j2 := j1 + 1; j2 < n && h.less(j2, j1) {
-			j = j2 // right child
-		}
-		if !h.less(j, i) {
-			break
-		}
-		h[i], h[j] = h[j], h[i]
-		i = j
-	}
-}
-
 // mustYield reports whether another runnable process is behind p in time:
 // p must let it run before its operation at site sid (siteID), which
 // communicates or synchronises: every such operation asks first, so p's
@@ -233,6 +149,9 @@ func (p *proc) mustYield(sid int32) bool {
 func (w *World) schedule() error {
 	for len(w.ready) > 0 {
 		p := w.ready.pop()
+		if p == nil {
+			break
+		}
 		if p.main.clock == overflowClock {
 			// Resumed at a completion past the clock's limit.
 			p.clockOverflow(p.waitSite, p.waitOp)

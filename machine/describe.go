@@ -60,6 +60,9 @@ func (m *Machine) Describe() string {
 	if len(m.Wakeup) > 0 {
 		line("  wake-up of a blocked rank: %s", describeWakeup(m.Wakeup))
 	}
+	if m.StealDelay > 0 {
+		line("  a rank readied to run next on a busy core takes another, free core after %s", FormatDuration(m.StealDelay))
+	}
 	if len(m.Noise) > 0 {
 		line("  noise of a burst of compute: %s", m.Noise.Describe())
 	}

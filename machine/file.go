@@ -379,6 +379,7 @@ func (d *decoder) machine(root *jsonValue) *Machine {
 		{"threads", false, d.threads(&m.Threads)},
 		{"memory_bandwidth", false, d.bandwidth(&m.MemoryBandwidth)},
 		{"wakeup", false, d.wakeup(&m.Wakeup)},
+		{"steal_delay", false, d.duration(&m.StealDelay)},
 		{"noise", false, d.noise(&m.Noise)},
 		{"collectives", false, d.collectives(&m.Collectives)},
 	})

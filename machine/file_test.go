@@ -69,6 +69,7 @@ func TestRoundTripEverything(t *testing.T) {
 	m.Collectives = map[string]Algorithm{"alltoall": Pairwise, "barrier": Bruck}
 	m.Wakeup = Wakeup{{5 * trace.Microsecond, 700 * nsT}, {50 * trace.Microsecond, 9 * trace.Microsecond}, {trace.Millisecond, 8 * trace.Microsecond}}
 	m.MemoryBandwidth = 12.345678901e9
+	m.StealDelay = 78 * trace.Microsecond
 	// Written in full: near −1, and with more digits than a format of 4.
 	m.Noise = Noise{{10 * trace.Microsecond, []float64{-0.99996, 0.123456789, 0.876503211}}, {trace.Millisecond, []float64{-0.0625, 0, 0.0625}}}
 	if err := m.Validate(); err != nil {
@@ -105,6 +106,7 @@ func base(t *testing.T) string {
 	m.Table.Inter = Table{{1, 5000 * nsT}, {1024, 6000 * nsT}, {2048, 7000 * nsT}, {4096, 8000 * nsT}, {8192, 9000 * nsT}}
 	m.Wakeup = Wakeup{{10 * trace.Microsecond, 5 * trace.Microsecond}, {100 * trace.Microsecond, 12 * trace.Microsecond}}
 	m.MemoryBandwidth = 2e10
+	m.StealDelay = 75 * trace.Microsecond
 	m.Noise = Noise{{10 * trace.Microsecond, []float64{-0.5, -0.25, 0.25, 0.5}}, {100 * trace.Microsecond, []float64{-0.125, 0, 0, 0.125}}}
 	return write(t, m)
 }
@@ -158,6 +160,7 @@ func TestParseErrors(t *testing.T) {
 		{`{"blocked": "10us"`, `{"blocked": "0ns"`, "wakeup[0].blocked", "want a positive time"},
 		{`"delay": "12us"`, `"delay": "-12us"`, "wakeup[1].delay", "negative duration"},
 		{`"delay": "12us"}`, `"dly": "12us"}`, "wakeup[1].dly", "unknown field"},
+		{`"steal_delay": "75us"`, `"steal_delay": "-75us"`, "steal_delay", "negative duration -75us"},
 		{`"wakeup": [`, `"wakeup": {"x": 1}, "y": [`, "wakeup", "an object, want an array"},
 		{`"memory_bandwidth": 2e+10`, `"memory_bandwidth": -2e+10`, "memory_bandwidth", "want a bandwidth in bytes per second greater than 0"},
 		{`"memory_bandwidth": 2e+10`, `"memory_bandwidth": 2e+20`, "memory_bandwidth", "want between 1e+06 and 1e+15 B/s"},

@@ -57,6 +57,14 @@ type Machine struct {
 	// Wakeup is the delay of a blocked rank in resuming (see [Wakeup]);
 	// empty: none.
 	Wakeup Wakeup
+	// StealDelay is how long a core that is free, or frees, takes to run a
+	// rank that another rank of its node readied to run next on its own
+	// core (Go's runnext), while that rank keeps its core: the in-process
+	// runtime's idle P steals such a goroutine only after a pause
+	// (runtime.runqgrab's usleep(3), which Linux's timer slack stretches
+	// to tens of µs). 0: at once. Runtimes whose ranks are processes
+	// (MPI) have none.
+	StealDelay trace.Time
 	// Noise is how a rank's bursts of compute vary (see [Noise]); empty:
 	// none, each takes its mean.
 	Noise Noise

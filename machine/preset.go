@@ -131,7 +131,8 @@ func local() *Machine {
 			"eager limit commlib.DefaultEagerLimit; collectives linear because commlib's are centralized. For reference, " +
 			"Barrier at np=64 took about 100 us and Allreduce of one float64 about 110 us there, dominated by scheduling " +
 			"64 goroutines on 2 cores, which these figures do not model; a rank blocked beyond commlib's 100 us of polling resumes " +
-			"11-17 us late (the wake-up curve, MeasureLocal's medians of five runs)",
+			"11-17 us late (the wake-up curve, MeasureLocal's medians of five runs); a rank readied to run next on a busy core " +
+			"waits 78 us before a free core takes it (the steal delay, Go's pause before it steals from runnext)",
 		Origin:       OriginPreset,
 		Nodes:        1,
 		CoresPerNode: runtime.NumCPU(),
@@ -143,8 +144,16 @@ func local() *Machine {
 		Threads:      goThreads,
 		Collectives:  LinearCollectives(),
 		Wakeup:       localWakeup,
+		StealDelay:   localSteal,
 	}
 }
+
+// localSteal is the in-process runtime's steal delay on the development
+// machine (machine.StealDelay): the median over 59 trials of
+// estimator's steal measurement, 78-80 us in two runs (2026-11-28, load
+// 0.3); a plain Go program with channels gave 72-77 us for readiers that
+// computed on for 150 us to 3 ms.
+const localSteal = 78 * us
 
 // localWakeup is the in-process runtime's wake-up curve on the development
 // machine: the medians of five runs of estimator.MeasureLocal (one-way

@@ -96,6 +96,7 @@ func (m *Machine) Validate() error {
 	v.tableLevel("table.intra", m.Table.Intra, m.Table.IntraSegments)
 	v.tableLevel("table.inter", m.Table.Inter, m.Table.InterSegments)
 	v.wakeup("wakeup", m.Wakeup)
+	v.duration("steal_delay", m.StealDelay)
 	v.noise("noise", m.Noise)
 	v.perByte("nic.injection", m.NIC.Injection)
 	v.perByte("nic.ejection", m.NIC.Ejection)

@@ -110,6 +110,9 @@ func (m *Machine) MarshalJSON() ([]byte, error) {
 	if len(m.Wakeup) > 0 {
 		w("  \"wakeup\": %s,\n", wakeupText(m.Wakeup))
 	}
+	if m.StealDelay != 0 {
+		w("  \"steal_delay\": %s,\n", quote(FormatDuration(m.StealDelay)))
+	}
 	if len(m.Noise) > 0 {
 		w("  \"noise\": %s,\n", noiseText(m.Noise))
 	}

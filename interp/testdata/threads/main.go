@@ -9,7 +9,10 @@ import (
 	"github.com/predict-tools/predict/commlib"
 )
 
-var part = flag.String("part", "forkjoin", "forkjoin, lock, causal, barrier, pool, poolidle, ranks or runnext")
+var (
+	part   = flag.String("part", "forkjoin", "forkjoin, lock, causal, barrier, pool, poolidle, ranks, runnext or steal")
+	onward = flag.Int("onward", 2, "steal: units rank 1 computes after it readies rank 2")
+)
 
 var sink int
 
@@ -78,6 +81,22 @@ func main() {
 				spin(10)
 			case 2:
 				spin(30)
+			}
+		case "steal":
+			// Rank 0 ends at once; rank 2 blocks in Recv; rank 1 readies
+			// it at 10, computes -onward units and waits for its reply,
+			// which rank 2 sends after 10 units.
+			buf := []float64{0}
+			switch c.Rank() {
+			case 1:
+				spin(10)
+				c.Send(buf, 2, 0)
+				spin(*onward)
+				c.Recv(buf, 2, 1)
+			case 2:
+				c.Recv(buf, 1, 0)
+				spin(10)
+				c.Send(buf, 1, 1)
 			}
 		case "barrier":
 			// Three threads arrive at 4, 9 and 2 units; all leave at 9.
