@@ -159,11 +159,11 @@ func Calibrate(opt CalibrateOptions) (*Calibration, error) {
 	}
 	if opt.Launcher == nil {
 		logf("the steal delay: a free core's delay in running a rank readied on a busy one")
-		d, kept, ok, err := steal()
+		d, note, err := steal()
 		if err != nil {
 			return cal, fmt.Errorf("measuring the steal delay: %v", err)
 		}
-		ms.steal, ms.stealKept, ms.stealOK = d, kept, ok
+		ms.steal, ms.stealNote = d, note
 	}
 	ms.round()
 

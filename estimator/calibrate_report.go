@@ -76,6 +76,13 @@ func (cal *Calibration) WriteSummary(w io.Writer) error {
 		line("threads: create=%s set_task=%s start=%s copy=%s cas=%s try_lock=%s release=%s",
 			machine.FormatDuration(t.Create), machine.FormatDuration(t.SetTask), machine.FormatDuration(t.Start), t.Copy,
 			machine.FormatDuration(t.CAS), machine.FormatDuration(t.TryLock), machine.FormatDuration(t.Release))
+		if cal.inProcess() {
+			steal := "not measured (0)"
+			if m.StealDelay > 0 {
+				steal = machine.FormatDuration(m.StealDelay)
+			}
+			line("steal delay: %s (a rank readied to run next on a busy core, until a free core runs it)", steal)
+		}
 	}
 	if len(cal.Collectives) > 0 {
 		line("")

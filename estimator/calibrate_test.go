@@ -3,8 +3,8 @@ package estimator
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -45,7 +45,7 @@ func syntheticCalibration(t *testing.T, lg machine.LogGOPS) (*Calibration, measu
 	ms := measurements{
 		thread: machine.ThreadCosts{Create: 400 * trace.Nanosecond, Start: 4 * trace.Microsecond, Copy: 18 * machine.PicosecondPerByte, CAS: 2 * trace.Nanosecond},
 		wake:   machine.Wakeup{{Blocked: 100 * trace.Microsecond, Delay: 10 * trace.Microsecond}},
-		steal:  77 * trace.Microsecond, stealKept: 55, stealOK: true,
+		steal:  77 * trace.Microsecond, stealNote: "steal delay 77us (median of 55 trials: a rank readied by a computing rank, run by the core that frees next)",
 	}
 	return cal, ms
 }
@@ -114,7 +114,7 @@ func TestCalibrationMachine(t *testing.T) {
 	if err := cal.WriteSummary(&sum); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"self-test WaitPatternNull", "4194304", "+0.0 %", "LogGOPS: L=500ns o=200ns g=300ns G=40ps/B O=10ps/B S=65536 B", "memory: 25 GB/s with 2 streams",
+	for _, want := range []string{"self-test WaitPatternNull", "4194304", "+0.0 %", "LogGOPS: L=500ns o=200ns g=300ns G=40ps/B O=10ps/B S=65536 B", "memory: 25 GB/s with 2 streams", "steal delay: 77us (a rank readied",
 		"noise 10us: mean 10.413us, spread ±8.1 %", "the ranks' own ±7.0 % (the machine's)", "noise: FWQ stencil quanta, a ring exchange each step, in 400ms"} {
 		if !strings.Contains(sum.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum.String())
@@ -191,13 +191,24 @@ func TestPingPongSamples(t *testing.T) {
 }
 
 // TestStealText checks how a machine's source states the steal delay:
-// nothing under a launcher, and a measurement that failed as not measured.
+// nothing under a launcher, and the measurement's note in process.
 func TestStealText(t *testing.T) {
-	if got := (&measurements{steal: trace.Microsecond, stealOK: true}).stealText(false); got != "" {
+	ms := &measurements{steal: trace.Microsecond, stealNote: "steal delay 1us (median of 59 trials)"}
+	if got := ms.stealText(false); got != "" {
 		t.Errorf("under a launcher: %q, want none", got)
 	}
-	got := (&measurements{stealKept: 10}).stealText(true)
-	if want := fmt.Sprintf("steal delay not measured (only 10 of %d trials had every core busy when a core freed): 0", stealTrials-1); !strings.Contains(got, want) {
-		t.Errorf("not measured: %q, want %q", got, want)
+	if got, want := ms.stealText(true), "; steal delay 1us (median of 59 trials)"; got != want {
+		t.Errorf("in process: %q, want %q", got, want)
+	}
+}
+
+// TestStealOneP checks that with one P the steal delay is not measured
+// (no other P could steal), and says why, instead of a rank receiving
+// from itself.
+func TestStealOneP(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	d, note, err := steal()
+	if err != nil || d != 0 || !strings.Contains(note, "GOMAXPROCS=1") {
+		t.Errorf("steal() = %v, %q, %v; want 0 and why", d, note, err)
 	}
 }

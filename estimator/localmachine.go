@@ -19,11 +19,10 @@ import (
 type measurements struct {
 	thread machine.ThreadCosts
 	wake   machine.Wakeup
-	// steal is the steal delay (localsteal.go), measured when stealOK,
-	// over stealKept trials.
+	// steal is the steal delay (localsteal.go), stealNote how it was
+	// measured.
 	steal     trace.Time
-	stealKept int
-	stealOK   bool
+	stealNote string
 }
 
 // round rounds the durations to whole nanoseconds: finer digits are noise.

@@ -20,9 +20,10 @@ import (
 // of stealing, after a pause (runtime.runqgrab: usleep(3), "to ensure
 // that pp isn't about to run the g we are about to steal"), which Linux
 // rounds up by the thread's timer slack (50 µs by default). So on this
-// development VM a rank readied by a rank that goes on computing waited
-// 72–77 µs (median) after another core freed before it ran there, however
-// long its readier computed on (150 µs to 3 ms: /tmp/steal, 2026-11-28).
+// development VM a goroutine readied by one that goes on computing waited
+// 72–77 µs (median) after another P freed before it ran there, however
+// long its readier computed on (150 µs to 3 ms; a program of three
+// goroutines and a channel, 2026-11-28), and steal measures 78–80 µs.
 //
 // stealTrials are the trials of the measurement and stealBursts its
 // bursts: the readier readies the sleeper at stealBursts[0] into its
@@ -39,10 +40,14 @@ var (
 // blocked rank and computes on, and rank 0 blocks: the delay is from rank
 // 0's block to the blocked rank's return from Recv, the median over the
 // trials where every rank was on a core when rank 0 blocked (the
-// readied rank returned after it). It reports the delay, the trials
-// kept, and ok false when fewer than half of them were.
-func steal() (delay trace.Time, kept int, ok bool, err error) {
+// readied rank returned after it). note says how it was measured, or why
+// not (one P has no other to steal; fewer than half the trials valid):
+// the delay is then 0.
+func steal() (delay trace.Time, note string, err error) {
 	procs := runtime.GOMAXPROCS(0)
+	if procs < 2 {
+		return 0, "steal delay not measured (GOMAXPROCS=1: no other P to steal a rank): 0", nil
+	}
 	np := procs + 1
 	sleeper := np - 1
 	blocked := make([]int64, stealTrials) // rank 0's block, ns since start
@@ -76,7 +81,7 @@ func steal() (delay trace.Time, kept int, ok bool, err error) {
 		}
 	})
 	if err != nil {
-		return 0, 0, false, err
+		return 0, "", err
 	}
 	var ds []trace.Time
 	for i := range stealTrials {
@@ -85,24 +90,21 @@ func steal() (delay trace.Time, kept int, ok bool, err error) {
 		}
 	}
 	if 2*len(ds) < stealTrials-1 {
-		return 0, len(ds), false, nil
+		return 0, fmt.Sprintf("steal delay not measured (only %d of %d trials had every core busy when a core freed): 0", len(ds), stealTrials-1), nil
 	}
 	slices.Sort(ds)
 	d := ds[len(ds)/2]
 	if d >= 10*trace.Nanosecond {
 		d = (d + trace.Nanosecond/2) / trace.Nanosecond * trace.Nanosecond
 	}
-	return d, len(ds), true, nil
+	return d, fmt.Sprintf("steal delay %s (median of %d trials: a rank readied by a computing rank, run by the core that frees next)", machine.FormatDuration(d), len(ds)), nil
 }
 
 // stealText says how the steal delay was measured, for the machine's
 // source: nothing under a launcher (MPI's ranks are processes).
 func (ms *measurements) stealText(inProcess bool) string {
-	switch {
-	case !inProcess:
+	if !inProcess || ms.stealNote == "" {
 		return ""
-	case !ms.stealOK:
-		return fmt.Sprintf("; steal delay not measured (only %d of %d trials had every core busy when a core freed): 0", ms.stealKept, stealTrials-1)
 	}
-	return fmt.Sprintf("; steal delay %s (median of %d trials: a rank readied by a computing rank, run by the core that frees next)", machine.FormatDuration(ms.steal), ms.stealKept)
+	return "; " + ms.stealNote
 }

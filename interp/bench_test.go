@@ -40,6 +40,10 @@ func BenchmarkStencilEvents(b *testing.B) {
 func BenchmarkStencilOversubscribedEvents(b *testing.B) { benchStencilOnNodes(b, 16) }
 func BenchmarkStencilProfiledEvents(b *testing.B)       { benchStencilOnNodes(b, 64) }
 
+// BenchmarkStencilStealEvents is BenchmarkStencilOversubscribedEvents on
+// a machine with a steal delay (nodecores.go), as the local preset has.
+func BenchmarkStencilStealEvents(b *testing.B) { benchStencilOnNodes(b, 16, 78*trace.Microsecond) }
+
 // BenchmarkStencilNoisyEvents is BenchmarkStencilProfiledEvents on a
 // machine with noise (noise.go): every burst of compute draws its
 // deviation.
@@ -56,7 +60,7 @@ func BenchmarkStencilNoisyEvents(b *testing.B) {
 	benchEvents(b, p, Config{NP: 1024, Machine: m, Profile: prof, Args: []string{"-class", "S", "-iters", "100"}})
 }
 
-func benchStencilOnNodes(b *testing.B, cores int) {
+func benchStencilOnNodes(b *testing.B, cores int, steal ...trace.Time) {
 	p := prepare(&testing.T{}, "./testprogs/stencil")
 	prof, err := profile.Read(filepath.Join("testdata", "render", "stencil.profile.json"))
 	if err != nil {
@@ -64,6 +68,9 @@ func benchStencilOnNodes(b *testing.B, cores int) {
 	}
 	m := handMachine(&testing.T{})
 	m.Nodes, m.CoresPerNode, m.RanksPerNode = 0, cores, 64
+	if len(steal) > 0 {
+		m.StealDelay = steal[0]
+	}
 	benchEvents(b, p, Config{NP: 1024, Machine: m, Profile: prof, Args: []string{"-class", "S", "-iters", "100"}})
 }
 
