@@ -143,6 +143,47 @@ func TestStealDelay(t *testing.T) {
 	}
 }
 
+// TestStealDisplaced checks a rank that waits out its steal delay and
+// is displaced from runnext by a rank readied after it, against hand
+// computation ("displace" of testdata/threads, 2 cores, 4 ranks, a steal
+// delay of 5): rank 1 readies rank 2 at 10 (core 0 is free: it may take
+// rank 2 at 15), then rank 3 at 12, which takes rank 2's place next on
+// rank 1's core: rank 2, in the run queue now, takes core 0 at once (12
+// to 22); rank 3 runs when rank 1 ends (22 to 32), before core 0 could
+// take it (22 + 5).
+func TestStealDisplaced(t *testing.T) {
+	p := prepare(t, "./interp/testdata/threads")
+	const U = 1_000_000
+	for _, c := range []struct {
+		steal int64
+		want  int64
+		waits []int64 // ranks 2 and 3
+	}{
+		{5, 32, []int64{2, 10}},
+		// A delay of 1: core 0 takes rank 2 at 11, before rank 3 comes.
+		{1, 32, []int64{1, 10}},
+	} {
+		m, err := machine.Preset("ideal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.CoresPerNode, m.Nodes, m.RanksPerNode = 2, 1, 0
+		m.StealDelay = trace.Time(c.steal * U)
+		r, err := p.Run(Config{NP: 4, Machine: m, Profile: unitProfile(t, p, U), RankDetail: 4, Args: []string{"-part", "displace"}})
+		if err != nil {
+			t.Fatalf("steal %d: %v", c.steal, err)
+		}
+		if int64(r.Time) != c.want*U {
+			t.Errorf("steal %d: predicted %d ps, hand computation %d ps", c.steal, r.Time, c.want*U)
+		}
+		for i, want := range c.waits {
+			if got := int64(r.Ranks[2+i].CoreWait); got != want*U {
+				t.Errorf("steal %d: rank %d waited %d ps for a core, hand computation %d ps", c.steal, 2+i, got, want*U)
+			}
+		}
+	}
+}
+
 // TestTimeSlice checks the 10 ms time slice against hand computation: on
 // one core, rank 0 computes 20 ms and rank 1 40 ms, then they meet. Rank 0
 // is preempted at 10 with 10 left; rank 1 runs 10 to 20 and is preempted

@@ -10,7 +10,7 @@ import (
 )
 
 var (
-	part   = flag.String("part", "forkjoin", "forkjoin, lock, causal, barrier, pool, poolidle, ranks, runnext or steal")
+	part   = flag.String("part", "forkjoin", "forkjoin, lock, causal, barrier, pool, poolidle, ranks, runnext, steal or displace")
 	onward = flag.Int("onward", 2, "steal: units rank 1 computes after it readies rank 2")
 )
 
@@ -97,6 +97,22 @@ func main() {
 				c.Recv(buf, 1, 0)
 				spin(10)
 				c.Send(buf, 1, 1)
+			}
+		case "displace":
+			// Rank 0 ends at once; ranks 2 and 3 block in Recv; rank 1
+			// readies rank 2 at 10, rank 3 at 12, and computes until 22.
+			// Ranks 2 and 3 compute 10 units each once readied.
+			buf := []float64{0}
+			switch c.Rank() {
+			case 1:
+				spin(10)
+				c.Send(buf, 2, 0)
+				spin(2)
+				c.Send(buf, 3, 0)
+				spin(10)
+			case 2, 3:
+				c.Recv(buf, 1, 0)
+				spin(10)
 			}
 		case "barrier":
 			// Three threads arrive at 4, 9 and 2 units; all leave at 9.
