@@ -162,6 +162,10 @@ func TestStealDisplaced(t *testing.T) {
 		{5, 32, []int64{2, 10}},
 		// A delay of 1: core 0 takes rank 2 at 11, before rank 3 comes.
 		{1, 32, []int64{1, 10}},
+		// None: rank 2 runs from 10; rank 3, readied at 12 while both
+		// cores are held, takes core 0 when rank 2 ends at 20, though
+		// the scheduler meets it only after rank 1 ran on to its end.
+		{0, 30, []int64{0, 8}},
 	} {
 		m, err := machine.Preset("ideal")
 		if err != nil {

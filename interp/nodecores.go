@@ -167,6 +167,24 @@ func (n *nodeCores) pick(clock, now int64) int {
 	return -1
 }
 
+// sooner is the core other than j, not held, that would run q, ready
+// and waiting to run next on j, before t: the one that runs it first, at
+// max(q's clock, the core's release) plus the steal delay. -1 when none
+// does. The scheduler meets q only after q's readier ran on past such a
+// release, to its own at t.
+func (n *nodeCores) sooner(q *proc, j int, t, steal int64) (int, int64) {
+	best, at := -1, t
+	for i, f := range n.free {
+		if i == j || n.held[i] {
+			continue
+		}
+		if c := addTime(max(q.main.clock, f), steal); c < at {
+			best, at = i, c
+		}
+	}
+	return best, at
+}
+
 // take gives core k to p; p no longer waits to run next anywhere.
 func (n *nodeCores) take(p *proc, k int) {
 	n.held[k] = true
@@ -298,6 +316,10 @@ func (w *World) releaseCore(p *proc, t int64) {
 			i := slices.Index(n.queue, q)
 			n.queue = slices.Delete(n.queue, i, i+1)
 			w.grant(q, k)
+		case q.stealing && q.main.clock <= t:
+			// p ran ahead of q's steal, which comes first: another
+			// core takes q then, as deferred.
+			q.inherited = false
 		case q.stealing:
 			// Its readier frees the core before another took q: q runs
 			// there from now (or from when it was ready).
@@ -306,6 +328,19 @@ func (w *World) releaseCore(p *proc, t int64) {
 			q.reserved = true
 			w.endSteal(q, t)
 		case !q.parked && !q.done && q.core < 0:
+			if k2, at := n.sooner(q, k, t, w.steal); k2 >= 0 && len(n.queue) == 0 && n.ready == 1 && q.counted {
+				// p ran ahead of q, past the moment another core freed:
+				// that core takes q first (after the steal delay), when
+				// no other rank of the node is ready for it.
+				q.inherited = false
+				q.uncount()
+				n.take(q, k2)
+				q.reserved = true
+				q.waitedForCore(q.main.clock, at)
+				q.main.clock = at
+				w.ready.repush(q)
+				break
+			}
 			// Ready in the heap, not yet run: the core is kept for it.
 			n.take(q, k)
 			q.reserved = true
