@@ -188,6 +188,34 @@ func TestStealDisplaced(t *testing.T) {
 	}
 }
 
+// TestCoresLimit checks that a run whose ranks took turns on a node's
+// cores of the in-process runtime (a steal delay) says what the model's
+// scheduling leaves out, with how often they gave their cores up
+// ("steal", onward 2: rank 2 blocks at 0, rank 1 at 12, after 22 units of
+// compute in all), and that one on a machine whose ranks keep their cores
+// (no wake-up curve, no steal delay) does not.
+func TestCoresLimit(t *testing.T) {
+	p := prepare(t, "./interp/testdata/threads")
+	const U = 1_000_000
+	for _, steal := range []trace.Time{5 * U, 0} {
+		m, err := machine.Preset("ideal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.CoresPerNode, m.Nodes, m.RanksPerNode = 2, 1, 0
+		m.StealDelay = steal
+		r, err := p.Run(Config{NP: 3, Machine: m, Profile: unitProfile(t, p, U), RankDetail: 3, Args: []string{"-part", "steal", "-onward", "2"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		said := strings.Join(r.Limits, "\n")
+		want := "ranks took turns on a node's cores, blocking 2 times, every 11us of compute on average"
+		if got := strings.Contains(said, want); got != (steal > 0) {
+			t.Errorf("steal delay %v: limits %q; want %q: %v", steal, said, want, steal > 0)
+		}
+	}
+}
+
 // TestTimeSlice checks the 10 ms time slice against hand computation: on
 // one core, rank 0 computes 20 ms and rank 1 40 ms, then they meet. Rank 0
 // is preempted at 10 with 10 left; rank 1 runs 10 to 20 and is preempted

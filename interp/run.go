@@ -110,9 +110,12 @@ type World struct {
 	// communication or ended (cores.go, initNodes).
 	nodeRanks, active []int32
 
-	procs    []*proc
-	ready    procHeap
-	blocked  int
+	procs   []*proc
+	ready   procHeap
+	blocked int
+	// parks counts the blocks of ranks that gave up a core of a node with
+	// more ranks than cores (schedule; coresLimit).
+	parks    int64
 	finished int
 
 	hot []hotCounter // per fragment index

@@ -174,6 +174,7 @@ func (w *World) schedule() error {
 				w.active[w.nodeOf[p.rank]]--
 				if p.cores != nil {
 					p.parked = true
+					w.parks++
 					w.releaseCore(p, p.waitEnter)
 				}
 			}
@@ -449,6 +450,9 @@ func (w *World) result() *Result {
 	}
 	r.Limits = append(w.recursionLimits(), w.divergedLimits()...)
 	if l := w.runtimeLimit(); l != "" {
+		r.Limits = append(r.Limits, l)
+	}
+	if l := w.coresLimit(); l != "" {
 		r.Limits = append(r.Limits, l)
 	}
 	if w.noise != nil {
