@@ -190,10 +190,10 @@ func TestStealDisplaced(t *testing.T) {
 
 // TestCoresLimit checks that a run whose ranks took turns on a node's
 // cores of the in-process runtime (a steal delay) says what the model's
-// scheduling leaves out, with how often they gave their cores up
-// ("steal", onward 2: rank 2 blocks at 0, rank 1 at 12, after 22 units of
-// compute in all), and that one on a machine whose ranks keep their cores
-// (no wake-up curve, no steal delay) does not.
+// scheduling leaves out, and one on a machine whose ranks keep their
+// cores (no wake-up curve, no steal delay) does not; both count how often
+// ranks gave their cores up ("steal", onward 2: rank 2 blocks at 0, rank
+// 1 at 12, after 22 units of compute in all), and the breakdown says so.
 func TestCoresLimit(t *testing.T) {
 	p := prepare(t, "./interp/testdata/threads")
 	const U = 1_000_000
@@ -209,9 +209,19 @@ func TestCoresLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 		said := strings.Join(r.Limits, "\n")
-		want := "ranks took turns on a node's cores, blocking 2 times, every 11us of compute on average"
+		want := "ranks of the in-process runtime took turns on a node's cores"
 		if got := strings.Contains(said, want); got != (steal > 0) {
 			t.Errorf("steal delay %v: limits %q; want %q: %v", steal, said, want, steal > 0)
+		}
+		if r.Parks != 2 || r.ParkEvery != 11*U {
+			t.Errorf("steal delay %v: %d parks, every %v; want 2, every 11us", steal, r.Parks, r.ParkEvery)
+		}
+		var b strings.Builder
+		if err := r.WriteText(&b, 3); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "(ranks of nodes with more ranks than cores gave their core up 2 times, every 11us of compute on average)") {
+			t.Errorf("steal delay %v: the breakdown does not say how often ranks gave their core up:\n%s", steal, b.String())
 		}
 	}
 }

@@ -8,10 +8,8 @@
 package interp
 
 import (
-	"fmt"
 	"slices"
 
-	"github.com/predict-tools/predict/machine"
 	"github.com/predict-tools/predict/trace"
 )
 
@@ -370,17 +368,11 @@ func (w *World) releaseCore(p *proc, t int64) {
 	}
 }
 
-// coresLimit says, when ranks of the in-process runtime (a machine whose
-// blocked ranks give up their cores: a wake-up curve or a steal delay)
-// took turns on a node's cores, what the model's scheduling leaves out,
-// with how often a rank gave its core up. Go's scheduler also leaves a
-// core idle while ranks are ready in ways the model does not follow (the
-// thread of an idle core woken late): on this project's corpus at np = 4
-// and 8 on 2 cores, programs whose ranks block every 50-100 us of compute
-// (cg, pic) ran 20-50 % longer than predicted (README, Accuracy).
-func (w *World) coresLimit() string {
-	if w.parks == 0 || (len(w.wake) == 0 && w.steal == 0) {
-		return ""
+// parkEvery is the compute of the ranks of nodes with more ranks than
+// cores over the times they blocked and gave their core up (0: none).
+func (w *World) parkEvery() trace.Time {
+	if w.parks == 0 {
+		return 0
 	}
 	var compute int64
 	for _, p := range w.procs {
@@ -388,6 +380,21 @@ func (w *World) coresLimit() string {
 			compute += p.compute
 		}
 	}
-	return fmt.Sprintf("ranks took turns on a node's cores, blocking %d times, every %s of compute on average: the model follows Go's scheduler (a rank readied runs next, the run queue, 10 ms slices, the steal delay), but the in-process runtime also leaves cores idle while ranks are ready in ways it does not follow; programs whose ranks block every 100 us or less have run up to half again as long as predicted with more ranks than cores (cg, pic)",
-		w.parks, machine.FormatDuration(trace.Time(compute/w.parks)))
+	return trace.Time(compute / w.parks)
+}
+
+// coresLimit says, when ranks of the in-process runtime (a machine whose
+// blocked ranks give up their cores: a wake-up curve or a steal delay)
+// took turns on a node's cores, what the model's scheduling leaves out.
+// Go's scheduler also leaves a core idle while ranks are ready in ways
+// the model does not follow (the thread of an idle core woken late): on
+// this project's corpus at np = 4 and 8 on 2 cores, programs whose ranks
+// give a core up every 40-70 us of compute (pic, cg) ran 20-50 % longer
+// than predicted (README, Accuracy). The same text at every np, so that a
+// sweep says it once; run's breakdown says how often (Result.ParkEvery).
+func (w *World) coresLimit() string {
+	if w.parks == 0 || (len(w.wake) == 0 && w.steal == 0) {
+		return ""
+	}
+	return "ranks of the in-process runtime took turns on a node's cores: the model follows Go's scheduler (a rank readied runs next, the run queue, 10 ms slices, the steal delay), but the runtime also leaves cores idle while ranks are ready in ways it does not follow; programs whose ranks give a core up every 100 us of compute or less (the breakdown says how often) have run up to half again as long as predicted (pic, cg at np = 4 and 8 on 2 cores)"
 }

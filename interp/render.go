@@ -47,6 +47,9 @@ func (r *Result) WriteText(w io.Writer, top int) error {
 	if r.CoreWait.Max > 0 {
 		fmt.Fprintf(bw, "  (core waiting: ready to run while other ranks held every core of its node; %s)\n", r.nodeCoresText())
 	}
+	if r.Parks > 0 {
+		fmt.Fprintf(bw, "  (ranks of nodes with more ranks than cores gave their core up %d times, every %s of compute on average)\n", r.Parks, machine.FormatDuration(r.ParkEvery))
+	}
 	if hasIdle {
 		fmt.Fprintf(bw, "  (idle at end: the time a rank waits for the slowest one after it finishes)\n")
 	}

@@ -341,6 +341,11 @@ type Result struct {
 	// node, held by other ranks (nodecores.go): zero unless a node has more
 	// ranks than cores. Compute + Comm + Wait + CoreWait is a rank's time.
 	CoreWait Stat
+	// Parks is how many times ranks of nodes with more ranks than cores
+	// blocked and gave their core up, and ParkEvery their compute over
+	// that count: how often a rank did (coresLimit).
+	Parks     int64
+	ParkEvery trace.Time
 	// Nodes is how each node's cores were used, with Config.Nodes only
 	// (nodes.go).
 	Nodes []NodeUse
@@ -452,6 +457,7 @@ func (w *World) result() *Result {
 	if l := w.runtimeLimit(); l != "" {
 		r.Limits = append(r.Limits, l)
 	}
+	r.Parks, r.ParkEvery = w.parks, w.parkEvery()
 	if l := w.coresLimit(); l != "" {
 		r.Limits = append(r.Limits, l)
 	}
