@@ -8,9 +8,11 @@ import "fmt"
 // procHeap orders runnable processes by clock, then rank: a binary heap,
 // container/heap's algorithm without its interface calls (the scheduler
 // pushes and pops once per communication event). A process's clock does
-// not change while it is in the heap (it runs only once popped, and only
-// a blocked process is resumed), so each entry holds its key: comparisons
-// read no process.
+// not change while an entry of it is in the heap (it runs only once
+// popped, and only a blocked process is resumed), so each entry holds its
+// key: comparisons read no process. The one exception, a rank whose wait
+// for a steal ends early (nodecores.go), is pushed again with a new
+// generation (repush): its old entry stays behind and pop drops it.
 type procHeap []readyProc
 
 type readyProc struct {
