@@ -8,6 +8,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"strconv"
 	"strings"
 
 	"github.com/predict-tools/predict/model"
@@ -285,36 +286,33 @@ func (a *analysis) inductionAt(fn *ssa.Function, n *model.Node, iff *ssa.If, neg
 	ind = &Induction{Phi: phi, Init: init, Offset: offset, Bound: bound, Op: op, Step: step, StepValue: stepValue, TestAtBottom: n.Loop.TestAtBottom}
 	first := a.plus(init, offset) // the first value tested
 	hi := a.expr(bound, 3)
-	var f string
-	if stepValue != nil {
-		// Positive for a test that counts up, negative for one that
-		// counts down: a step of the other sign never ends the loop.
-		k := a.expr(stepValue, 3)
-		switch op {
-		case token.LSS:
-			f = fmt.Sprintf("ceil((%s) / %s)", sub(hi, first), k)
-		case token.LEQ:
-			f = fmt.Sprintf("floor((%s) / %s) + 1", sub(hi, first), k)
-		case token.GTR:
-			f = fmt.Sprintf("ceil((%s) / -%s)", sub(first, hi), k)
-		case token.GEQ:
-			f = fmt.Sprintf("floor((%s) / -%s) + 1", sub(first, hi), k)
-		default:
-			return "", "", nil
-		}
-	}
+	// The step as a divisor, and whether the test counts up: a step that
+	// is a value is taken as positive for a test that counts up (<, <=),
+	// negative for one that counts down (>, >=): a step of the other sign
+	// never ends the loop.
+	var k string
+	var up bool
 	switch {
+	case stepValue != nil && (op == token.LSS || op == token.LEQ):
+		k, up = a.expr(stepValue, 3), true
+	case stepValue != nil && (op == token.GTR || op == token.GEQ):
+		k = "-" + a.expr(stepValue, 3)
 	case stepValue != nil:
-	case (op == token.LSS || op == token.NEQ) && step > 0:
-		f = ceilDiv(sub(hi, first), step)
-	case op == token.LEQ && step > 0:
-		f = floorDiv(sub(hi, first), step) + " + 1"
-	case (op == token.GTR || op == token.NEQ) && step < 0:
-		f = ceilDiv(sub(first, hi), -step)
-	case op == token.GEQ && step < 0:
-		f = floorDiv(sub(first, hi), -step) + " + 1"
+		return "", "", nil
+	case (op == token.LSS || op == token.NEQ || op == token.LEQ) && step > 0:
+		k, up = strconv.FormatInt(step, 10), true
+	case (op == token.GTR || op == token.NEQ || op == token.GEQ) && step < 0:
+		k = strconv.FormatInt(-step, 10)
 	default:
 		return "", "", ind
+	}
+	span := sub(first, hi)
+	if up {
+		span = sub(hi, first)
+	}
+	f := ceilDiv(span, k)
+	if op == token.LEQ || op == token.GEQ {
+		f = floorDiv(span, k) + " + 1"
 	}
 	f = fmt.Sprintf("max(0, %s)", f)
 	if n.Loop.TestAtBottom {
@@ -554,18 +552,20 @@ func wrapped(s string) bool {
 	return depth == 0
 }
 
-func ceilDiv(x string, k int64) string {
-	if k == 1 {
+// ceilDiv and floorDiv print x / k rounded up and down (k a divisor as
+// printed: a constant's digits or a value's expression).
+func ceilDiv(x, k string) string {
+	if k == "1" {
 		return x
 	}
-	return fmt.Sprintf("ceil((%s) / %d)", x, k)
+	return fmt.Sprintf("ceil((%s) / %s)", x, k)
 }
 
-func floorDiv(x string, k int64) string {
-	if k == 1 {
+func floorDiv(x, k string) string {
+	if k == "1" {
 		return x
 	}
-	return fmt.Sprintf("floor((%s) / %d)", x, k)
+	return fmt.Sprintf("floor((%s) / %s)", x, k)
 }
 
 // expr prints v as an expression of named values, constants, len/cap and

@@ -285,12 +285,7 @@ func (a *analysis) costLengths(instr ssa.Instruction) []ssa.Value {
 			for _, arg := range worked {
 				switch x := arg.(type) {
 				case *ssa.Slice:
-					if x.High != nil {
-						vs = append(vs, x.High)
-						if x.Low != nil {
-							vs = append(vs, x.Low)
-						}
-					}
+					vs = append(vs, sliceBounds(x)...)
 				case *ssa.MakeSlice:
 					vs = append(vs, x.Len)
 				default:
@@ -300,11 +295,8 @@ func (a *analysis) costLengths(instr ssa.Instruction) []ssa.Value {
 			return vs
 		}
 		if b, ok := in.Call.Value.(*ssa.Builtin); ok && b.Name() == "append" && len(in.Call.Args) == 2 {
-			if sl, ok := in.Call.Args[1].(*ssa.Slice); ok && sl.High != nil {
-				if sl.Low != nil {
-					return []ssa.Value{sl.High, sl.Low}
-				}
-				return []ssa.Value{sl.High}
+			if sl, ok := in.Call.Args[1].(*ssa.Slice); ok {
+				return sliceBounds(sl)
 			}
 			return nil
 		}
@@ -331,12 +323,21 @@ func copyLengths(instr ssa.Instruction) []ssa.Value {
 		if !ok || sl.High == nil {
 			return nil
 		}
-		vs = append(vs, sl.High)
-		if sl.Low != nil {
-			vs = append(vs, sl.Low)
-		}
+		vs = append(vs, sliceBounds(sl)...)
 	}
 	return vs
+}
+
+// sliceBounds returns the bounds that give x[lo:hi]'s length, hi then lo
+// (none for lo), or nil when x has no high bound.
+func sliceBounds(x *ssa.Slice) []ssa.Value {
+	switch {
+	case x.High == nil:
+		return nil
+	case x.Low == nil:
+		return []ssa.Value{x.High}
+	}
+	return []ssa.Value{x.High, x.Low}
 }
 
 // loopGuards returns the branches that decide whether loop n of fn (with
