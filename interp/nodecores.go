@@ -91,7 +91,7 @@ func (w *World) takeCore(p *proc) bool {
 	if len(n.queue) == 0 {
 		if k := n.pick(p.main.clock, p.main.clock); k >= 0 {
 			if w.claimed(p) {
-				w.deferSteal(p, addTime(max(p.main.clock, n.free[k]), w.steal))
+				w.deferSteal(p, k)
 				return false
 			}
 			n.take(p, k)
@@ -112,11 +112,12 @@ func (w *World) claimed(p *proc) bool {
 }
 
 // deferSteal makes p, ready without a core, wait in the ready heap until
-// at, when another core may run it; from its clock on it waits for a
-// core (waitedForCore, when it takes one or its readier's core frees).
-func (w *World) deferSteal(p *proc, at int64) {
+// core k, free, may run it: the steal delay after both p is ready and k
+// free. From its clock on it waits for a core (waitedForCore, when it
+// takes one or its readier's core frees).
+func (w *World) deferSteal(p *proc, k int) {
 	p.stealing, p.stealFrom = true, p.main.clock
-	p.main.clock = at
+	p.main.clock = addTime(max(p.main.clock, p.cores.free[k]), w.steal)
 	w.ready.push(p)
 }
 
@@ -125,8 +126,13 @@ func (w *World) deferSteal(p *proc, at int64) {
 // rank). It is ready from t on, or from when it was ready if later.
 func (w *World) endSteal(p *proc, t int64) {
 	p.stealing = false
-	at := max(p.stealFrom, t)
-	p.waitedForCore(p.stealFrom, at)
+	w.readyAt(p, p.stealFrom, max(p.stealFrom, t))
+}
+
+// readyAt moves p, in the ready heap, to at: it waited for a core from
+// from.
+func (w *World) readyAt(p *proc, from, at int64) {
+	p.waitedForCore(from, at)
 	p.main.clock = at
 	w.ready.repush(p)
 }
@@ -336,9 +342,7 @@ func (w *World) releaseCore(p *proc, t int64) {
 				q.uncount()
 				n.take(q, k2)
 				q.reserved = true
-				q.waitedForCore(q.main.clock, at)
-				q.main.clock = at
-				w.ready.repush(q)
+				w.readyAt(q, q.main.clock, at)
 				break
 			}
 			// Ready in the heap, not yet run: the core is kept for it.
@@ -361,7 +365,7 @@ func (w *World) releaseCore(p *proc, t int64) {
 			// Another core takes it only after the steal delay; the
 			// next in the queue may take this one at once.
 			q.queued = false
-			w.deferSteal(q, addTime(max(q.main.clock, n.free[k]), w.steal))
+			w.deferSteal(q, k)
 			continue
 		}
 		w.grant(q, k)
