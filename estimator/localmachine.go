@@ -35,6 +35,13 @@ func (ms *measurements) round() {
 	}
 }
 
+// computeFor keeps the calling goroutine busy for d (polling the clock):
+// a rank computing, for the calibration's tests of waking and stealing.
+func computeFor(d time.Duration) {
+	for t0 := time.Now(); time.Since(t0) < d; {
+	}
+}
+
 // since is the time since t0 less the timer's own cost, at least 0.
 func since(t0 time.Time, timer trace.Time) trace.Time {
 	return max(trace.Time(time.Since(t0).Nanoseconds())*trace.Nanosecond-timer, 0)
@@ -86,8 +93,7 @@ func (ms *measurements) wakeups() error {
 			stamp := make([]int64, 1)
 			for range n + n/10 {
 				if c.Rank() == 0 {
-					for t0 := time.Now(); time.Since(t0) < d; {
-					}
+					computeFor(d)
 					stamp[0] = time.Now().UnixNano()
 					c.Send(stamp, 1, 0)
 					c.Recv(stamp, 1, 1)

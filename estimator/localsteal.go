@@ -54,10 +54,6 @@ func steal() (delay trace.Time, note string, err error) {
 	ran := make([]int64, stealTrials)     // the sleeper's return
 	start := time.Now()
 	now := func() int64 { return int64(time.Since(start)) }
-	spin := func(d time.Duration) {
-		for t0 := time.Now(); time.Since(t0) < d; {
-		}
-	}
 	err = commlib.Run(np, func(c *commlib.Comm) {
 		one := make([]byte, 1)
 		for i := range stealTrials {
@@ -67,16 +63,16 @@ func steal() (delay trace.Time, note string, err error) {
 				c.Recv(one, 1, 0)
 				ran[i] = now()
 			case r == 0:
-				spin(stealBursts[1])
+				computeFor(stealBursts[1])
 				blocked[i] = now()
 				c.Recv(one, 1, 1)
 			case r == 1:
-				spin(stealBursts[0])
+				computeFor(stealBursts[0])
 				c.Send(one, sleeper, 0)
-				spin(stealBursts[2])
+				computeFor(stealBursts[2])
 				c.Send(one, 0, 1)
 			default:
-				spin(stealBursts[1] + stealBursts[2])
+				computeFor(stealBursts[1] + stealBursts[2])
 			}
 		}
 	})
