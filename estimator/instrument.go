@@ -90,6 +90,7 @@ type instrumenter struct {
 	seq      int
 	whole    map[*model.Node]bool // loops timed whole
 	quiet    map[string]bool      // functions timed by the loops that call them: no probes
+	sealed   map[string]bool      // functions the model never enters (sealed recursions): quiet
 	// replayed: the quiet functions the model enters (called from loops
 	// timed whole that it runs iteration by iteration): their opaque
 	// decisions are recorded (decisionsOnly).
@@ -315,13 +316,20 @@ func (in *instrumenter) newFuncCtx(f *model.Function, fn *ssa.Function, file str
 	return fc
 }
 
-// isControlCall reports whether the statement range holds a call that is a
-// control point: commlib, a function of the module, go, defer.
+// hasControlCall reports whether the statement range holds a call that is
+// a control point: commlib, a function of the module, go, defer. A call
+// of a sealed recursion is not one: the model never enters it, so its
+// statement is timed whole with those around it.
 func (in *instrumenter) hasControlCall(s ast.Node, fc *funcCtx) bool {
 	start, end := in.pos(s.Pos()), in.pos(s.End())
 	for _, n := range fc.leaves {
 		switch n.Leaf.Kind {
-		case model.LeafUFC, model.LeafCFC, model.LeafSpawn, model.LeafDefer:
+		case model.LeafUFC:
+			if !n.Leaf.Dynamic && in.sealed[n.Leaf.Callee] {
+				continue
+			}
+			fallthrough
+		case model.LeafCFC, model.LeafSpawn, model.LeafDefer:
 			if p := n.Pos.Start; p.IsValid() && !p.Before(start) && p.Before(end) {
 				return true
 			}

@@ -329,3 +329,35 @@ func TestOutlinedCopies(t *testing.T) {
 		}
 	}
 }
+
+// TestSealedRecursion: barneshut's tree recursions (insertion, centres of
+// mass, forces), which the reduction seals, get no probes, and the call
+// of the centre-of-mass walk is timed in its caller's straight-line
+// fragment with the allocations after it.
+func TestSealedRecursion(t *testing.T) {
+	_, p := plan(t, "testprogs/corpus/barneshut")
+	var main string
+	for path, b := range p.Overlay {
+		if strings.HasSuffix(path, "testprogs/corpus/barneshut/main.go") {
+			main = string(b)
+		}
+	}
+	for _, fn := range []string{"insert", "child", "summarize", "force"} {
+		i := strings.Index(main, "func (c *cell) "+fn+"(")
+		if i < 0 {
+			t.Fatalf("%s not found", fn)
+		}
+		if body := main[i : i+strings.Index(main[i:], "\n}")]; strings.Contains(body, "__probe") {
+			t.Errorf("%s holds probes:\n%s", fn, body)
+		}
+	}
+	found := false
+	for _, f := range p.Fragments {
+		if f.Kind == profile.FragSegment && strings.HasSuffix(f.Pos.String(), "barneshut/main.go:170-171") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no segment of main.go:170-171 (the call of summarize and the allocations after it): %+v", p.Fragments)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"maps"
 
 	"github.com/predict-tools/predict/model"
 	"github.com/predict-tools/predict/profile"
@@ -193,10 +194,19 @@ func (in *instrumenter) wholeLoop(s ast.Stmt, fc *funcCtx) *model.Node {
 // helper (no loops, no calls), whose other calls then go unmeasured.
 // Fragments therefore never nest, and every nanosecond is measured at
 // most once.
+//
+// The functions of sealed recursions (reduce/sealcall.go), which the model
+// never enters, get no probes either: a call of one from outside is part
+// of its caller's straight-line fragment (hasControlCall), or in a loop
+// timed whole.
 func (in *instrumenter) planWholeLoops(prog *model.Program, ssaOf map[*model.Function]*ssa.Function) {
 	stmts := map[string]map[model.Pos]ast.Stmt{} // function → its loop statements by position
+	in.sealed = map[string]bool{}
 	for _, f := range prog.Functions {
 		fn := ssaOf[f]
+		if fn != nil && in.loops.Sealed(fn) != "" {
+			in.sealed[f.ID] = true
+		}
 		m := map[model.Pos]ast.Stmt{}
 		if fn != nil && fn.Syntax() != nil {
 			ast.Inspect(fn.Syntax(), func(n ast.Node) bool {
@@ -227,7 +237,7 @@ func (in *instrumenter) planWholeLoops(prog *model.Program, ssaOf map[*model.Fun
 		})
 	}
 	for {
-		in.whole, in.quiet = map[*model.Node]bool{}, map[string]bool{}
+		in.whole, in.quiet = map[*model.Node]bool{}, maps.Clone(in.sealed)
 		type site struct {
 			fn   string
 			loop *model.Node // the whole loop holding the call, or nil
@@ -298,7 +308,7 @@ func (in *instrumenter) planWholeLoops(prog *model.Program, ssaOf map[*model.Fun
 		// inner loops may be timed whole instead).
 		grew := false
 		for g := range in.quiet {
-			if small[g] {
+			if small[g] || in.sealed[g] {
 				continue
 			}
 			for _, cs := range calls[g] {

@@ -92,6 +92,13 @@ func (c *compiler) call(cf *function, in *ssa.Call) op {
 			name := modelgen.CommlibOp(f)
 			return c.opaqueArgs(cf, in, site, name, args, func(args []operand) op { return c.commlib(cf, in, name, args, dst, site) })
 		}
+		if c.rep.Plan.Sealed(f) != "" {
+			// A sealed recursion (reduce/sealcall.go): never entered, its
+			// time is its caller's fragment's, and nothing it computes is
+			// kept. Its results are zero values.
+			t := in.Type()
+			return func(p *proc, fr *frame) ctl { return set(fr, dst, sealedResult(t)) }
+		}
 		fv := c.funcValue(f)
 		if fv.fn != nil {
 			fn := fv.fn
@@ -122,6 +129,20 @@ func (c *compiler) call(cf *function, in *ssa.Call) op {
 	return func(p *proc, fr *frame) ctl {
 		return p.callValue(fnv.get(fr), evalArgs(args, fr), dst, site)
 	}
+}
+
+// sealedResult is the zero result of a call of a sealed function: a
+// tuple of zero values for several results.
+func sealedResult(t types.Type) V {
+	tup, ok := t.(*types.Tuple)
+	if !ok {
+		return zeroOf(t)
+	}
+	vs := make(tuple, tup.Len())
+	for i := range vs {
+		vs[i] = zeroOf(tup.At(i).Type())
+	}
+	return V{R: vs}
 }
 
 // methodOf is the method that calling method on interface value r runs,

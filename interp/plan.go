@@ -144,8 +144,8 @@ func (cp *Compiled) plan() error {
 	for _, id := range ids {
 		n := loopNodes[id]
 		pl := plan.Loop(n)
-		if !pl.Sealed {
-			continue
+		if !pl.Sealed || plan.Sealed(pl.Fn) != "" {
+			continue // not sealed, or in a sealed recursion: never reached
 		}
 		model.Walk(n.Loop.Body, func(x *model.Node) bool {
 			if x.Kind == model.KindLoop {
@@ -172,6 +172,9 @@ func (cp *Compiled) plan() error {
 			continue
 		}
 		pl := plan.Loop(loopNodes[id])
+		if plan.Sealed(pl.Fn) != "" {
+			continue // in a sealed recursion: never reached
+		}
 		if pl.Clock != nil || (pl.Ind != nil && c.timeless(pl.Fn, pl.Blocks)) {
 			// A loop until a moment of modeled time; or a counted loop in
 			// which nothing is timed (no fragment, no call): its

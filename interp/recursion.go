@@ -13,6 +13,7 @@ import (
 	"go/token"
 	"sort"
 
+	"github.com/predict-tools/predict/internal/callgraph"
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -27,7 +28,7 @@ type recursion struct {
 // recursiveCalls returns, for each kept static call of the model that
 // stays inside a cycle of the call graph, the recursion it belongs to
 // (its caller's): the strongly connected components of the graph of kept
-// static calls between the model's functions (Tarjan's algorithm), each
+// static calls between the model's functions (callgraph.Components), each
 // with more than one function or a function calling itself.
 func (c *compiler) recursiveCalls() map[*ssa.Call]*recursion {
 	funcs := make([]*ssa.Function, 0, len(c.models))
@@ -53,39 +54,17 @@ func (c *compiler) recursiveCalls() map[*ssa.Call]*recursion {
 			}
 		}
 	}
-	index, low, onStack := map[*ssa.Function]int{}, map[*ssa.Function]int{}, map[*ssa.Function]bool{}
-	var stack []*ssa.Function
 	comp := map[*ssa.Function]int{} // function → its component
-	ncomp := 0
-	var visit func(f *ssa.Function)
-	visit = func(f *ssa.Function) {
-		index[f], low[f] = len(index), len(index)
-		stack = append(stack, f)
-		onStack[f] = true
+	succ := func(f *ssa.Function) []*ssa.Function {
+		var to []*ssa.Function
 		for _, e := range out[f] {
-			if _, seen := index[e.to]; !seen {
-				visit(e.to)
-				low[f] = min(low[f], low[e.to])
-			} else if onStack[e.to] {
-				low[f] = min(low[f], index[e.to])
-			}
+			to = append(to, e.to)
 		}
-		if low[f] == index[f] {
-			for {
-				g := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				onStack[g] = false
-				comp[g] = ncomp
-				if g == f {
-					break
-				}
-			}
-			ncomp++
-		}
+		return to
 	}
-	for _, f := range funcs {
-		if _, seen := index[f]; !seen {
-			visit(f)
+	for i, fns := range callgraph.Components(funcs, succ) {
+		for _, f := range fns {
+			comp[f] = i
 		}
 	}
 	calls := map[*ssa.Call]*recursion{}

@@ -73,7 +73,7 @@ func (cp *Compiled) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node,
 				}
 				bytes = append(bytes, times(l, sizeof(in.Type().Underlying().(*types.Slice).Elem())))
 			case *ssa.Call:
-				if worked := reduce.WorkedSlices(in, func(f *ssa.Function) bool { return c.models[f] != nil }); worked != nil {
+				if worked := reduce.WorkedSlices(in, func(f *ssa.Function) bool { return c.models[f] != nil && c.rep.Plan.Sealed(f) == "" }); worked != nil {
 					// A slice whose length the model does not compute
 					// leaves the call out, as an append's.
 					counted := false

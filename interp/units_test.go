@@ -169,6 +169,15 @@ func TestSegmentSortUnits(t *testing.T) {
 		t.Fatalf("the sort's segment not found (%q, covers %v)", first, covers)
 	}
 	pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: first, Kind: profile.FragSegment, Pos: "segsort", Covers: covers, Executions: 2, MeanPS: bytes(2)})
+	checkSegmentBytes(t, p, pf, args, bytes, "slices.Sort[[]int, int], sort.Sort, sort.Slice")
+}
+
+// checkSegmentBytes runs the profile at np 2 (its own), 1 and 8 and checks
+// that a rank computes bytes(np) ps, a picosecond a byte, and that the
+// run says the functions named over are charged by their slices' bytes
+// where np is not the profile's.
+func checkSegmentBytes(t *testing.T, p *Program, pf *profile.File, args []string, bytes func(np int64) int64, over string) {
+	t.Helper()
 	for _, np := range []int64{2, 1, 8} {
 		r, err := p.Run(Config{NP: int(np), Machine: handMachine(t), Profile: pf, Args: args})
 		if err != nil {
@@ -178,10 +187,51 @@ func TestSegmentSortUnits(t *testing.T) {
 			t.Errorf("np=%d: compute %d ps a rank, want %d (a picosecond a byte)", np, got, want)
 		}
 		note := strings.Join(r.Assumptions, "\n")
-		if said := strings.Contains(note, "slices.Sort[[]int, int], sort.Sort, sort.Slice: charged by the bytes of the slices it works over, in proportion (the timing pass timed it at np=2)"); said != (np != 2) {
+		if said := strings.Contains(note, over+": charged by the bytes of the slices it works over, in proportion (the timing pass timed it at np=2)"); said != (np != 2) {
 			t.Errorf("np=%d: assumptions %q", np, note)
 		}
+		if strings.Contains(note, "taken as false") {
+			t.Errorf("np=%d: the model took a branch it does not compute: %q", np, note)
+		}
 	}
+}
+
+// TestSealedRecursionUnits: a recursion of the program's own whose course
+// is its data's (a quicksort) is sealed: the model never enters it, and
+// its call is charged in its caller's segment, counted in the bytes of the
+// slice it is handed as a function outside the program is. Hand-computed
+// as TestSegmentSortUnits: a picosecond a byte at the profile's np = 2,
+// 1 + n/np·8 (the keys) + n·4 (the allocation) a rank at every np.
+func TestSealedRecursionUnits(t *testing.T) {
+	const n = 1 << 16
+	p := prepare(t, "./interp/testdata/units")
+	args := []string{"-part", "segrec", "-n", "65536"}
+	line := markLine(t, unitsFile, "segrec")
+	bytes := func(np int64) int64 { return 1 + n/np*8 + n*4 }
+	quick := ""
+	for _, f := range p.Model.Functions {
+		if strings.HasSuffix(f.ID, "quick") {
+			quick = p.Report.Plan.Sealed(p.SSA[f])
+		}
+	}
+	if !strings.Contains(quick, "main.go") {
+		t.Fatalf("quick: sealed %q, want why with file:line", quick)
+	}
+	pf := syntheticProfile(t, p, 2, args)
+	var covers []string
+	for _, f := range p.Model.Functions {
+		model.Walk(f.Tree, func(x *model.Node) bool {
+			if lf := x.Leaf; lf != nil && x.Pos.Start.Line >= line && x.Pos.Start.Line <= line+1 {
+				covers = append(covers, x.ID)
+			}
+			return true
+		})
+	}
+	if len(covers) < 2 {
+		t.Fatalf("the recursion's segment not found (covers %v)", covers)
+	}
+	pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: covers[0], Kind: profile.FragSegment, Pos: "segrec", Covers: covers, Executions: 2, MeanPS: bytes(2)})
+	checkSegmentBytes(t, p, pf, args, bytes, "github.com/predict-tools/predict/interp/testdata/units.quick")
 }
 
 // TestCyclicTrips: a loop stepped by np from the rank (a cyclic

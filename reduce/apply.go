@@ -25,6 +25,7 @@ func (a *analysis) apply(prog *model.Program) *Report {
 		fn := a.ssaOf[f]
 		a.at = fn.Pos()
 		fr := FunctionReport{ID: f.ID, Pos: f.Pos.String()}
+		a.sealedReport(fn, &fr)
 		f.ControlParams = sortedInts(a.ctlParams[fn])
 		f.ControlResults = sortedInts(a.ctlResults[fn])
 		for _, i := range f.ControlParams {

@@ -227,7 +227,7 @@ func (a *analysis) rootMessages() {
 	}
 	for _, fn := range a.fns {
 		for _, b := range fn.Blocks {
-			if assumed[b] || a.sealed[b] != nil {
+			if assumed[b] || a.unrun(b) {
 				continue
 			}
 			for _, instr := range b.Instrs {

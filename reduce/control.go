@@ -19,6 +19,9 @@ func (a *analysis) findRoots() {
 	a.indexWriters()
 	for _, fn := range a.fns {
 		a.at = fn.Pos()
+		if a.sealedFn[fn] != nil {
+			continue // the model never enters it: nothing inside decides anything
+		}
 		for _, b := range fn.Blocks {
 			if s := a.sealed[b]; s != nil {
 				// Inside a sealed loop only its own test decides
@@ -174,6 +177,9 @@ func (a *analysis) channelOp(instr ssa.Instruction) bool {
 // per innermost iteration).
 func (a *analysis) rootSealed() {
 	for _, s := range a.sealedLoops {
+		if a.sealedFn[s.fn] != nil {
+			continue // in a sealed recursion, which the model never enters
+		}
 		for _, v := range s.lengths {
 			a.root(v, "length copied inside a sealed loop")
 		}

@@ -64,6 +64,16 @@
 // kept effects (quiet.go) and the opaque communication arguments.
 // [Prepare] loads, models and reduces a program once for both.
 //
-// With [Options.Exact] nothing is cut: every value the roots depend on is
-// kept, bulk data included (direct execution).
+// A recursion that does not communicate and whose course depends on data
+// the model does not have, or on a linked structure it would have to
+// build (a tree inserted into and walked), is sealed like a loop
+// (sealcall.go, [Plan.Sealed]): nothing inside it is a root, the
+// interpreter never enters it, and each call of it from outside is timed
+// whole in its caller's straight-line fragment, counted in the bytes of
+// the slices it is handed. One whose values turn out to be needed (a
+// count it returns decides a message) is unsealed in the same fixed point
+// as the loops.
+//
+// With [Options.Exact] nothing is cut and nothing sealed: every value the
+// roots depend on is kept, bulk data included (direct execution).
 package reduce

@@ -94,14 +94,16 @@ func WorksOver(f *ssa.Function) bool {
 	return f != nil && !executedExternal(f) && !modelgen.IsCommlib(f)
 }
 
-// WorkedSlices returns the slices a call of a function outside the program
-// works over (WorksOver), or nil: its slice arguments, passed as they are,
-// as an interface (sort.Slice(x, less)) or converted to a named slice type
-// (sort.Sort(byKey(x))). inProgram says which functions are the
-// program's own.
-func WorkedSlices(call *ssa.Call, inProgram func(*ssa.Function) bool) []ssa.Value {
+// WorkedSlices returns the slices a call of a function the model does not
+// follow works over, or nil: a function outside the program (WorksOver),
+// or a sealed recursion of the program (sealcall.go). They are its slice
+// arguments, passed as they are, as an interface (sort.Slice(x, less)) or
+// converted to a named slice type (sort.Sort(byKey(x))). followed says
+// which functions the model runs itself: the program's own, but sealed
+// ones.
+func WorkedSlices(call *ssa.Call, followed func(*ssa.Function) bool) []ssa.Value {
 	f := call.Call.StaticCallee()
-	if f == nil || inProgram(f) || !WorksOver(f) {
+	if f == nil || followed(f) || !WorksOver(f) {
 		return nil
 	}
 	var out []ssa.Value

@@ -138,6 +138,9 @@ type Plan struct {
 	opaqueArgs map[ssa.CallInstruction][]OpaqueArg
 	quiet      map[*ssa.Function]bool
 	models     map[*ssa.Function]*model.Function
+	// sealed are the functions the model never enters, with why
+	// (sealcall.go).
+	sealed map[*ssa.Function]string
 	// naturals caches CFGLoop, which runs of several compiled programs
 	// call at once.
 	naturalsMu sync.Mutex
@@ -171,6 +174,10 @@ func (a *analysis) buildPlan(prog *model.Program) *Plan {
 	for _, s := range a.sealedLoops {
 		sealed[s.node] = true
 	}
+	p.sealed = map[*ssa.Function]string{}
+	for fn, s := range a.sealedFn {
+		p.sealed[fn] = s.why
+	}
 	for _, f := range prog.Functions {
 		fn := a.ssaOf[f]
 		p.models[fn] = f
@@ -200,6 +207,14 @@ func (a *analysis) buildPlan(prog *model.Program) *Plan {
 		}
 	}
 	for _, l := range p.Loops {
+		if p.sealed[l.Fn] != "" {
+			// Never run: the timing pass times the recursion's calls
+			// whole, with everything in it.
+			l.Whole, l.Verdict = false, Collapse
+			l.Why = "never run: it is in a sealed recursion, whose calls are timed whole"
+			l.Measure = "nothing apart: its time is in its recursion's calls"
+			continue
+		}
 		l.Units = p.unitNest(l)
 		if l.Units != nil {
 			l.Verdict, l.Why = Units, "a sealed nest the model runs as a skeleton: its innermost iterations are counted"

@@ -45,6 +45,9 @@ func (p *Plan) quietFuncs() map[*ssa.Function]bool {
 	var loud []*ssa.Function
 	for f := range p.models {
 		quiet[f] = true
+		if p.sealed[f] != "" {
+			continue // never entered: no effect, whatever it keeps
+		}
 		own := false
 		for _, b := range f.Blocks {
 			for _, instr := range b.Instrs {

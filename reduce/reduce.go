@@ -79,6 +79,10 @@ type analysis struct {
 	// sealed maps the blocks of each sealed loop to it (seal.go).
 	sealed      map[*ssa.BasicBlock]*sealedLoop
 	sealedLoops []*sealedLoop
+	// sealedFn maps the functions of each sealed recursion to it
+	// (sealcall.go).
+	sealedFn   map[*ssa.Function]*sealedRec
+	sealedRecs []*sealedRec
 	// shapes are the allocations kept as shapes (apply.go).
 	shapes map[ssa.Value]bool
 }

@@ -55,6 +55,9 @@ type FunctionReport struct {
 	ShapeOnly     []string     `json:"shape_only,omitempty"`
 	Opaque        []Decision   `json:"opaque,omitempty"`
 	Loops         []LoopReport `json:"loops,omitempty"`
+	// Sealed says why the model never enters the function (a sealed
+	// recursion, sealcall.go), "" when it may.
+	Sealed string `json:"sealed,omitempty"`
 }
 
 // Decision is an opaque decision: its outcomes come from the profile.
@@ -132,6 +135,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		if len(f.ControlVars) > 0 {
 			fmt.Fprintf(&b, "  control variables: %s\n", strings.Join(f.ControlVars, ", "))
+		}
+		if f.Sealed != "" {
+			fmt.Fprintf(&b, "  sealed: %s\n", f.Sealed)
 		}
 		for _, s := range f.ShapeOnly {
 			fmt.Fprintf(&b, "  shape only: %s\n", s)

@@ -229,8 +229,8 @@ func (a *analysis) rootCosts() {
 	var vs []ssa.Value
 	for _, fn := range a.fns {
 		for _, b := range fn.Blocks {
-			if a.sealed[b] != nil {
-				continue // rootSealed's
+			if a.unrun(b) {
+				continue // rootSealed's, or never run
 			}
 			for _, instr := range b.Instrs {
 				for _, v := range a.costLengths(instr) {
@@ -248,6 +248,12 @@ func (a *analysis) rootCosts() {
 		}
 		for _, s := range a.sealedLoops {
 			if a.sealBroken(s) {
+				a.restoreControl(saved)
+				return false
+			}
+		}
+		for _, s := range a.sealedRecs {
+			if a.recBroken(s) {
 				a.restoreControl(saved)
 				return false
 			}
@@ -280,7 +286,7 @@ func (a *analysis) costLengths(instr ssa.Instruction) []ssa.Value {
 	case *ssa.MakeSlice:
 		return []ssa.Value{in.Len}
 	case *ssa.Call:
-		if worked := WorkedSlices(in, func(f *ssa.Function) bool { return a.modelOf[f] != nil }); worked != nil {
+		if worked := WorkedSlices(in, func(f *ssa.Function) bool { return a.modelOf[f] != nil && a.sealedFn[f] == nil }); worked != nil {
 			var vs []ssa.Value
 			for _, arg := range worked {
 				switch x := arg.(type) {
@@ -522,8 +528,10 @@ func (a *analysis) resetControl() {
 // sealed loops that the closure leaves intact.
 func (a *analysis) control(prog *model.Program) {
 	cands := a.sealCandidates(prog)
+	recs := a.recursionCandidates(prog)
 	for {
 		a.seal(cands)
+		a.sealRecursions(recs)
 		a.findRoots()
 		a.closure()
 		a.settleChecks()
@@ -535,11 +543,17 @@ func (a *analysis) control(prog *model.Program) {
 			}
 			left = append(left, s)
 		}
-		if len(left) == len(cands) {
+		var leftRecs []*sealedRec
+		for _, s := range recs {
+			if !a.recBroken(s) {
+				leftRecs = append(leftRecs, s)
+			}
+		}
+		if len(left) == len(cands) && len(leftRecs) == len(recs) {
 			a.rootCosts()
 			return
 		}
-		cands = left
+		cands, recs = left, leftRecs
 		a.resetControl()
 	}
 }

@@ -18,6 +18,9 @@
 //	shape:"text"               an allocation on this line kept as a shape only
 //	                           (one per allocation), text a substring of
 //	                           the allocation's description
+//	sealedfn:"text"            on a function's first line: the model never
+//	                           enters it (a sealed recursion), text a
+//	                           substring of why
 //
 // A line whose comment goes on with "// BUG: why" is a known bug: its
 // want says what reduce should decide, which it does not yet; the test
@@ -27,7 +30,8 @@
 // Both ways: every want must be met, and every loop, opaque decision and
 // shape-only allocation of the package's files must be wanted, so that a
 // verdict that changes anywhere fails, naming file:line, what reduce
-// decided and what was wanted.
+// decided and what was wanted. So must every function the model never
+// enters (sealedfn).
 
 package reduce
 
@@ -139,6 +143,12 @@ func decisions(rep *Report, dir string) map[where][]fact {
 			n, _ := strconv.Atoi(line)
 			add(file, n, fact{"opaque", d.Reason})
 			opaqueLines[d.Where] = true
+		}
+		if fr.Sealed != "" {
+			file, lines, _ := strings.Cut(fr.Pos, ":")
+			line, _, _ := strings.Cut(lines, "-")
+			n, _ := strconv.Atoi(line)
+			add(file, n, fact{"sealedfn", fr.Sealed})
 		}
 		for _, s := range fr.ShapeOnly {
 			i := strings.LastIndex(s, " at ")
@@ -278,7 +288,7 @@ func readWants(t *testing.T, dir string) (wants map[where][]fact, bugs map[where
 
 // wantNames are the facts a want may name.
 var wantNames = map[string]bool{"collapse": true, "iterate": true, "units": true, "sealed": true, "trips": true,
-	"source": true, "opaque": true, "computed": true, "shape": true}
+	"source": true, "opaque": true, "computed": true, "shape": true, "sealedfn": true}
 
 // parseWant parses the facts of a want comment: names, each optionally
 // followed by :"text".

@@ -12,7 +12,7 @@ import (
 )
 
 var (
-	part = flag.String("part", "pack", "pack, copy, alloc, segcopy, segappend, segsort, cyclic or fill")
+	part = flag.String("part", "pack", "pack, copy, alloc, segcopy, segappend, segsort, segrec, cyclic or fill")
 	n    = flag.Int("n", 4096, "problem size")
 )
 
@@ -69,6 +69,16 @@ func main() {
 			sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
 			found := slices.Contains(keys, 3)
 			_, _ = idx, found
+		case "segrec":
+			// A rank's share sorted by a recursion of the program's own,
+			// whose course is the keys' (sealed: the model never enters
+			// it), in a segment that goes on with an allocation of the
+			// whole problem.
+			keys := make([]int, *n/np)
+			c.Barrier()
+			quick(keys) // mark:segrec
+			idx := make([]int32, *n)
+			_ = idx
 		case "cyclic":
 			// A cyclic distribution of n items: rank r takes r, r + np,
 			// …, ⌈(n − r)/np⌉ of them.
@@ -96,4 +106,28 @@ func main() {
 			}
 		}
 	})
+}
+
+// quick sorts a in place (Hoare's partition around its middle key).
+func quick(a []int) {
+	if len(a) < 2 {
+		return
+	}
+	p := a[len(a)/2]
+	i, j := 0, len(a)-1
+	for i <= j {
+		for a[i] < p {
+			i++
+		}
+		for a[j] > p {
+			j--
+		}
+		if i <= j {
+			a[i], a[j] = a[j], a[i]
+			i++
+			j--
+		}
+	}
+	quick(a[:j+1])
+	quick(a[i:])
 }
