@@ -75,6 +75,9 @@
 //   - summa: dense matrix product by SUMMA on a pr×pc grid (DimsCreate),
 //     row and column communicators (Split), Bcast of panels cut where
 //     the owners change, a cache-blocked triple loop
+//   - qsort: each rank sorts its block with a recursive quicksort of its
+//     own, then the runs are merged up a binary tree to rank 0 (Send/Recv
+//     of runs whose lengths the receiver computes); Bcast of the check
 //
 // The test in this directory builds every program (the corpus's too) and
 // checks that its checksum is the same at np = 1, 2, 3, 4 and 8.
