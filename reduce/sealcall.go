@@ -41,8 +41,9 @@ import (
 //     goroutines, synchronize, use channels or defer, and call no
 //     function value the model cannot name;
 //   - those functions are reached only from it (a helper also called from
-//     elsewhere keeps its own course), and it only by static calls, not
-//     as a function value, a go or a defer statement;
+//     elsewhere keeps its own course), and it only by static calls: none
+//     of them is taken as a value (a function or method value, a method
+//     expression), nor called by a go or a defer statement;
 //   - after the backward closure no value inside them is control and no
 //     store or call inside them is kept (nothing they compute is needed
 //     outside). One failing this is unsealed and the closure computed
@@ -66,9 +67,10 @@ func (a *analysis) recursionCandidates(prog *model.Program) []*sealedRec {
 		return nil
 	}
 	a.communicates(prog)
+	values := a.funcsAsValues()
 	var out []*sealedRec
 	for _, scc := range a.callCycles() {
-		if s := a.sealableRec(scc); s != nil {
+		if s := a.sealableRec(scc, values); s != nil {
 			out = append(out, s)
 		}
 	}
@@ -113,8 +115,39 @@ func (a *analysis) callCycles() [][]*ssa.Function {
 	return cycles
 }
 
-// sealableRec returns recursion scc as a sealed recursion, or nil.
-func (a *analysis) sealableRec(scc []*ssa.Function) *sealedRec {
+// funcsAsValues returns the functions of the model taken as values
+// anywhere in it: a function value, a method value (its bound wrapper)
+// or a method expression (its thunk). Such a function may be called
+// where no static call shows it.
+func (a *analysis) funcsAsValues() map[*ssa.Function]bool {
+	byObj := map[types.Object]*ssa.Function{}
+	for _, f := range a.fns {
+		if obj := f.Object(); obj != nil {
+			byObj[obj] = f
+		}
+	}
+	out := map[*ssa.Function]bool{}
+	for _, f := range a.valueFuncs() {
+		out[f] = true
+	}
+	var ops []*ssa.Value
+	for _, fn := range a.fns {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				for _, op := range instr.Operands(ops[:0]) {
+					if g, ok := (*op).(*ssa.Function); ok && g.Synthetic != "" && g.Object() != nil && byObj[g.Object()] != nil {
+						out[byObj[g.Object()]] = true // a bound method wrapper or a thunk
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// sealableRec returns recursion scc as a sealed recursion, or nil. values
+// are the functions taken as values (funcsAsValues).
+func (a *analysis) sealableRec(scc []*ssa.Function, values map[*ssa.Function]bool) *sealedRec {
 	s := &sealedRec{scc: scc, fns: map[*ssa.Function]bool{}}
 	work := slices.Clone(scc)
 	for len(work) > 0 {
@@ -144,7 +177,7 @@ func (a *analysis) sealableRec(scc []*ssa.Function) *sealedRec {
 		}
 	}, func(x, y *ssa.Function) int { return strings.Compare(x.String(), y.String()) }) {
 		m := a.modelOf[f]
-		if m == nil || a.comm[m.ID] != "" || !a.selfContained(f) {
+		if m == nil || a.comm[m.ID] != "" || !a.selfContained(f) || values[f] {
 			return nil
 		}
 		for _, mc := range a.closures[f] {

@@ -3,8 +3,8 @@
 // data) and which is sealed (the model never enters it, its calls are
 // timed whole); and the ones it must follow: a recursion on lengths the
 // model computes, one whose result decides a message, one that
-// communicates, one that starts goroutines and one whose helper is also
-// called from elsewhere.
+// communicates, one that starts goroutines, one whose helper is also
+// called from elsewhere and one called through a function value.
 package main
 
 import (
@@ -113,6 +113,18 @@ func below(a, b uint64) int {
 	return 0
 }
 
+// hops follows a chain of indices to its end; main calls it through a
+// function value, so the model must follow it.
+func hops(next []uint64, i uint64) int {
+	if next[i] == 0 { // want opaque:"contents of make([]uint64, *n)"
+		return 0
+	}
+	return 1 + hops(next, next[i]%uint64(len(next)))
+}
+
+// apply calls f on v from its start.
+func apply(f func([]uint64, uint64) int, v []uint64) int { return f(v, 0) }
+
 func main() {
 	commlib.Main(func(c *commlib.Comm) {
 		keys := make([]uint64, *n) // want shape:"make([]uint64, *n)"
@@ -130,5 +142,6 @@ func main() {
 		relay(c, keys, 3)
 		split(keys)
 		_ = walk(keys, keys[1]) + below(keys[2], keys[3])
+		_ = apply(hops, keys)
 	})
 }
