@@ -44,17 +44,17 @@ func selfBytes(in *collInstance, r, n int) int64 {
 }
 
 // chargeSelf adds to each member's exit time and overhead the copy of
-// its own block at the node's per-byte cost (the intra-node G: the copy
-// moves through the node's memory, as a message between two of its ranks
-// does).
+// its own block at the node's cost of moving its bytes (the intra-node
+// level's Copy: the copy moves through the node's memory, as a message
+// between two of its ranks does).
 func (w *World) chargeSelf(g *group, in *collInstance, exits, ovh []int64) {
-	perByte := w.mach.Intra.GapPerByte
+	intra := w.mach.Level(false)
 	for r := range g.size {
 		b := selfBytes(in, r, g.size)
 		if b <= 0 {
 			continue
 		}
-		c := int64(perByte.Times(b)) // Overflow saturates: addTime keeps it
+		c := int64(intra.Copy(b)) // Overflow saturates: addTime keeps it
 		exits[r] = addTime(exits[r], c)
 		ovh[r] = addTime(ovh[r], c)
 	}

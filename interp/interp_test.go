@@ -85,6 +85,24 @@ func TestHandComputed(t *testing.T) {
 	}
 }
 
+// TestSelfCopyTable: a member's own block of a collective is copied at
+// the cost the node's ping-pong table gives its bytes (machine.Link.Copy).
+// Hand-computed: a table of 2 µs at 1 B and 12 µs at 8 KiB puts 4096 B at
+// 2 + 10·4095/8191 µs, 4 999 390 ps (rounded) more than 1 B, above
+// 4096·G (G = 1 ns).
+func TestSelfCopyTable(t *testing.T) {
+	p := prepare(t, "./interp/testdata/pingpong")
+	m := handMachine(t)
+	m.Table.Intra = machine.Table{{Bytes: 1, Time: 2 * trace.Microsecond}, {Bytes: 8192, Time: 12 * trace.Microsecond}}
+	r, err := p.Run(Config{NP: 1, Machine: m, Args: []string{"-bytes", "4096", "-part", "alltoall"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := int64(r.Time), int64(4_999_390); got != want {
+		t.Errorf("alltoall to itself: predicted %d ps, hand computation %d ps", got, want)
+	}
+}
+
 // TestInvariants runs every test program at np = 4 on the local preset
 // with two cores, so that ranks wait for cores: for each rank compute +
 // overhead + wait + waiting for a core = total, the core_wait events of

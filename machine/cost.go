@@ -163,6 +163,24 @@ func (l Link) TableAt(s int64) trace.Time {
 	return AddTime(last.Time, l.Segments[len(l.Segments)-1].Slope.Times(s-last.Bytes))
 }
 
+// Copy is the time to move s bytes through the link's memory with no
+// message around them: what a collective's member spends copying its own
+// block from its send buffer to its receive buffer. Without a table it is
+// s·G. With one it is what s bytes add to the smallest message, the
+// table's one-way time of s bytes less that of its first size
+// ([Link.TableAt]), and never less than s·G: at the sizes where messages
+// leave the caches (beyond a few hundred KiB) the table's slope is two to
+// three times the fitted G, which the small sizes' noise pulls down, and
+// a copy in one process leaves them as a message does. [Overflow] when it
+// does not fit.
+func (l Link) Copy(s int64) trace.Time {
+	g := l.GapPerByte.Times(s)
+	if len(l.Table) == 0 || s <= l.Table[0].Bytes {
+		return g
+	}
+	return max(g, subTime(l.TableAt(s), l.Table[0].Time))
+}
+
 // rendezvous is Rendezvous with the table's one-way time at s already read
 // (unused without a table or at an eager size).
 func (l Link) rendezvous(s int64, oneWay trace.Time) (request, answer trace.Time) {

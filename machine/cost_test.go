@@ -140,6 +140,33 @@ func TestLinkTable(t *testing.T) {
 	}
 }
 
+// TestLinkCopy: moving s bytes with no message around them costs s·G
+// without a table, and with one what s bytes add to the table's first
+// size, never less than s·G. Hand-computed on a table of 5 µs at 1 B and
+// 100 µs at 1 MiB: at 512 KiB the table says 5 + 95·(512Ki − 1)/(1Mi − 1)
+// µs, 47.499955 µs more than at 1 B.
+func TestLinkCopy(t *testing.T) {
+	m := testMachine()
+	intra := m.Level(false)
+	if got, want := intra.Copy(1<<19), m.Intra.GapPerByte.Times(1<<19); got != want {
+		t.Errorf("Copy without a table = %d, want s·G = %d", got, want)
+	}
+	m.Table.Intra = Table{{Bytes: 1, Time: 5 * trace.Microsecond}, {Bytes: 1 << 20, Time: 100 * trace.Microsecond}}
+	m.Intra.GapPerByte = PerByte(10_000) // 10 ps a byte: below the table's 90.6
+	intra = m.Level(false)
+	if got, want := intra.Copy(1<<19), trace.Time(47_499_955); got != want {
+		t.Errorf("Copy(512KiB) = %d ps, want the table's difference %d", got, want)
+	}
+	if got, want := intra.Copy(1), m.Intra.GapPerByte.Times(1); got != want {
+		t.Errorf("Copy(1) = %d, want s·G = %d (at the table's first size)", got, want)
+	}
+	m.Intra.GapPerByte = PerByte(1_000_000) // 1 ns a byte: above the table's slope
+	intra = m.Level(false)
+	if got, want := intra.Copy(1<<19), trace.Time(1000<<19); got != want {
+		t.Errorf("Copy(512KiB) = %d ps, want s·G = %d", got, want)
+	}
+}
+
 func TestLinkLevel(t *testing.T) {
 	m := testMachine() // 4 ranks per node, block
 	if l := m.Link(0, 3, 16); l.Inter || l.LogGOPS != &m.Intra {
