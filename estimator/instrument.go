@@ -325,7 +325,7 @@ func (in *instrumenter) hasControlCall(s ast.Node, fc *funcCtx) bool {
 	for _, n := range fc.leaves {
 		switch n.Leaf.Kind {
 		case model.LeafUFC:
-			if !n.Leaf.Dynamic && in.sealed[n.Leaf.Callee] {
+			if in.sealedCall(n.Leaf, fc) {
 				continue
 			}
 			fallthrough
@@ -336,6 +336,17 @@ func (in *instrumenter) hasControlCall(s ast.Node, fc *funcCtx) bool {
 		}
 	}
 	return false
+}
+
+// sealedCall reports whether lf, a call of the program's, is one the model
+// never follows: of a sealed recursion, or through a function value it
+// does not compute (reduce/sealcall.go, sealdyn.go).
+func (in *instrumenter) sealedCall(lf *model.Leaf, fc *funcCtx) bool {
+	if !lf.Dynamic {
+		return in.sealed[lf.Callee]
+	}
+	call, ok := fc.fn.Blocks[lf.Block].Instrs[lf.First].(*ssa.Call)
+	return ok && in.loops.SealedCall(call) != ""
 }
 
 // simple reports whether s can be part of a straight-line segment.

@@ -125,6 +125,13 @@ func (c *compiler) call(cf *function, in *ssa.Call) op {
 		ext := c.external(in, f.String())
 		return func(p *proc, fr *frame) ctl { return ext(p, fr, evalArgs(args, fr), dst, site) }
 	}
+	if c.rep.Plan.SealedCall(in) != "" {
+		// A call through a function value the model does not compute,
+		// to functions that do not communicate (reduce/sealdyn.go): not
+		// followed, its time is its caller's fragment's.
+		t := in.Type()
+		return func(p *proc, fr *frame) ctl { return set(fr, dst, sealedResult(t)) }
+	}
 	fnv := c.operand(cf, cc.Value)
 	return func(p *proc, fr *frame) ctl {
 		return p.callValue(fnv.get(fr), evalArgs(args, fr), dst, site)

@@ -73,7 +73,7 @@ func (cp *Compiled) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node,
 				}
 				bytes = append(bytes, times(l, sizeof(in.Type().Underlying().(*types.Slice).Elem())))
 			case *ssa.Call:
-				if worked := reduce.WorkedSlices(in, func(f *ssa.Function) bool { return c.models[f] != nil && c.rep.Plan.Sealed(f) == "" }); worked != nil {
+				if worked := reduce.WorkedSlices(in, c.followed); worked != nil {
 					// A slice whose length the model does not compute
 					// leaves the call out, as an append's.
 					counted := false
@@ -82,7 +82,7 @@ func (cp *Compiled) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node,
 							bytes, counted = append(bytes, times(n, elemSize(arg.Type()))), true
 						}
 					}
-					if name := in.Call.StaticCallee().String(); counted && !slices.Contains(over, name) {
+					if name := c.calleeName(in); counted && !slices.Contains(over, name) {
 						over = append(over, name)
 					}
 					continue
@@ -256,4 +256,30 @@ func (au *allocUnits) op(f *fragment) op {
 		work := roundTime(float64(units) * float64(au.unit.total) / float64(au.unit.units))
 		return p.charge(f, p.w.compute(work))
 	}
+}
+
+// followed reports whether the model runs call itself: a builtin, a call
+// of the program's (static or through a value) that the reduction did not
+// seal (reduce.Plan.Sealed, SealedCall). A call of a function outside the
+// program is not.
+func (c *compiler) followed(call *ssa.Call) bool {
+	f := call.Call.StaticCallee()
+	if f == nil {
+		_, builtin := call.Call.Value.(*ssa.Builtin)
+		return builtin || call.Call.IsInvoke() || c.rep.Plan.SealedCall(call) == ""
+	}
+	return c.models[f] != nil && c.rep.Plan.Sealed(f) == ""
+}
+
+// calleeName names what a call calls, for the run's assumptions: the
+// function, or the function value a sealed call goes through (by its
+// variable's name).
+func (c *compiler) calleeName(call *ssa.Call) string {
+	if f := call.Call.StaticCallee(); f != nil {
+		return f.String()
+	}
+	if name := c.l.Names[call.Call.Value]; name != "" {
+		return "the function value " + name
+	}
+	return "a function value"
 }

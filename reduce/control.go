@@ -94,7 +94,7 @@ func (a *analysis) findRoots() {
 					// main) must see them.
 					a.keepCalls[call] = true
 				case callee == nil:
-					if _, builtin := cc.Value.(*ssa.Builtin); !builtin {
+					if _, builtin := cc.Value.(*ssa.Builtin); !builtin && !a.sealedSite(call) {
 						a.root(cc.Value, "dynamic call target")
 					}
 				}

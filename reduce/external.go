@@ -94,16 +94,15 @@ func WorksOver(f *ssa.Function) bool {
 	return f != nil && !executedExternal(f) && !modelgen.IsCommlib(f)
 }
 
-// WorkedSlices returns the slices a call of a function the model does not
-// follow works over, or nil: a function outside the program (WorksOver),
-// or a sealed recursion of the program (sealcall.go). They are its slice
-// arguments, passed as they are, as an interface (sort.Slice(x, less)) or
-// converted to a named slice type (sort.Sort(byKey(x))). followed says
-// which functions the model runs itself: the program's own, but sealed
-// ones.
-func WorkedSlices(call *ssa.Call, followed func(*ssa.Function) bool) []ssa.Value {
-	f := call.Call.StaticCallee()
-	if f == nil || followed(f) || !WorksOver(f) {
+// WorkedSlices returns the slices a call the model does not follow works
+// over, or nil: a call of a function outside the program (WorksOver), of a
+// sealed recursion of the program (sealcall.go) or through a sealed
+// function value (sealdyn.go). They are its slice arguments, passed as
+// they are, as an interface (sort.Slice(x, less)) or converted to a named
+// slice type (sort.Sort(byKey(x))). followed says which calls the model
+// runs itself: builtins, the program's functions but sealed ones.
+func WorkedSlices(call *ssa.Call, followed func(*ssa.Call) bool) []ssa.Value {
+	if f := call.Call.StaticCallee(); followed(call) || f != nil && !WorksOver(f) {
 		return nil
 	}
 	var out []ssa.Value

@@ -140,7 +140,8 @@ type Plan struct {
 	models     map[*ssa.Function]*model.Function
 	// sealed are the functions the model never enters, with why
 	// (sealcall.go).
-	sealed map[*ssa.Function]string
+	sealed      map[*ssa.Function]string
+	sealedSites map[*ssa.Call]string
 	// naturals caches CFGLoop, which runs of several compiled programs
 	// call at once.
 	naturalsMu sync.Mutex
@@ -174,9 +175,14 @@ func (a *analysis) buildPlan(prog *model.Program) *Plan {
 	for _, s := range a.sealedLoops {
 		sealed[s.node] = true
 	}
-	p.sealed = map[*ssa.Function]string{}
+	p.sealed, p.sealedSites = map[*ssa.Function]string{}, map[*ssa.Call]string{}
 	for fn, s := range a.sealedFn {
 		p.sealed[fn] = s.why
+	}
+	for _, s := range a.sealedRecs {
+		for _, call := range s.sites {
+			p.sealedSites[call] = s.why
+		}
 	}
 	for _, f := range prog.Functions {
 		fn := a.ssaOf[f]
@@ -211,8 +217,8 @@ func (a *analysis) buildPlan(prog *model.Program) *Plan {
 			// Never run: the timing pass times the recursion's calls
 			// whole, with everything in it.
 			l.Whole, l.Verdict = false, Collapse
-			l.Why = "never run: it is in a sealed recursion, whose calls are timed whole"
-			l.Measure = "nothing apart: its time is in its recursion's calls"
+			l.Why = "never run: it is in a function the model never enters (sealed), whose calls are timed whole"
+			l.Measure = "nothing apart: its time is in its function's calls"
 			continue
 		}
 		l.Units = p.unitNest(l)

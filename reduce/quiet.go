@@ -11,11 +11,15 @@ import (
 )
 
 // QuietCall reports whether a kept call has no effect the reduced model
-// keeps: a pure builtin, a query of commlib, or a function of the program
-// whose kept instructions (and calls) have none.
+// keeps: a pure builtin, a query of commlib, a sealed call through a
+// function value, or a function of the program whose kept instructions
+// (and calls) have none.
 func (p *Plan) QuietCall(call *ssa.Call) bool {
 	if _, ok := call.Call.Value.(*ssa.Builtin); ok {
 		return pureBuiltin(call)
+	}
+	if p.sealedSites[call] != "" {
+		return true // never followed (sealdyn.go)
 	}
 	f := call.Call.StaticCallee()
 	if f != nil && modelgen.IsCommlib(f) {
@@ -62,6 +66,8 @@ func (p *Plan) quietFuncs() map[*ssa.Function]bool {
 					}
 					g := in.Call.StaticCallee()
 					switch {
+					case p.sealedSites[in] != "":
+						// never followed: no effect
 					case g != nil && modelgen.IsCommlib(g):
 						own = own || !commlibQuery(g)
 					case g != nil && p.models[g] != nil:

@@ -286,7 +286,7 @@ func (a *analysis) costLengths(instr ssa.Instruction) []ssa.Value {
 	case *ssa.MakeSlice:
 		return []ssa.Value{in.Len}
 	case *ssa.Call:
-		if worked := WorkedSlices(in, func(f *ssa.Function) bool { return a.modelOf[f] != nil && a.sealedFn[f] == nil }); worked != nil {
+		if worked := WorkedSlices(in, a.followed); worked != nil {
 			var vs []ssa.Value
 			for _, arg := range worked {
 				switch x := arg.(type) {

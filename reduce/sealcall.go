@@ -58,10 +58,14 @@ type sealedRec struct {
 	why string
 	// entries are the calls of it from outside.
 	entries []*ssa.Call
+	// sites, for calls through function values (sealdyn.go, scc nil),
+	// are the calls sealed, whose targets are fns.
+	sites []*ssa.Call
 }
 
 // recursionCandidates finds the recursions that may be sealed, before any
-// root is known. A recursion inside another's reach is left to it.
+// root is known (a recursion inside another's reach is left to it), and
+// then the calls through function values (dynamicCandidates).
 func (a *analysis) recursionCandidates(prog *model.Program) []*sealedRec {
 	if a.opts.Exact {
 		return nil
@@ -86,7 +90,7 @@ func (a *analysis) recursionCandidates(prog *model.Program) []*sealedRec {
 			outer = append(outer, s)
 		}
 	}
-	return outer
+	return append(outer, a.dynamicCandidates(outer)...)
 }
 
 // callCycles returns the strongly connected components of the model's
@@ -365,6 +369,10 @@ func (p *Plan) Sealed(f *ssa.Function) string { return p.sealed[f] }
 func (a *analysis) sealedReport(fn *ssa.Function, fr *FunctionReport) {
 	s := a.sealedFn[fn]
 	if s == nil {
+		return
+	}
+	if s.scc == nil {
+		fr.Sealed = "called only through a function value the model does not compute (" + s.why + "), or from functions so called: the model never enters it; the call is timed whole, in its caller's fragment"
 		return
 	}
 	names := strings.Join(funcNames(a, s.scc), ", ")

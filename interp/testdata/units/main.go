@@ -5,6 +5,7 @@ package main
 
 import (
 	"flag"
+	"math/rand/v2"
 	"slices"
 	"sort"
 
@@ -12,7 +13,7 @@ import (
 )
 
 var (
-	part = flag.String("part", "pack", "pack, copy, alloc, segcopy, segappend, segsort, segrec, cyclic or fill")
+	part = flag.String("part", "pack", "pack, copy, alloc, segcopy, segappend, segsort, segrec, segdyn, cyclic or fill")
 	n    = flag.Int("n", 4096, "problem size")
 )
 
@@ -79,6 +80,15 @@ func main() {
 			quick(keys) // mark:segrec
 			idx := make([]int32, *n)
 			_ = idx
+		case "segdyn":
+			// A rank's share handed to a kernel drawn at random (sealed:
+			// the model never follows the call), in a segment that goes on
+			// with an allocation of the whole problem.
+			keys := make([]int64, *n/np)
+			c.Barrier()
+			kernels[rand.IntN(2)](keys) // mark:segdyn
+			idx := make([]int32, *n)
+			_ = idx
 		case "cyclic":
 			// A cyclic distribution of n items: rank r takes r, r + np,
 			// …, ⌈(n − r)/np⌉ of them.
@@ -106,6 +116,21 @@ func main() {
 			}
 		}
 	})
+}
+
+// kernels are drawn at random by part segdyn.
+var kernels = []func([]int64){negate, double}
+
+func negate(v []int64) {
+	for i := range v {
+		v[i] = -v[i]
+	}
+}
+
+func double(v []int64) {
+	for i := range v {
+		v[i] *= 2
+	}
 }
 
 // quick sorts a in place (Hoare's partition around its middle key).

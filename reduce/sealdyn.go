@@ -1,0 +1,156 @@
+// This file defines sealed calls through function values: a call whose
+// target the model cannot compute (a kernel chosen by a random draw, by
+// the data) and whose every possible target does not communicate is timed
+// whole at its site, as a sealed recursion's calls are (sealcall.go).
+
+package reduce
+
+import (
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// A call through a function value that depends on data the model does not
+// have can only be followed by knowing the value, which the model does
+// not: such a call ran no function at all in the model ("call of a nil
+// function value"). Issue 17, item 2: calls the model does not follow are
+// timed inclusively at their call sites. Such a site is sealed when the
+// functions it may call (the model's candidates, by signature and
+// values taken) and every function they reach neither communicate nor
+// synchronize (selfContained), and are reached only from those functions
+// or from such sites; sites whose functions overlap are sealed together.
+// Nothing inside the functions is a root; the call is part of its caller's
+// straight-line fragment; one whose result turns out to be needed is
+// unsealed with its functions (recBroken).
+
+// dynamicCandidates returns the sealed calls through function values
+// that may be sealed, before any root is known: one sealedRec per group
+// of sites sharing functions. Functions of the recursions in recs are
+// left to them.
+func (a *analysis) dynamicCandidates(recs []*sealedRec) []*sealedRec {
+	inRec := map[*ssa.Function]bool{}
+	for _, s := range recs {
+		for f := range s.fns {
+			inRec[f] = true
+		}
+	}
+	isSite := map[ssa.CallInstruction]bool{}
+	var sites []*ssa.Call
+	for _, fn := range a.fns {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				call, ok := instr.(*ssa.Call)
+				if !ok || call.Call.IsInvoke() || call.Call.StaticCallee() != nil || len(a.callees[call]) == 0 {
+					continue
+				}
+				if _, builtin := call.Call.Value.(*ssa.Builtin); builtin || a.taint[call.Call.Value] == "" {
+					continue
+				}
+				sites = append(sites, call)
+				isSite[call] = true
+			}
+		}
+	}
+	var groups []*sealedRec
+	for _, call := range sites {
+		s := &sealedRec{fns: map[*ssa.Function]bool{}, sites: []*ssa.Call{call},
+			why: a.where(call.Pos()) + ": " + a.taint[call.Call.Value]}
+		if !a.reachSealable(s, a.callees[call], isSite, inRec) {
+			continue
+		}
+		// Merge with the groups sharing a function.
+		var keep []*sealedRec
+		for _, g := range groups {
+			shared := false
+			for f := range g.fns {
+				if s.fns[f] {
+					shared = true
+					break
+				}
+			}
+			if !shared {
+				keep = append(keep, g)
+				continue
+			}
+			for f := range g.fns {
+				s.fns[f] = true
+			}
+			s.sites = append(g.sites, s.sites...)
+			s.why = g.why
+		}
+		groups = append(keep, s)
+	}
+	// A site inside another group's functions is never run: its group
+	// only adds functions to seal, which stay reached from sealed code.
+	slices.SortFunc(groups, func(x, y *sealedRec) int { return strings.Compare(x.why, y.why) })
+	return groups
+}
+
+// reachSealable fills s.fns with targets and every function they reach,
+// and reports whether all of them may be sealed: known to the model, not
+// in a recursion of recs, neither communicating nor synchronizing, and
+// called only from one another or from the sites of isSite.
+func (a *analysis) reachSealable(s *sealedRec, targets []*ssa.Function, isSite map[ssa.CallInstruction]bool, inRec map[*ssa.Function]bool) bool {
+	work := slices.Clone(targets)
+	for len(work) > 0 {
+		f := work[len(work)-1]
+		work = work[:len(work)-1]
+		if s.fns[f] {
+			continue
+		}
+		m := a.modelOf[f]
+		if m == nil || inRec[f] || a.comm[m.ID] != "" || !a.selfContained(f) {
+			return false
+		}
+		s.fns[f] = true
+		for _, b := range f.Blocks {
+			for _, instr := range b.Instrs {
+				if call, ok := instr.(ssa.CallInstruction); ok {
+					work = append(work, a.callees[call]...)
+				}
+			}
+		}
+	}
+	for f := range s.fns {
+		for _, call := range a.callers[f] {
+			if !s.fns[call.Parent()] && !isSite[call] {
+				return false // also called where the model follows it
+			}
+		}
+	}
+	return true
+}
+
+// SealedCall returns, for a call through a function value that the model
+// does not follow (its target depends on data the model does not have),
+// why; "" for the others.
+func (p *Plan) SealedCall(call *ssa.Call) string { return p.sealedSites[call] }
+
+// sealedSite reports whether call is a sealed call through a function
+// value, whose target the model does not need.
+func (a *analysis) sealedSite(call ssa.CallInstruction) bool {
+	c, ok := call.(*ssa.Call)
+	if !ok {
+		return false
+	}
+	for _, s := range a.sealedRecs {
+		if slices.Contains(s.sites, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// followed reports whether the model runs call itself: a builtin, a call
+// of the program's (static or through a value) that is not sealed. A call
+// of a function outside the program is not.
+func (a *analysis) followed(call *ssa.Call) bool {
+	f := call.Call.StaticCallee()
+	if f == nil {
+		_, builtin := call.Call.Value.(*ssa.Builtin)
+		return builtin || call.Call.IsInvoke() || !a.sealedSite(call)
+	}
+	return a.modelOf[f] != nil && a.sealedFn[f] == nil
+}
