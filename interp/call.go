@@ -29,6 +29,14 @@ func (c *compiler) call(cf *function, in *ssa.Call) op {
 	if b, ok := cc.Value.(*ssa.Builtin); ok {
 		return c.builtin(in, b.Name(), args, dst, site)
 	}
+	if c.rep.Plan.SealedCall(in) != "" {
+		// A call through a function or interface value the model does
+		// not compute, to functions that do not communicate
+		// (reduce/sealdyn.go): not followed, its time is its caller's
+		// fragment's.
+		t := in.Type()
+		return func(p *proc, fr *frame) ctl { return set(fr, dst, sealedResult(t)) }
+	}
 	if cc.IsInvoke() {
 		recv := c.operand(cf, cc.Value)
 		method := cc.Method
@@ -124,13 +132,6 @@ func (c *compiler) call(cf *function, in *ssa.Call) op {
 		}
 		ext := c.external(in, f.String())
 		return func(p *proc, fr *frame) ctl { return ext(p, fr, evalArgs(args, fr), dst, site) }
-	}
-	if c.rep.Plan.SealedCall(in) != "" {
-		// A call through a function value the model does not compute,
-		// to functions that do not communicate (reduce/sealdyn.go): not
-		// followed, its time is its caller's fragment's.
-		t := in.Type()
-		return func(p *proc, fr *frame) ctl { return set(fr, dst, sealedResult(t)) }
 	}
 	fnv := c.operand(cf, cc.Value)
 	return func(p *proc, fr *frame) ctl {

@@ -266,17 +266,20 @@ func (c *compiler) followed(call *ssa.Call) bool {
 	f := call.Call.StaticCallee()
 	if f == nil {
 		_, builtin := call.Call.Value.(*ssa.Builtin)
-		return builtin || call.Call.IsInvoke() || c.rep.Plan.SealedCall(call) == ""
+		return builtin || c.rep.Plan.SealedCall(call) == ""
 	}
 	return c.models[f] != nil && c.rep.Plan.Sealed(f) == ""
 }
 
 // calleeName names what a call calls, for the run's assumptions: the
-// function, or the function value a sealed call goes through (by its
-// variable's name).
+// function, or the function or interface value a sealed call goes
+// through (by its variable's name, or the method's).
 func (c *compiler) calleeName(call *ssa.Call) string {
 	if f := call.Call.StaticCallee(); f != nil {
 		return f.String()
+	}
+	if call.Call.IsInvoke() {
+		return "the method " + call.Call.Method.Name() + " of an interface value"
 	}
 	if name := c.l.Names[call.Call.Value]; name != "" {
 		return "the function value " + name

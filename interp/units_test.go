@@ -234,32 +234,39 @@ func TestSealedRecursionUnits(t *testing.T) {
 	checkSegmentBytes(t, p, pf, args, bytes, "github.com/predict-tools/predict/interp/testdata/units.quick")
 }
 
-// TestSealedCallUnits: a call through a function value drawn at random
-// (sealed: the model never follows it; it ran no function before, "call
-// of a nil function value") is charged in its caller's segment, counted
-// in the bytes of the slice it is handed. Hand-computed as
-// TestSealedRecursionUnits: 1 + n/np·8 + n·4 a rank.
+// TestSealedCallUnits: a call through a function value drawn at random,
+// and a method call through an interface value drawn at random (sealed:
+// the model never follows them; they ran no function before, "call of a
+// nil function value", "method filter of a nil interface"), are charged
+// in their caller's segment, counted in the bytes of the slice they are
+// handed. Hand-computed as TestSealedRecursionUnits: 1 + n/np·8 + n·4 a
+// rank.
 func TestSealedCallUnits(t *testing.T) {
 	const n = 1 << 16
 	p := prepare(t, "./interp/testdata/units")
-	args := []string{"-part", "segdyn", "-n", "65536"}
-	line := markLine(t, unitsFile, "segdyn")
 	bytes := func(np int64) int64 { return 1 + n/np*8 + n*4 }
-	pf := syntheticProfile(t, p, 2, args)
-	var covers []string
-	for _, f := range p.Model.Functions {
-		model.Walk(f.Tree, func(x *model.Node) bool {
-			if lf := x.Leaf; lf != nil && x.Pos.Start.Line >= line && x.Pos.Start.Line <= line+1 {
-				covers = append(covers, x.ID)
+	for _, c := range []struct{ part, over string }{{"segdyn", "a function value"}, {"segiface", "the method filter of an interface value"}} {
+		part, over := c.part, c.over
+		t.Run(part, func(t *testing.T) {
+			args := []string{"-part", part, "-n", "65536"}
+			line := markLine(t, unitsFile, part)
+			pf := syntheticProfile(t, p, 2, args)
+			var covers []string
+			for _, f := range p.Model.Functions {
+				model.Walk(f.Tree, func(x *model.Node) bool {
+					if lf := x.Leaf; lf != nil && x.Pos.Start.Line >= line && x.Pos.Start.Line <= line+1 {
+						covers = append(covers, x.ID)
+					}
+					return true
+				})
 			}
-			return true
+			if len(covers) < 2 {
+				t.Fatalf("the call's segment not found (covers %v)", covers)
+			}
+			pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: covers[0], Kind: profile.FragSegment, Pos: part, Covers: covers, Executions: 2, MeanPS: bytes(2)})
+			checkSegmentBytes(t, p, pf, args, bytes, over)
 		})
 	}
-	if len(covers) < 2 {
-		t.Fatalf("the call's segment not found (covers %v)", covers)
-	}
-	pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: covers[0], Kind: profile.FragSegment, Pos: "segdyn", Covers: covers, Executions: 2, MeanPS: bytes(2)})
-	checkSegmentBytes(t, p, pf, args, bytes, "a function value")
 }
 
 // TestCyclicTrips: a loop stepped by np from the rank (a cyclic

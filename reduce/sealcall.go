@@ -372,7 +372,7 @@ func (a *analysis) sealedReport(fn *ssa.Function, fr *FunctionReport) {
 		return
 	}
 	if s.scc == nil {
-		fr.Sealed = "called only through a function value the model does not compute (" + s.why + "), or from functions so called: the model never enters it; the call is timed whole, in its caller's fragment"
+		fr.Sealed = "called only through a function or interface value the model does not compute (" + s.why + "), or from functions so called: the model never enters it; the call is timed whole, in its caller's fragment"
 		return
 	}
 	names := strings.Join(funcNames(a, s.scc), ", ")

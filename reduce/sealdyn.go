@@ -1,7 +1,8 @@
-// This file defines sealed calls through function values: a call whose
-// target the model cannot compute (a kernel chosen by a random draw, by
-// the data) and whose every possible target does not communicate is timed
-// whole at its site, as a sealed recursion's calls are (sealcall.go).
+// This file defines sealed calls through function values and interfaces:
+// a call whose target the model cannot compute (a kernel chosen by a
+// random draw, by the data) and whose every possible target does not
+// communicate is timed whole at its site, as a sealed recursion's calls
+// are (sealcall.go).
 
 package reduce
 
@@ -12,13 +13,14 @@ import (
 	"golang.org/x/tools/go/ssa"
 )
 
-// A call through a function value that depends on data the model does not
-// have can only be followed by knowing the value, which the model does
-// not: such a call ran no function at all in the model ("call of a nil
-// function value"). Issue 17, item 2: calls the model does not follow are
+// A call through a function value, or a method call through an interface
+// value, that depends on data the model does not have can only be
+// followed by knowing the value, which the model does not: such a call
+// ran no function at all in the model ("call of a nil function value",
+// "method apply of a nil interface"). Issue 17, item 2: calls the model does not follow are
 // timed inclusively at their call sites. Such a site is sealed when the
-// functions it may call (the model's candidates, by signature and
-// values taken) and every function they reach neither communicate nor
+// functions it may call (the model's candidates: by signature and values
+// taken, or the methods of the types converted to the interface) and every function they reach neither communicate nor
 // synchronize (selfContained), and are reached only from those functions
 // or from such sites; sites whose functions overlap are sealed together.
 // Nothing inside the functions is a root; the call is part of its caller's
@@ -36,20 +38,18 @@ func (a *analysis) dynamicCandidates(recs []*sealedRec) []*sealedRec {
 			inRec[f] = true
 		}
 	}
-	isSite := map[ssa.CallInstruction]bool{}
 	var sites []*ssa.Call
 	for _, fn := range a.fns {
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
 				call, ok := instr.(*ssa.Call)
-				if !ok || call.Call.IsInvoke() || call.Call.StaticCallee() != nil || len(a.callees[call]) == 0 {
+				if !ok || call.Call.StaticCallee() != nil || len(a.callees[call]) == 0 {
 					continue
 				}
 				if _, builtin := call.Call.Value.(*ssa.Builtin); builtin || a.taint[call.Call.Value] == "" {
 					continue
 				}
 				sites = append(sites, call)
-				isSite[call] = true
 			}
 		}
 	}
@@ -57,10 +57,10 @@ func (a *analysis) dynamicCandidates(recs []*sealedRec) []*sealedRec {
 	for _, call := range sites {
 		s := &sealedRec{fns: map[*ssa.Function]bool{}, sites: []*ssa.Call{call},
 			why: a.where(call.Pos()) + ": " + a.taint[call.Call.Value]}
-		if !a.reachSealable(s, a.callees[call], isSite, inRec) {
+		if !a.reachSealable(s, a.callees[call], inRec) {
 			continue
 		}
-		// Merge with the groups sharing a function.
+		// Merge with the groups sharing a function: sealed together.
 		var keep []*sealedRec
 		for _, g := range groups {
 			shared := false
@@ -82,17 +82,23 @@ func (a *analysis) dynamicCandidates(recs []*sealedRec) []*sealedRec {
 		}
 		groups = append(keep, s)
 	}
-	// A site inside another group's functions is never run: its group
-	// only adds functions to seal, which stay reached from sealed code.
-	slices.SortFunc(groups, func(x, y *sealedRec) int { return strings.Compare(x.why, y.why) })
-	return groups
+	// A group whose functions are also called where the model follows
+	// them is not sealed.
+	var out []*sealedRec
+	for _, g := range groups {
+		if a.calledOnlyFrom(g) {
+			out = append(out, g)
+		}
+	}
+	slices.SortFunc(out, func(x, y *sealedRec) int { return strings.Compare(x.why, y.why) })
+	return out
 }
 
 // reachSealable fills s.fns with targets and every function they reach,
 // and reports whether all of them may be sealed: known to the model, not
-// in a recursion of recs, neither communicating nor synchronizing, and
-// called only from one another or from the sites of isSite.
-func (a *analysis) reachSealable(s *sealedRec, targets []*ssa.Function, isSite map[ssa.CallInstruction]bool, inRec map[*ssa.Function]bool) bool {
+// in a recursion of recs (inRec), neither communicating nor
+// synchronizing.
+func (a *analysis) reachSealable(s *sealedRec, targets []*ssa.Function, inRec map[*ssa.Function]bool) bool {
 	work := slices.Clone(targets)
 	for len(work) > 0 {
 		f := work[len(work)-1]
@@ -113,9 +119,17 @@ func (a *analysis) reachSealable(s *sealedRec, targets []*ssa.Function, isSite m
 			}
 		}
 	}
-	for f := range s.fns {
+	return true
+}
+
+// calledOnlyFrom reports whether every call of g's functions is in one of
+// them or is one of g's sites (the sites whose targets overlap were
+// merged into g; a site whose targets could not be sealed was not, and
+// the model follows it).
+func (a *analysis) calledOnlyFrom(g *sealedRec) bool {
+	for f := range g.fns {
 		for _, call := range a.callers[f] {
-			if !s.fns[call.Parent()] && !isSite[call] {
+			if c, ok := call.(*ssa.Call); !g.fns[call.Parent()] && !(ok && slices.Contains(g.sites, c)) {
 				return false // also called where the model follows it
 			}
 		}
@@ -150,7 +164,7 @@ func (a *analysis) followed(call *ssa.Call) bool {
 	f := call.Call.StaticCallee()
 	if f == nil {
 		_, builtin := call.Call.Value.(*ssa.Builtin)
-		return builtin || call.Call.IsInvoke() || !a.sealedSite(call)
+		return builtin || !a.sealedSite(call)
 	}
 	return a.modelOf[f] != nil && a.sealedFn[f] == nil
 }

@@ -13,7 +13,7 @@ import (
 )
 
 var (
-	part = flag.String("part", "pack", "pack, copy, alloc, segcopy, segappend, segsort, segrec, segdyn, cyclic or fill")
+	part = flag.String("part", "pack", "pack, copy, alloc, segcopy, segappend, segsort, segrec, segdyn, segiface, cyclic or fill")
 	n    = flag.Int("n", 4096, "problem size")
 )
 
@@ -89,6 +89,14 @@ func main() {
 			kernels[rand.IntN(2)](keys) // mark:segdyn
 			idx := make([]int32, *n)
 			_ = idx
+		case "segiface":
+			// segdyn's kernels as the methods of an interface value drawn
+			// at random.
+			keys := make([]int64, *n/np)
+			c.Barrier()
+			filters[rand.IntN(2)].filter(keys) // mark:segiface
+			idx := make([]int32, *n)
+			_ = idx
 		case "cyclic":
 			// A cyclic distribution of n items: rank r takes r, r + np,
 			// …, ⌈(n − r)/np⌉ of them.
@@ -132,6 +140,19 @@ func double(v []int64) {
 		v[i] *= 2
 	}
 }
+
+// filterer is the interface part segiface draws a value of.
+type filterer interface{ filter(v []int64) }
+
+type negater struct{}
+
+type doubler struct{}
+
+func (negater) filter(v []int64) { negate(v) }
+
+func (doubler) filter(v []int64) { double(v) }
+
+var filters = []filterer{negater{}, doubler{}}
 
 // quick sorts a in place (Hoare's partition around its middle key).
 func quick(a []int) {

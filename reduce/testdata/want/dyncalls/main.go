@@ -1,5 +1,6 @@
-// Command dyncalls calls through function values: a kernel drawn at random
-// (its target the model does not have: sealed, each call timed whole) and
+// Command dyncalls calls through function and interface values: a kernel
+// and a shape drawn at random (their targets the model does not have:
+// sealed, each call timed whole) and
 // the ones the model must follow: a kernel chosen by a flag (computed),
 // one drawn at random that communicates, one whose result bounds a loop
 // and one that may be a function also called directly.
@@ -18,13 +19,13 @@ var pick = flag.Int("pick", 0, "the kernel the flag chooses")
 // model's candidates for a call through a value are the functions of its
 // type taken as values: a kernel of the type of twice, also called
 // directly, would not be sealed.)
-func scale(v []float64, a float64) { // want sealedfn:"random numbers"
+func scale(v []float64, a float64) { // want sealedfn:"function or interface value"
 	for i := range v { // want collapse:"never run" sealed
 		v[i] *= a
 	}
 }
 
-func shift(v []float64, a float64) { // want sealedfn:"random numbers"
+func shift(v []float64, a float64) { // want sealedfn:"function or interface value"
 	for i := 0; i < len(v); i += 16 { // want collapse:"never run" sealed
 		v[i] += a
 	}
@@ -66,6 +67,25 @@ func halve(v []float64) {
 	}
 }
 
+// shape is an interface whose value is drawn: its methods are sealed.
+type shape interface{ fill(v []float64) }
+
+type stripes struct{ every int }
+
+type ramp struct{ slope float64 }
+
+func (s stripes) fill(v []float64) { // want sealedfn:"interface value"
+	for i := 0; i < len(v); i += s.every { // want collapse:"never run"
+		v[i] = 1
+	}
+}
+
+func (r ramp) fill(v []float64) { // want sealedfn:"interface value"
+	for i := range v { // want collapse:"never run" sealed
+		v[i] = r.slope * float64(i)
+	}
+}
+
 func main() {
 	commlib.Main(func(c *commlib.Comm) {
 		r := rand.New(rand.NewSource(int64(c.Rank())))
@@ -86,5 +106,7 @@ func main() {
 		both := []func([]float64){twice, halve}[r.Intn(2)]
 		both(v) // want opaque:"random numbers"
 		twice(v)
+		var s shape = []shape{stripes{3}, ramp{0.5}}[r.Intn(2)]
+		s.fill(v)
 	})
 }
