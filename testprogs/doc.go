@@ -78,6 +78,10 @@
 //   - qsort: each rank sorts its block with a recursive quicksort of its
 //     own, then the runs are merged up a binary tree to rank 0 (Send/Recv
 //     of runs whose lengths the receiver computes); Bcast of the check
+//   - photon: Monte Carlo transport of particles through a slab: a
+//     cross-section table by energy, interaction handlers behind an
+//     interface chosen at each collision by a random number against the
+//     cross sections; Allreduce of the tallies, Gather of the collisions
 //
 // The test in this directory builds every program (the corpus's too) and
 // checks that its checksum is the same at np = 1, 2, 3, 4 and 8.
