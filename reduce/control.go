@@ -65,18 +65,18 @@ func (a *analysis) findRoots() {
 					}
 					for _, i := range spec.control {
 						if i < len(args) {
-							a.opaqueArg(call, i, args[i], ArgValue, a.root(args[i], fmt.Sprintf("argument %d of %s", i, op)))
+							a.opaqueArg(call, callee, i, args[i], ArgValue, a.root(args[i], fmt.Sprintf("argument %d of %s", i, op)))
 						}
 					}
 					for _, i := range spec.shape {
 						if i < len(args) {
-							a.opaqueArg(call, i, args[i], ArgLength, a.root(args[i], fmt.Sprintf("buffer length, argument %d of %s", i, op)))
+							a.opaqueArg(call, callee, i, args[i], ArgLength, a.root(args[i], fmt.Sprintf("buffer length, argument %d of %s", i, op)))
 						}
 					}
 					for _, i := range spec.contents {
 						if i < len(args) {
-							a.opaqueArg(call, i, args[i], ArgValue, a.root(args[i], fmt.Sprintf("argument %d of %s", i, op)))
-							a.opaqueArg(call, i, args[i], ArgElements, a.rootContents(args[i], fmt.Sprintf("elements of argument %d of %s", i, op)))
+							a.opaqueArg(call, callee, i, args[i], ArgValue, a.root(args[i], fmt.Sprintf("argument %d of %s", i, op)))
+							a.opaqueArg(call, callee, i, args[i], ArgElements, a.rootContents(args[i], fmt.Sprintf("elements of argument %d of %s", i, op)))
 						}
 					}
 				case modelgen.GoSyncOp(callee) != "":

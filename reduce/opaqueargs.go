@@ -91,12 +91,12 @@ func (p *Plan) OpaqueArgs(call ssa.CallInstruction) []OpaqueArg {
 }
 
 // opaqueArg records that argument i of the commlib call, v, is opaque
-// (of part of it) because of why; an empty why records nothing.
-func (a *analysis) opaqueArg(call ssa.CallInstruction, i int, v ssa.Value, part ArgPart, why string) {
+// (of part of it) because of why; an empty why records nothing. f is the
+// commlib function it calls (through an interface too: unwrapMethod).
+func (a *analysis) opaqueArg(call ssa.CallInstruction, f *ssa.Function, i int, v ssa.Value, part ArgPart, why string) {
 	if why == "" {
 		return
 	}
-	f := call.Common().StaticCallee()
 	name := opName(f) + "'s argument " + strconv.Itoa(i)
 	sig, j := f.Signature, i
 	if sig.Recv() != nil {

@@ -7,9 +7,11 @@
 package reduce
 
 import (
+	"go/types"
 	"slices"
 	"strings"
 
+	"github.com/predict-tools/predict/modelgen"
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -48,6 +50,9 @@ func (a *analysis) dynamicCandidates(recs []*sealedRec) []*sealedRec {
 				}
 				if _, builtin := call.Call.Value.(*ssa.Builtin); builtin || a.taint[call.Call.Value] == "" {
 					continue
+				}
+				if call.Call.IsInvoke() && a.commlibBehind(call.Call.Value.Type()) {
+					continue // it may call commlib, which the candidates do not list
 				}
 				sites = append(sites, call)
 			}
@@ -167,4 +172,34 @@ func (a *analysis) followed(call *ssa.Call) bool {
 		return builtin || !a.sealedSite(call)
 	}
 	return a.modelOf[f] != nil && a.sealedFn[f] == nil
+}
+
+// commlibBehind reports whether a value of commlib's (a *commlib.Comm)
+// is converted anywhere in the model to a type that implements interface
+// iface: a call through iface may then reach commlib, which the model's
+// candidate targets (the program's functions) do not list.
+func (a *analysis) commlibBehind(iface types.Type) bool {
+	it, ok := iface.Underlying().(*types.Interface)
+	if !ok {
+		return true
+	}
+	for _, fn := range a.fns {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				mi, ok := instr.(*ssa.MakeInterface)
+				if !ok {
+					continue
+				}
+				t := mi.X.Type()
+				if p, isPtr := t.(*types.Pointer); isPtr {
+					t = p.Elem()
+				}
+				named, ok := types.Unalias(t).(*types.Named)
+				if ok && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == modelgen.CommlibPath && types.Implements(mi.X.Type(), it) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -86,6 +86,19 @@ func (r ramp) fill(v []float64) { // want sealedfn:"interface value"
 	}
 }
 
+// syncer is an interface that *commlib.Comm implements too: a call
+// through a value of it drawn at random may communicate, so it is not
+// sealed (the model needs the value). The reduction of this call through
+// an interface to commlib, its receiver opaque, stopped with a nil
+// dereference before (opaqueArg took the callee from a static call). The
+// program is only reduced, never run: its ranks draw apart and may meet
+// the Barrier alone.
+type syncer interface{ Barrier() }
+
+type idle struct{}
+
+func (idle) Barrier() {}
+
 func main() {
 	commlib.Main(func(c *commlib.Comm) {
 		r := rand.New(rand.NewSource(int64(c.Rank())))
@@ -108,5 +121,7 @@ func main() {
 		twice(v)
 		var s shape = []shape{stripes{3}, ramp{0.5}}[r.Intn(2)]
 		s.fill(v)
+		var sy syncer = []syncer{c, idle{}}[r.Intn(2)]
+		sy.Barrier() // want opaque:"random numbers"
 	})
 }
