@@ -127,3 +127,20 @@ func combine(p *profile.File, plan *Plan, raws []*probe.Raw, plainNS []int64) {
 // MinCoverage is the coverage under which a profile warns: the share of
 // the plain run that the fragments (before any scaling) measured.
 const MinCoverage = 0.95
+
+// rankMedians returns, per rank, the median of the runs' times (ns) in
+// ps; nil without runs.
+func rankMedians(runs [][]int64) []int64 {
+	if len(runs) == 0 {
+		return nil
+	}
+	out := make([]int64, len(runs[0]))
+	for r := range out {
+		var ts []int64
+		for _, run := range runs {
+			ts = append(ts, run[r])
+		}
+		out[r] = median(ts) * 1000
+	}
+	return out
+}

@@ -120,7 +120,7 @@ func TestReadRanks(t *testing.T) {
 		t.Errorf("plain run's rank 1 missing: %v", err)
 	}
 	write(runclock.RankFile(runPath, 1), runclock.Times{WallNS: 100, CPUNS: 95, ComputeNS: 85, StartUnixNS: 1020})
-	if got, err := readTimes(l, runPath, 2); err != nil || got != (runclock.Times{WallNS: 120, CPUNS: 185, ComputeNS: 165, StartUnixNS: 1000}) {
+	if got, err := readTimes(l, runPath, 2); err != nil || !reflect.DeepEqual(got, runclock.Times{WallNS: 120, CPUNS: 185, ComputeNS: 165, StartUnixNS: 1000}) {
 		t.Errorf("plain run: %+v, %v", got, err)
 	}
 }

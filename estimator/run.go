@@ -192,6 +192,7 @@ func Run(cfg Config) (*profile.File, error) {
 		otherErr     string          // why there are none
 		raws         []*probe.Raw    // every probed run
 		computes     []int64         // every plain run's compute, ns
+		rankComputes [][]int64       // every plain run's compute per rank, ns
 		spans        []int64         // every plain run's span, ps
 	)
 	if pilot != nil {
@@ -225,6 +226,7 @@ func Run(cfg Config) (*profile.File, error) {
 			p.Decisions, p.CommArgs = dec.Decisions, dec.CommArgs
 		}
 		combine(p, plan, raws, computes)
+		p.PlainRankComputePS = rankMedians(rankComputes)
 		if other != nil {
 			p.Replays = []profile.Replay{*other}
 		}
@@ -331,6 +333,9 @@ func Run(cfg Config) (*profile.File, error) {
 		}
 		if t.ComputeNS > 0 {
 			computes = append(computes, t.ComputeNS)
+		}
+		if len(t.RankComputeNS) == cfg.NP {
+			rankComputes = append(rankComputes, t.RankComputeNS)
 		}
 		spans = append(spans, t.WallNS*1000)
 		if i == 0 && cfg.Repeat >= 2 {

@@ -61,6 +61,9 @@ type Compiled struct {
 	iterated   []*loopPlan // loops timed whole that run iteration by iteration
 	recursions []*recursion
 	planErr    error // the first profile the plan cannot follow (plan.go)
+	// balance is what the check of the ranks' balance at the profile's
+	// np says (balance.go): a modeling limit of every run, "" for none.
+	balance string
 }
 
 // Compile plans and compiles the program for prof (nil: compute costs
@@ -74,7 +77,12 @@ func (prog *Program) Compile(prof *profile.File, mach *machine.Machine) (_ *Comp
 			return nil, fmt.Errorf("counting the work of the loops timed whole at the profile's np=%d: %v", prof.NP, err)
 		}
 	}
-	return prog.compile(prof, mach, units, false)
+	cp, err := prog.compile(prof, mach, units, false)
+	if err != nil {
+		return nil, err
+	}
+	cp.balance = prog.balanceOf(prof, cp.mach, units)
+	return cp, nil
 }
 
 // compile plans the program: units gives the time of a unit of the loops

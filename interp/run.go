@@ -24,8 +24,9 @@ import (
 type Program struct {
 	*reduce.Prepared
 
-	unitsMu sync.Mutex
-	units   map[*profile.File]*unitTimes // units.go
+	unitsMu  sync.Mutex
+	units    map[*profile.File]*unitTimes // units.go
+	balances map[*profile.File]*balance   // balance.go
 
 	memoryMu sync.Mutex
 	memory   map[memoryKey]*MemoryEstimate // memory.go

@@ -454,6 +454,9 @@ func (w *World) result() *Result {
 		r.Assumptions = append(r.Assumptions, k+": "+w.assumptions[k])
 	}
 	r.Limits = append(w.recursionLimits(), w.divergedLimits()...)
+	if w.balance != "" {
+		r.Limits = append(r.Limits, w.balance)
+	}
 	if l := w.runtimeLimit(); l != "" {
 		r.Limits = append(r.Limits, l)
 	}

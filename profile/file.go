@@ -99,6 +99,11 @@ type File struct {
 	// compensation and what they perturb is spread evenly). Scale is 0
 	// where nothing was scaled.
 	PlainComputePS int64 `json:"plain_compute_ps,omitempty"`
+	// PlainRankComputePS is that time per rank (index: rank), the median
+	// over the plain runs: what the model's ranks are checked against at
+	// the profile's np (the ranks' balance). Empty in profiles of earlier
+	// versions.
+	PlainRankComputePS []int64 `json:"plain_rank_compute_ps,omitempty"`
 	// Runs is how many times each program ran (plain and probed,
 	// alternately); SpreadRel the spread of the plain runs' compute,
 	// (median − min)/min.

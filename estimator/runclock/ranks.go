@@ -65,6 +65,12 @@ func Merge(ranks []Times) Times {
 			out.CPUNS += t.CPUNS
 		}
 		out.ComputeNS += t.ComputeNS
+		if len(t.RankComputeNS) > len(out.RankComputeNS) {
+			out.RankComputeNS = append(out.RankComputeNS, make([]int64, len(t.RankComputeNS)-len(out.RankComputeNS))...)
+		}
+		for r, c := range t.RankComputeNS {
+			out.RankComputeNS[r] += c // each process ran its own ranks
+		}
 		switch {
 		case t.Runtime == nil:
 		case out.Runtime == nil:

@@ -1,23 +1,25 @@
 package runclock
 
 import (
+	"reflect"
 	"testing"
 )
 
 // TestMerge: the ranks' times of a launched run make one run's: the span
 // from the earliest start to the latest end, CPU and compute added.
 func TestMerge(t *testing.T) {
+	// Each process ran one rank: its compute is that rank's.
 	got := Merge([]Times{
-		{WallNS: 1000, CPUNS: 900, ComputeNS: 700, StartUnixNS: 5000},
-		{WallNS: 1100, CPUNS: 1000, ComputeNS: 800, StartUnixNS: 5050},
+		{WallNS: 1000, CPUNS: 900, ComputeNS: 700, StartUnixNS: 5000, RankComputeNS: []int64{700, 0}},
+		{WallNS: 1100, CPUNS: 1000, ComputeNS: 800, StartUnixNS: 5050, RankComputeNS: []int64{0, 800}},
 	})
-	if want := (Times{WallNS: 1150, CPUNS: 1900, ComputeNS: 1500, StartUnixNS: 5000}); got != want {
+	if want := (Times{WallNS: 1150, CPUNS: 1900, ComputeNS: 1500, StartUnixNS: 5000, RankComputeNS: []int64{700, 800}}); !reflect.DeepEqual(got, want) {
 		t.Errorf("merged %+v, want %+v", got, want)
 	}
 	// A rank without a start stamp: the longest span; CPU unknown if one
 	// rank's is.
 	got = Merge([]Times{{WallNS: 1000, CPUNS: -1, StartUnixNS: 5000}, {WallNS: 1100, CPUNS: 1000}})
-	if want := (Times{WallNS: 1100, CPUNS: -1}); got != want {
+	if want := (Times{WallNS: 1100, CPUNS: -1}); !reflect.DeepEqual(got, want) {
 		t.Errorf("merged %+v, want %+v", got, want)
 	}
 }

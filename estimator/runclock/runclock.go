@@ -45,6 +45,9 @@ type Times struct {
 	// ComputeNS is the ranks' time outside commlib, summed over the
 	// ranks: from each rank's start to its end, less its commlib calls.
 	ComputeNS int64 `json:"compute_ns,omitempty"`
+	// RankComputeNS is ComputeNS per rank (index: rank), for the ranks
+	// this process ran (0 for the others).
+	RankComputeNS []int64 `json:"rank_compute_ns,omitempty"`
 	// StartUnixNS is when the span began, by the wall clock (Unix ns):
 	// the processes of a launched run share it, so that Merge finds the
 	// run's span across them (0: no rank started).
@@ -78,13 +81,32 @@ func Install() {
 }
 
 // compute is the ranks' time outside commlib so far, ns: each rank's span
-// is added when it ends, and its commlib calls are taken off as they end.
-var compute atomic.Int64
+// is added when it ends, and its commlib calls are taken off as they end;
+// perRank the same by rank (a run's np is fixed: made by its first rank).
+var (
+	compute atomic.Int64
+	perRank atomic.Pointer[[]atomic.Int64]
+)
 
-func callTime(rank int, d time.Duration) { compute.Add(-int64(d)) }
+// rankCompute adds d to rank's compute, when the rank is known.
+func rankCompute(rank int, d int64) {
+	if pr := perRank.Load(); pr != nil && rank >= 0 && rank < len(*pr) {
+		(*pr)[rank].Add(d)
+	}
+}
+
+func callTime(rank int, d time.Duration) {
+	compute.Add(-int64(d))
+	rankCompute(rank, -int64(d))
+}
 
 func rankStart(rank, np int) {
+	if perRank.Load() == nil && np > 0 {
+		pr := make([]atomic.Int64, np)
+		perRank.CompareAndSwap(nil, &pr)
+	}
 	compute.Add(-int64(time.Since(start)))
+	rankCompute(rank, -int64(time.Since(start)))
 	rank0.CompareAndSwap(0, int64(rank)+1)
 	if t0.Load() != 0 {
 		return
@@ -100,10 +122,11 @@ func rankStart(rank, np int) {
 // the last rank's, not the moment commlib has wound the run up (the
 // goroutines woken, the ranks' results gathered): no fragment covers
 // that, and the model of the run ends with its ranks too.
-func rankEnd(int) {
+func rankEnd(rank int) {
 	c, rt := cpuNS(), readRuntime()
 	now := int64(time.Since(start)) + 1
 	compute.Add(now - 1)
+	rankCompute(rank, now-1)
 	endMu.Lock()
 	if now > t1 {
 		t1, cpu1, rt1 = now, c, rt
@@ -141,6 +164,12 @@ func runEnd(err error) {
 	}
 	if err == nil {
 		t.ComputeNS = max(0, compute.Load())
+		if pr := perRank.Load(); pr != nil {
+			t.RankComputeNS = make([]int64, len(*pr))
+			for i := range *pr {
+				t.RankComputeNS[i] = max(0, (*pr)[i].Load())
+			}
+		}
 	}
 	path, perr := OutPath(path, int(rank0.Load())-1)
 	if perr != nil {

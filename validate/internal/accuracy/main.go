@@ -357,11 +357,55 @@ func writeTable(w io.Writer, rows []row) {
 	slices.SortFunc(ranked, func(a, b row) int {
 		return cmp.Compare(max(b.Point.Error, -b.Point.Error), max(a.Point.Error, -a.Point.Error))
 	})
+	writeLimits(w, rows)
 	for _, r := range ranked[:min(3, len(ranked))] {
 		fmt.Fprintf(w, "\n%s at np=%d: %+.1f%%; the regions that differ most (traced run against the model, summed over ranks):\n", r.Program, r.Point.NP, 100*r.Point.Error)
 		for _, rt := range r.Point.Regions[:min(4, len(r.Point.Regions))] {
 			fmt.Fprintf(w, "  %12v measured  %12v predicted  %s\n", rt.Measured, rt.Predicted, rt.Region)
 		}
+	}
+}
+
+// writeLimits lists, per program, the modeling limits its predictions
+// said (interp.Result.Limits), each once with the np that said it: what
+// the model knows it left out is part of judging its errors.
+func writeLimits(w io.Writer, rows []row) {
+	type said struct {
+		text string
+		nps  []int
+	}
+	var lines []string
+	byProg := map[string][]*said{}
+	var progs []string
+	for _, r := range rows {
+		if r.Point == nil {
+			continue
+		}
+		for _, l := range r.Point.Limits {
+			list := byProg[r.Program]
+			if list == nil {
+				progs = append(progs, r.Program)
+			}
+			i := slices.IndexFunc(list, func(s *said) bool { return s.text == l })
+			if i < 0 {
+				list = append(list, &said{text: l})
+				i = len(list) - 1
+			}
+			list[i].nps = append(list[i].nps, r.Point.NP)
+			byProg[r.Program] = list
+		}
+	}
+	for _, prog := range progs {
+		for _, s := range byProg[prog] {
+			lines = append(lines, fmt.Sprintf("  %s at np %s: %s", prog, strings.Trim(strings.Join(strings.Fields(fmt.Sprint(s.nps)), ","), "[]"), s.text))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nModeling limits the predictions said:")
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
 	}
 }
 
