@@ -7,6 +7,7 @@ package interp
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -30,11 +31,15 @@ type balance struct {
 
 // balanceOf runs the model at the profile's np and arguments and compares
 // each rank's compute with the profile's plain runs'
-// (profile.File.PlainRankComputePS): "" when they agree, or when the
-// profile has no per-rank record or the run fails (the prediction's own
-// run reports that).
+// (profile.File.PlainRankComputePS): "" when they agree, when the
+// profile has no per-rank record (or one of threads or goroutines, by the
+// thread clock), or when the run fails (the prediction's own run reports
+// that).
 func (prog *Program) balanceOf(prof *profile.File, mach *machine.Machine, units map[string]unitTime) string {
-	if prof == nil || prof.NP < 2 || len(prof.PlainRankComputePS) != prof.NP {
+	if prof == nil || prof.NP < 2 || len(prof.PlainRankComputePS) != prof.NP || prof.Clock == profile.ClockThread || slices.Min(prof.PlainRankComputePS) <= 0 {
+		// A rank of threads or goroutines times its commlib calls on
+		// each of them: they may add up past its span, and its compute
+		// is not its share of the work.
 		return ""
 	}
 	prog.unitsMu.Lock()
