@@ -83,6 +83,9 @@ type analysis struct {
 	// (sealcall.go).
 	sealedFn   map[*ssa.Function]*sealedRec
 	sealedRecs []*sealedRec
+	// commlibConverted are the commlib types converted to interfaces in
+	// the model (sealdyn.go), once computed.
+	commlibConverted []types.Type
 	// shapes are the allocations kept as shapes (apply.go).
 	shapes map[ssa.Value]bool
 }

@@ -210,7 +210,8 @@ func (a *analysis) sealableRec(scc []*ssa.Function, values map[*ssa.Function]boo
 }
 
 // selfContained reports whether f neither synchronizes nor uses channels,
-// nor defers, nor calls a function value the model cannot name.
+// nor defers, nor calls a function value the model cannot name, nor a
+// method of an interface that a commlib value may stand behind.
 func (a *analysis) selfContained(f *ssa.Function) bool {
 	for _, b := range f.Blocks {
 		for _, instr := range b.Instrs {
@@ -233,6 +234,8 @@ func (a *analysis) selfContained(f *ssa.Function) bool {
 				switch {
 				case callee == nil && len(a.callees[in]) == 0:
 					return false
+				case cc.IsInvoke() && a.commlibBehind(cc.Value.Type()):
+					return false // it may reach commlib through the interface
 				case callee != nil && (isCommlib(callee) || modelgen.GoSyncOp(callee) != ""):
 					return false
 				}

@@ -183,22 +183,29 @@ func (a *analysis) commlibBehind(iface types.Type) bool {
 	if !ok {
 		return true
 	}
-	for _, fn := range a.fns {
-		for _, b := range fn.Blocks {
-			for _, instr := range b.Instrs {
-				mi, ok := instr.(*ssa.MakeInterface)
-				if !ok {
-					continue
-				}
-				t := mi.X.Type()
-				if p, isPtr := t.(*types.Pointer); isPtr {
-					t = p.Elem()
-				}
-				named, ok := types.Unalias(t).(*types.Named)
-				if ok && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == modelgen.CommlibPath && types.Implements(mi.X.Type(), it) {
-					return true
+	if a.commlibConverted == nil {
+		a.commlibConverted = []types.Type{}
+		for _, fn := range a.fns {
+			for _, b := range fn.Blocks {
+				for _, instr := range b.Instrs {
+					mi, ok := instr.(*ssa.MakeInterface)
+					if !ok {
+						continue
+					}
+					t := mi.X.Type()
+					if p, isPtr := t.(*types.Pointer); isPtr {
+						t = p.Elem()
+					}
+					if named, ok := types.Unalias(t).(*types.Named); ok && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == modelgen.CommlibPath {
+						a.commlibConverted = append(a.commlibConverted, mi.X.Type())
+					}
 				}
 			}
+		}
+	}
+	for _, t := range a.commlibConverted {
+		if types.Implements(t, it) {
+			return true
 		}
 	}
 	return false
