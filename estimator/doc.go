@@ -57,7 +57,8 @@
 // runclock, which times the run from inside) and with them, runs both at
 // a given np with the program's arguments (alternately, Config.Repeat
 // times, 3 by default: the fastest run of each gives the spans, the
-// plain runs' median their compute, each fragment's mean is the median
+// plain runs' median their compute, in all and per rank (what the
+// interpreter checks its ranks' balance against), each fragment's mean is the median
 // over the probed runs, combine.go; every plain span is kept, for predict
 // validate's drift) and
 // turns the raw measurements into

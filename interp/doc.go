@@ -102,6 +102,16 @@
 // inner loops shrink as np grows (FT's transposes) costs what its work
 // costs, not trips × an iteration measured at another np.
 //
+// A call of a sealed recursion, or through a function or interface value
+// the reduction sealed (package reduce, Plan.Sealed and SealedCall), is
+// never entered: it returns zero values, and its time is its caller's
+// fragment's, counted in the bytes of the slices it is handed (segunits.go).
+//
+// A run checks the model's ranks against the timing pass's plain runs at
+// the profile's np (balance.go): a rank whose share of the ranks' mean
+// compute differs by more than a fifth is said among the modeling limits
+// of every run.
+//
 // Go's map iteration order is random, so a program whose control depends
 // on it is data-dependent (package reduce makes such decisions opaque); the
 // model iterates a map in the order its keys were first inserted (maps.go).
