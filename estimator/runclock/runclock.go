@@ -105,8 +105,9 @@ func rankStart(rank, np int) {
 		pr := make([]atomic.Int64, np)
 		perRank.CompareAndSwap(nil, &pr)
 	}
-	compute.Add(-int64(time.Since(start)))
-	rankCompute(rank, -int64(time.Since(start)))
+	now := int64(time.Since(start))
+	compute.Add(-now)
+	rankCompute(rank, -now)
 	rank0.CompareAndSwap(0, int64(rank)+1)
 	if t0.Load() != 0 {
 		return

@@ -14,7 +14,8 @@ import (
 var sink [2][][]byte
 
 // TestRunTimes: a run of two ranks busy for 30 ms each is timed from the
-// first rank's start to the run's end, with the CPU time of both (which
+// first rank's start to the run's end, with each rank's compute, the CPU
+// time of both (which
 // the machine's other load may make less than 30 ms each, never more than
 // the wall time on every core), and the runtime's account: the 2 × 16 MiB
 // the ranks allocate and touch, and page faults where the system counts them.
@@ -46,6 +47,12 @@ func TestRunTimes(t *testing.T) {
 	}
 	if got.WallNS < int64(busy) || got.WallNS > int64(20*busy) {
 		t.Errorf("wall %v, want at least %v", time.Duration(got.WallNS), busy)
+	}
+	// Each rank's compute (its span less its Barrier) is at least its busy
+	// loop, and the ranks' add up to the run's.
+	if len(got.RankComputeNS) != 2 || got.RankComputeNS[0]+got.RankComputeNS[1] != got.ComputeNS ||
+		min(got.RankComputeNS[0], got.RankComputeNS[1]) < int64(busy) {
+		t.Errorf("compute per rank %v, in all %v: want 2 ranks of at least %v adding up", got.RankComputeNS, got.ComputeNS, busy)
 	}
 	if got.CPUNS != -1 && (got.CPUNS <= 0 || got.CPUNS > int64(runtime.NumCPU()+1)*got.WallNS) {
 		t.Errorf("CPU %v in a wall time of %v", time.Duration(got.CPUNS), time.Duration(got.WallNS))
