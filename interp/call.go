@@ -34,8 +34,7 @@ func (c *compiler) call(cf *function, in *ssa.Call) op {
 		// not compute, to functions that do not communicate
 		// (reduce/sealdyn.go): not followed, its time is its caller's
 		// fragment's.
-		t := in.Type()
-		return func(p *proc, fr *frame) ctl { return set(fr, dst, sealedResult(t)) }
+		return c.sealedOp(in, dst, site)
 	}
 	if cc.IsInvoke() {
 		recv := c.operand(cf, cc.Value)
@@ -103,9 +102,8 @@ func (c *compiler) call(cf *function, in *ssa.Call) op {
 		if c.rep.Plan.Sealed(f) != "" {
 			// A sealed recursion (reduce/sealcall.go): never entered, its
 			// time is its caller's fragment's, and nothing it computes is
-			// kept. Its results are zero values.
-			t := in.Type()
-			return func(p *proc, fr *frame) ctl { return set(fr, dst, sealedResult(t)) }
+			// kept.
+			return c.sealedOp(in, dst, site)
 		}
 		fv := c.funcValue(f)
 		if fv.fn != nil {
@@ -136,6 +134,23 @@ func (c *compiler) call(cf *function, in *ssa.Call) op {
 	fnv := c.operand(cf, cc.Value)
 	return func(p *proc, fr *frame) ctl {
 		return p.callValue(fnv.get(fr), evalArgs(args, fr), dst, site)
+	}
+}
+
+// sealedOp is a call the reduction sealed: it returns zero values (nothing
+// of them is kept) and, at an np other than the profile's, says once that
+// its time is the timing pass's, scaled by no argument but the bytes of
+// the slices it is handed.
+func (c *compiler) sealedOp(in *ssa.Call, dst int, site string) op {
+	t := in.Type()
+	name := c.calleeName(in)
+	return func(p *proc, fr *frame) ctl {
+		if w := p.w; w.prof != nil && w.cfg.NP != w.prof.NP {
+			if _, noted := w.assumptions[site]; !noted {
+				w.noteAssumption(site, fmt.Sprintf("%s, which the model never enters (sealed), is charged in its caller's fragment as the timing pass measured it at np=%d, in proportion to the bytes of the slices it is handed where the run says so: work that follows its other arguments is not scaled", name, w.prof.NP))
+			}
+		}
+		return set(fr, dst, sealedResult(t))
 	}
 }
 

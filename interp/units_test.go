@@ -232,6 +232,22 @@ func TestSealedRecursionUnits(t *testing.T) {
 	}
 	pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: covers[0], Kind: profile.FragSegment, Pos: "segrec", Covers: covers, Executions: 2, MeanPS: bytes(2)})
 	checkSegmentBytes(t, p, pf, args, bytes, "github.com/predict-tools/predict/interp/testdata/units.quick")
+	checkSealedNote(t, p, pf, args, "units.quick, which the model never enters (sealed), is charged in its caller's fragment as the timing pass measured it at np=2")
+}
+
+// checkSealedNote checks that a run says note among its assumptions at
+// np = 8 and 1, not at the profile's np = 2.
+func checkSealedNote(t *testing.T, p *Program, pf *profile.File, args []string, note string) {
+	t.Helper()
+	for _, np := range []int{2, 1, 8} {
+		r, err := p.Run(Config{NP: np, Machine: handMachine(t), Profile: pf, Args: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if said := strings.Contains(strings.Join(r.Assumptions, "\n"), note); said != (np != 2) {
+			t.Errorf("np=%d: said %v (assumptions %q)", np, said, r.Assumptions)
+		}
+	}
 }
 
 // TestSealedCallUnits: a call through a function value drawn at random,
@@ -265,6 +281,7 @@ func TestSealedCallUnits(t *testing.T) {
 			}
 			pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: covers[0], Kind: profile.FragSegment, Pos: part, Covers: covers, Executions: 2, MeanPS: bytes(2)})
 			checkSegmentBytes(t, p, pf, args, bytes, over)
+			checkSealedNote(t, p, pf, args, over+", which the model never enters (sealed)")
 		})
 	}
 }
