@@ -292,6 +292,9 @@ func (a *analysis) backward(v ssa.Value) {
 		}
 		a.ctlParams[fn][idx] = true
 		for _, call := range a.callers[fn] {
+			if a.sealedFn[call.Parent()] != nil {
+				continue // in a sealed recursion: never run (sealcall.go)
+			}
 			args := call.Common().Args
 			if call.Common().IsInvoke() {
 				args = append([]ssa.Value{call.Common().Value}, args...)
@@ -305,6 +308,9 @@ func (a *analysis) backward(v ssa.Value) {
 		for i, fv := range fn.FreeVars {
 			if fv == v {
 				for _, mc := range a.closures[fn] {
+					if a.sealedFn[mc.Parent()] != nil {
+						continue // in a sealed recursion: never run
+					}
 					a.mark(mc.Bindings[i])
 				}
 			}

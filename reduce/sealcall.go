@@ -41,7 +41,10 @@ import (
 //     goroutines, synchronize, use channels or defer, and call no
 //     function value the model cannot name;
 //   - those functions are reached only from it (a helper also called from
-//     elsewhere keeps its own course), and it only by static calls: none
+//     elsewhere keeps its own course: a small one, no loops and no calls,
+//     stays the model's and the recursion is sealed without it; a larger
+//     one keeps the recursion from being sealed), and it only by static
+//     calls: none
 //     of them is taken as a value (a function or method value, a method
 //     expression), nor called by a go or a defer statement;
 //   - after the backward closure no value inside them is control and no
@@ -72,9 +75,10 @@ func (a *analysis) recursionCandidates(prog *model.Program) []*sealedRec {
 	}
 	a.communicates(prog)
 	values := a.funcsAsValues()
+	small := smallFunctions(prog)
 	var out []*sealedRec
 	for _, scc := range a.callCycles() {
-		if s := a.sealableRec(scc, values); s != nil {
+		if s := a.sealableRec(scc, values, small); s != nil {
 			out = append(out, s)
 		}
 	}
@@ -150,8 +154,10 @@ func (a *analysis) funcsAsValues() map[*ssa.Function]bool {
 }
 
 // sealableRec returns recursion scc as a sealed recursion, or nil. values
-// are the functions taken as values (funcsAsValues).
-func (a *analysis) sealableRec(scc []*ssa.Function, values map[*ssa.Function]bool) *sealedRec {
+// are the functions taken as values (funcsAsValues), small the model's
+// small helpers (no loops, no calls of the module's functions:
+// smallFunctions).
+func (a *analysis) sealableRec(scc []*ssa.Function, values map[*ssa.Function]bool, small map[*model.Function]bool) *sealedRec {
 	s := &sealedRec{scc: scc, fns: map[*ssa.Function]bool{}}
 	work := slices.Clone(scc)
 	for len(work) > 0 {
@@ -189,15 +195,26 @@ func (a *analysis) sealableRec(scc []*ssa.Function, values map[*ssa.Function]boo
 				return nil // a function value made outside: called who knows where
 			}
 		}
+		shared := false
 		for _, call := range a.callers[f] {
 			if s.fns[call.Parent()] {
 				continue
 			}
 			c, ok := call.(*ssa.Call)
-			if !inSCC[f] || !ok || c.Call.StaticCallee() != f {
+			switch {
+			case !inSCC[f] && small[m]:
+				shared = true // a small helper also called from elsewhere: it stays the model's
+			case !inSCC[f] || !ok || c.Call.StaticCallee() != f:
 				return nil // a helper also called from elsewhere, or a go, defer or dynamic entry
+			default:
+				s.entries = append(s.entries, c)
 			}
-			s.entries = append(s.entries, c)
+		}
+		if shared {
+			// Its calls from inside the recursion are never run; the
+			// closure does not follow them (backward, at parameters).
+			delete(s.fns, f)
+			continue
 		}
 		if s.why == "" {
 			s.why = a.opaqueBranch(f)

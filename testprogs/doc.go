@@ -78,6 +78,10 @@
 //   - qsort: each rank sorts its block with a recursive quicksort of its
 //     own, then the runs are merged up a binary tree to rank 0 (Send/Recv
 //     of runs whose lengths the receiver computes); Bcast of the check
+//   - knn: nearest neighbours by a k-d tree that every rank builds
+//     recursively (a quickselect at the median) and searches recursively
+//     for its block of the queries; Allreduce of the sums and of the
+//     slowest rank's time
 //   - photon: Monte Carlo transport of particles through a slab: a
 //     cross-section table by energy, interaction handlers behind an
 //     interface chosen at each collision by a random number against the

@@ -52,6 +52,23 @@ func larger(a, b int) int { // want sealedfn:"reached only from the sealed recur
 	return b
 }
 
+// weigh sums the weights of t's keys: a walk sealed without its small
+// helper weight, which main calls too (it stays the model's).
+func weigh(t *node) uint64 { // want sealedfn:"a linked structure"
+	if t == nil {
+		return 0
+	}
+	return weight(t.key) + weigh(t.left) + weigh(t.right)
+}
+
+// weight is a key's weight: small (no loop, no call).
+func weight(k uint64) uint64 {
+	if k%2 == 0 { // want opaque:"contents of make([]uint64, *n)"
+		return k
+	}
+	return 1
+}
+
 // count is the number of keys of v greater than k: its result decides
 // how much is sent, so the model must follow it.
 func count(v []uint64, k uint64) int {
@@ -136,6 +153,7 @@ func main() {
 			root = insert(root, k)
 		}
 		_ = depth(root)
+		_ = weigh(root) + weight(keys[0])
 		out := make([]uint64, count(keys, keys[0])) // want shape:"make([]uint64, t"
 		c.Allreduce(out, out, commlib.Sum)
 		_ = sum(keys)
