@@ -251,6 +251,7 @@ func checkSealedNote(t *testing.T, p *Program, pf *profile.File, args []string, 
 }
 
 // TestSealedCallUnits: a call through a function value drawn at random,
+// one of whose kernels is also called directly (the call alone sealed),
 // and a method call through an interface value drawn at random (sealed:
 // the model never follows them; they ran no function before, "call of a
 // nil function value", "method filter of a nil interface"), are charged
@@ -261,7 +262,7 @@ func TestSealedCallUnits(t *testing.T) {
 	const n = 1 << 16
 	p := prepare(t, "./interp/testdata/units")
 	bytes := func(np int64) int64 { return 1 + n/np*8 + n*4 }
-	for _, c := range []struct{ part, over string }{{"segdyn", "a function value"}, {"segiface", "the method filter of an interface value"}} {
+	for _, c := range []struct{ part, over string }{{"segdyn", "a function value"}, {"segiface", "the method filter of an interface value"}, {"segshared", "a function value"}} {
 		part, over := c.part, c.over
 		t.Run(part, func(t *testing.T) {
 			args := []string{"-part", part, "-n", "65536"}

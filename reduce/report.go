@@ -58,6 +58,9 @@ type FunctionReport struct {
 	// Sealed says why the model never enters the function (a sealed
 	// recursion, sealcall.go), "" when it may.
 	Sealed string `json:"sealed,omitempty"`
+	// SealedCalls are its calls through values the model does not
+	// compute that it never follows (sealdyn.go): file:line and why.
+	SealedCalls []Decision `json:"sealed_calls,omitempty"`
 }
 
 // Decision is an opaque decision: its outcomes come from the profile.
@@ -138,6 +141,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		if f.Sealed != "" {
 			fmt.Fprintf(&b, "  sealed: %s\n", f.Sealed)
+		}
+		for _, d := range f.SealedCalls {
+			fmt.Fprintf(&b, "  sealed call: %s  %s\n    because its target depends on %s: never followed, timed whole in its fragment\n", d.Where, d.What, d.Reason)
 		}
 		for _, s := range f.ShapeOnly {
 			fmt.Fprintf(&b, "  shape only: %s\n", s)

@@ -62,8 +62,10 @@ type sealedRec struct {
 	// entries are the calls of it from outside.
 	entries []*ssa.Call
 	// sites, for calls through function values (sealdyn.go, scc nil),
-	// are the calls sealed, whose targets are fns.
-	sites []*ssa.Call
+	// are the calls sealed, whose targets are fns; with sitesOnly, fns
+	// is empty: the targets stay the model's (other code calls them).
+	sites     []*ssa.Call
+	sitesOnly bool
 }
 
 // recursionCandidates finds the recursions that may be sealed, before any
@@ -348,9 +350,19 @@ func (a *analysis) sealRecursions(cands []*sealedRec) {
 }
 
 // recBroken reports whether the closure needs something sealed recursion
-// s computes: a control value, parameter or result inside it, or a kept
-// store or call.
+// s computes: a control value, parameter or result inside it, a kept
+// store or call, or the result of one of its sealed sites.
 func (a *analysis) recBroken(s *sealedRec) bool {
+	for _, site := range s.sites {
+		if a.ctl[site] {
+			return true // its result is needed
+		}
+		for _, ref := range *site.Referrers() {
+			if x, ok := ref.(*ssa.Extract); ok && a.ctl[x] {
+				return true
+			}
+		}
+	}
 	for f := range s.fns {
 		if len(a.ctlParams[f]) > 0 || len(a.ctlResults[f]) > 0 {
 			return true
@@ -385,8 +397,23 @@ func (a *analysis) unrun(b *ssa.BasicBlock) bool {
 // inside it that tests data the model does not have. "" for the others.
 func (p *Plan) Sealed(f *ssa.Function) string { return p.sealed[f] }
 
-// sealedReport writes the sealed recursions into the functions' reports.
+// sealedReport writes the sealed recursions and calls into the functions'
+// reports.
 func (a *analysis) sealedReport(fn *ssa.Function, fr *FunctionReport) {
+	for _, r := range a.sealedRecs {
+		for _, site := range r.sites {
+			if site.Parent() == fn {
+				what := "call of " + a.callName(&site.Call)
+				if !site.Call.IsInvoke() {
+					what = "call through a function value"
+					if name := a.loaded.Names[site.Call.Value]; name != "" {
+						what = "call of " + name
+					}
+				}
+				fr.SealedCalls = append(fr.SealedCalls, Decision{Where: a.where(site.Pos()), What: what, Reason: a.taint[site.Call.Value]})
+			}
+		}
+	}
 	s := a.sealedFn[fn]
 	if s == nil {
 		return

@@ -19,14 +19,17 @@ import (
 // value, that depends on data the model does not have can only be
 // followed by knowing the value, which the model does not: such a call
 // ran no function at all in the model ("call of a nil function value",
-// "method apply of a nil interface"). Issue 17, item 2: calls the model does not follow are
-// timed inclusively at their call sites. Such a site is sealed when the
-// functions it may call (the model's candidates: by signature and values
-// taken, or the methods of the types converted to the interface) and every function they reach neither communicate nor
-// synchronize (selfContained), and are reached only from those functions
-// or from such sites; sites whose functions overlap are sealed together.
-// Nothing inside the functions is a root; the call is part of its caller's
-// straight-line fragment; one whose result turns out to be needed is
+// "method apply of a nil interface"). Issue 17, item 2: calls the model
+// does not follow are timed inclusively at their call sites. Such a site
+// is sealed when the functions it may call (the model's candidates: by
+// signature and values taken, or the methods of the types converted to
+// the interface) and every function they reach neither communicate nor
+// synchronize (selfContained); sites whose functions overlap are sealed
+// together. The call is part of its caller's straight-line fragment. When
+// those functions are reached only from one another or from such sites,
+// they are sealed too (nothing inside them is a root); when other code
+// calls them as well, only the sites are (sitesOnly), and the functions
+// stay the model's. A site whose result turns out to be needed is
 // unsealed with its functions (recBroken).
 
 // dynamicCandidates returns the sealed calls through function values
@@ -88,12 +91,14 @@ func (a *analysis) dynamicCandidates(recs []*sealedRec) []*sealedRec {
 		groups = append(keep, s)
 	}
 	// A group whose functions are also called where the model follows
-	// them is not sealed.
+	// them keeps them: only its sites are sealed (never followed, timed
+	// whole), the functions' bodies stay the model's.
 	var out []*sealedRec
 	for _, g := range groups {
-		if a.calledOnlyFrom(g) {
-			out = append(out, g)
+		if !a.calledOnlyFrom(g) {
+			g.fns, g.sitesOnly = map[*ssa.Function]bool{}, true
 		}
+		out = append(out, g)
 	}
 	slices.SortFunc(out, func(x, y *sealedRec) int { return strings.Compare(x.why, y.why) })
 	return out

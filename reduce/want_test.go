@@ -21,6 +21,8 @@
 //	sealedfn:"text"            on a function's first line: the model never
 //	                           enters it (a sealed recursion), text a
 //	                           substring of why
+//	sealedcall                 a call through a value on this line that the
+//	                           model never follows (sealdyn.go)
 //
 // A line whose comment goes on with "// BUG: why" is a known bug: its
 // want says what reduce should decide, which it does not yet; the test
@@ -31,7 +33,7 @@
 // shape-only allocation of the package's files must be wanted, so that a
 // verdict that changes anywhere fails, naming file:line, what reduce
 // decided and what was wanted. So must every function the model never
-// enters (sealedfn).
+// enters (sealedfn) and every call it never follows (sealedcall).
 
 package reduce
 
@@ -149,6 +151,11 @@ func decisions(rep *Report, dir string) map[where][]fact {
 			line, _, _ := strings.Cut(lines, "-")
 			n, _ := strconv.Atoi(line)
 			add(file, n, fact{"sealedfn", fr.Sealed})
+		}
+		for _, d := range fr.SealedCalls {
+			file, line, _ := strings.Cut(d.Where, ":")
+			n, _ := strconv.Atoi(line)
+			add(file, n, fact{"sealedcall", ""})
 		}
 		for _, s := range fr.ShapeOnly {
 			i := strings.LastIndex(s, " at ")
@@ -288,7 +295,7 @@ func readWants(t *testing.T, dir string) (wants map[where][]fact, bugs map[where
 
 // wantNames are the facts a want may name.
 var wantNames = map[string]bool{"collapse": true, "iterate": true, "units": true, "sealed": true, "trips": true,
-	"source": true, "opaque": true, "computed": true, "shape": true, "sealedfn": true}
+	"source": true, "opaque": true, "computed": true, "shape": true, "sealedfn": true, "sealedcall": true}
 
 // parseWant parses the facts of a want comment: names, each optionally
 // followed by :"text".

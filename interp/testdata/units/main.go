@@ -13,7 +13,7 @@ import (
 )
 
 var (
-	part = flag.String("part", "pack", "pack, copy, alloc, segcopy, segappend, segsort, segrec, segdyn, segiface, cyclic or fill")
+	part = flag.String("part", "pack", "pack, copy, alloc, segcopy, segappend, segsort, segrec, segdyn, segiface, segshared, cyclic or fill")
 	n    = flag.Int("n", 4096, "problem size")
 )
 
@@ -97,6 +97,16 @@ func main() {
 			filters[rand.IntN(2)].filter(keys) // mark:segiface
 			idx := make([]int32, *n)
 			_ = idx
+		case "segshared":
+			// A kernel drawn at random, one of which is also called
+			// directly: only the drawn call is sealed, the kernels stay
+			// the model's.
+			keys := make([]int64, *n/np)
+			c.Barrier()
+			shared[rand.IntN(2)](keys) // mark:segshared
+			idx := make([]int32, *n)
+			_ = idx
+			halveAll(keys)
 		case "cyclic":
 			// A cyclic distribution of n items: rank r takes r, r + np,
 			// …, ⌈(n − r)/np⌉ of them.
@@ -138,6 +148,22 @@ func negate(v []int64) {
 func double(v []int64) {
 	for i := range v {
 		v[i] *= 2
+	}
+}
+
+// shared are drawn at random by part segshared, which calls halveAll
+// directly too.
+var shared = []func([]int64){halveAll, incAll}
+
+func halveAll(v []int64) {
+	for i := range v {
+		v[i] /= 2
+	}
+}
+
+func incAll(v []int64) {
+	for i := range v {
+		v[i]++
 	}
 }
 

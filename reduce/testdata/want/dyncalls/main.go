@@ -2,8 +2,9 @@
 // and a shape drawn at random (their targets the model does not have:
 // sealed, each call timed whole) and
 // the ones the model must follow: a kernel chosen by a flag (computed),
-// one drawn at random that communicates, one whose result bounds a loop
-// and one that may be a function also called directly.
+// one drawn at random that communicates and one whose result bounds a
+// loop. A drawn call that may be a function also called directly is
+// sealed at its site only: its functions stay the model's.
 package main
 
 import (
@@ -54,7 +55,9 @@ func first(v []float64) int { return len(v) / 4 }
 
 func last(v []float64) int { return len(v) / 2 }
 
-// twice is drawn, and also called directly: followed.
+// twice is drawn, and also called directly: followed where called
+// directly, and the drawn call is sealed alone (its functions stay the
+// model's).
 func twice(v []float64) {
 	for i := range v { // want collapse:"counted" sealed
 		v[i] *= 2
@@ -106,7 +109,7 @@ func main() {
 		drawn := []func([]float64, float64){scale, shift}
 		for range 100 { // want collapse:"counted"
 			k := drawn[r.Intn(2)]
-			k(v, 1.0001)
+			k(v, 1.0001) // want sealedcall
 		}
 		chosen := []func([]float64){square, cube}[*pick%2]
 		chosen(v)
@@ -117,10 +120,10 @@ func main() {
 			v[i]--
 		}
 		both := []func([]float64){twice, halve}[r.Intn(2)]
-		both(v) // want opaque:"random numbers"
+		both(v) // want sealedcall
 		twice(v)
 		var s shape = []shape{stripes{3}, ramp{0.5}}[r.Intn(2)]
-		s.fill(v)
+		s.fill(v) // want sealedcall
 		var sy syncer = []syncer{c, idle{}}[r.Intn(2)]
 		sy.Barrier() // want opaque:"random numbers"
 	})
