@@ -164,6 +164,7 @@ func instrument(p *reduce.Prepared, coarse map[string]bool) (*Plan, error) {
 		}
 	}
 	in.files = files
+	in.planSealed(prog, ssaOf)
 	in.planWholeLoops(prog, ssaOf)
 	in.planCallSites(prog, ssaOf)
 	seen := map[ast.Node]bool{}
@@ -336,17 +337,6 @@ func (in *instrumenter) hasControlCall(s ast.Node, fc *funcCtx) bool {
 		}
 	}
 	return false
-}
-
-// sealedCall reports whether lf, a call of the program's, is one the model
-// never follows: of a sealed recursion, or through a function value it
-// does not compute (reduce/sealcall.go, sealdyn.go).
-func (in *instrumenter) sealedCall(lf *model.Leaf, fc *funcCtx) bool {
-	if !lf.Dynamic {
-		return in.sealed[lf.Callee]
-	}
-	call, ok := fc.fn.Blocks[lf.Block].Instrs[lf.First].(*ssa.Call)
-	return ok && in.loops.SealedCall(call) != ""
 }
 
 // simple reports whether s can be part of a straight-line segment.

@@ -30,6 +30,17 @@ func plan(t *testing.T, dir string) (*modelgen.Loaded, *Plan) {
 	return prep.Loaded, p
 }
 
+// overlayFile is the instrumented text of the file of p's overlay whose
+// path ends with suffix ("" for none).
+func overlayFile(p *Plan, suffix string) string {
+	for path, b := range p.Overlay {
+		if strings.HasSuffix(path, suffix) {
+			return string(b)
+		}
+	}
+	return ""
+}
+
 // TestInstrumentKeepsLines checks that the instrumented files parse and
 // keep every token of the user's file on its line: the tokens of the
 // original, with their lines, are a subsequence of the instrumented
@@ -203,12 +214,7 @@ func TestResumedLoops(t *testing.T) {
 		{"testprogs/ep", "testprogs/ep/main.go", "for i, n := range q {", false},
 	} {
 		_, p := plan(t, c.dir)
-		var text string
-		for path, b := range p.Overlay {
-			if strings.HasSuffix(path, c.file) {
-				text = string(b)
-			}
-		}
+		text := overlayFile(p, c.file)
 		if c.resumed {
 			if !strings.Contains(text, c.loop) || !strings.Contains(text, "= 2; break }") {
 				t.Errorf("%s: no resumed loop %q", c.file, c.loop)
@@ -278,12 +284,7 @@ func TestCallSiteTiming(t *testing.T) {
 // of its loop nest.
 func TestOutlinedCopies(t *testing.T) {
 	_, p := plan(t, "estimator/testdata/outline")
-	var text string
-	for path, b := range p.Overlay {
-		if strings.HasSuffix(path, "testdata/outline/main.go") {
-			text = string(b)
-		}
-	}
+	text := overlayFile(p, "testdata/outline/main.go")
 	want := map[string]string{
 		"structField": "acc, __ls%[1]d, __li%[1]d, __rs%[1]d, __rx%[1]d = __psample%[1]d(n, acc, __ls%[1]d, __li%[1]d, __rs%[1]d, __rx%[1]d)",
 		"viaSlice":    "__ls%[1]d, __li%[1]d = __psample%[1]d(xs, __ls%[1]d, __li%[1]d)",
@@ -336,12 +337,7 @@ func TestOutlinedCopies(t *testing.T) {
 // fragment with the allocations after it.
 func TestSealedRecursion(t *testing.T) {
 	_, p := plan(t, "testprogs/corpus/barneshut")
-	var main string
-	for path, b := range p.Overlay {
-		if strings.HasSuffix(path, "testprogs/corpus/barneshut/main.go") {
-			main = string(b)
-		}
-	}
+	main := overlayFile(p, "testprogs/corpus/barneshut/main.go")
 	for _, fn := range []string{"insert", "child", "summarize", "force"} {
 		i := strings.Index(main, "func (c *cell) "+fn+"(")
 		if i < 0 {

@@ -201,12 +201,8 @@ func (in *instrumenter) wholeLoop(s ast.Stmt, fc *funcCtx) *model.Node {
 // timed whole.
 func (in *instrumenter) planWholeLoops(prog *model.Program, ssaOf map[*model.Function]*ssa.Function) {
 	stmts := map[string]map[model.Pos]ast.Stmt{} // function → its loop statements by position
-	in.sealed = map[string]bool{}
 	for _, f := range prog.Functions {
 		fn := ssaOf[f]
-		if fn != nil && in.loops.Sealed(fn) != "" {
-			in.sealed[f.ID] = true
-		}
 		m := map[model.Pos]ast.Stmt{}
 		if fn != nil && fn.Syntax() != nil {
 			ast.Inspect(fn.Syntax(), func(n ast.Node) bool {

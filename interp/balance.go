@@ -42,21 +42,10 @@ func (prog *Program) balanceOf(prof *profile.File, mach *machine.Machine, units 
 		// is not its share of the work.
 		return ""
 	}
-	prog.unitsMu.Lock()
-	if prog.balances == nil {
-		prog.balances = map[*profile.File]*balance{}
-	}
-	b := prog.balances[prof]
-	if b == nil {
-		b = &balance{}
-		prog.balances[prof] = b
-	}
-	prog.unitsMu.Unlock()
+	b := entryFor(&prog.perProfMu, &prog.balances, prof)
 	b.once.Do(func() {
-		m := mach.Clone()
-		m.CPUFactor = 1
-		m.Noise = nil // the mean charges, as the plain runs' medians
-		w, err := prog.run(Config{NP: prof.NP, Machine: m, Profile: prof, Args: prof.Args, RankDetail: -1}, units, false)
+		// The mean charges, as the plain runs' medians.
+		w, err := prog.run(Config{NP: prof.NP, Machine: meanMachine(mach), Profile: prof, Args: prof.Args, RankDetail: -1}, units, false)
 		if err != nil {
 			return
 		}

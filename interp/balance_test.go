@@ -3,9 +3,6 @@ package interp
 import (
 	"strings"
 	"testing"
-
-	"github.com/predict-tools/predict/model"
-	"github.com/predict-tools/predict/profile"
 )
 
 // TestBalanceText: the rank whose share of the mean compute differs most
@@ -39,23 +36,13 @@ func TestBalanceLimit(t *testing.T) {
 	const n = 1 << 16
 	p := prepare(t, "./interp/testdata/units")
 	args := []string{"-part", "segrec", "-n", "65536"}
-	line := markLine(t, unitsFile, "segrec")
 	each := int64(1 + n/2*8 + n*4)
-	var covers []string
-	for _, f := range p.Model.Functions {
-		model.Walk(f.Tree, func(x *model.Node) bool {
-			if lf := x.Leaf; lf != nil && x.Pos.Start.Line >= line && x.Pos.Start.Line <= line+1 {
-				covers = append(covers, x.ID)
-			}
-			return true
-		})
-	}
 	for _, c := range []struct {
 		plain []int64
 		said  bool
 	}{{[]int64{each / 5, 9 * each / 5}, true}, {[]int64{each, each}, false}} {
 		pf := syntheticProfile(t, p, 2, args)
-		pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: covers[0], Kind: profile.FragSegment, Pos: "segrec", Covers: covers, Executions: 2, MeanPS: each})
+		pf.Fragments = append(pf.Fragments, segmentAt(t, p, "segrec", 2, 2, each))
 		pf.PlainRankComputePS = c.plain
 		for _, np := range []int{2, 8} {
 			r, err := p.Run(Config{NP: np, Machine: handMachine(t), Profile: pf, Args: args})

@@ -24,9 +24,11 @@ import (
 type Program struct {
 	*reduce.Prepared
 
-	unitsMu  sync.Mutex
-	units    map[*profile.File]*unitTimes // units.go
-	balances map[*profile.File]*balance   // balance.go
+	// What the program computes once per profile (entryFor), under
+	// perProfMu.
+	perProfMu sync.Mutex
+	units     map[*profile.File]*unitTimes // units.go
+	balances  map[*profile.File]*balance   // balance.go
 
 	memoryMu sync.Mutex
 	memory   map[memoryKey]*MemoryEstimate // memory.go

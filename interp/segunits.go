@@ -73,7 +73,7 @@ func (cp *Compiled) planAllocUnits(c *compiler, fn *ssa.Function, n *model.Node,
 				}
 				bytes = append(bytes, times(l, sizeof(in.Type().Underlying().(*types.Slice).Elem())))
 			case *ssa.Call:
-				if worked := reduce.WorkedSlices(in, c.followed); worked != nil {
+				if worked := reduce.WorkedSlices(in, c.rep.Plan.Followed); worked != nil {
 					// A slice whose length the model does not compute
 					// leaves the call out, as an append's.
 					counted := false
@@ -256,19 +256,6 @@ func (au *allocUnits) op(f *fragment) op {
 		work := roundTime(float64(units) * float64(au.unit.total) / float64(au.unit.units))
 		return p.charge(f, p.w.compute(work))
 	}
-}
-
-// followed reports whether the model runs call itself: a builtin, a call
-// of the program's (static or through a value) that the reduction did not
-// seal (reduce.Plan.Sealed, SealedCall). A call of a function outside the
-// program is not.
-func (c *compiler) followed(call *ssa.Call) bool {
-	f := call.Call.StaticCallee()
-	if f == nil {
-		_, builtin := call.Call.Value.(*ssa.Builtin)
-		return builtin || c.rep.Plan.SealedCall(call) == ""
-	}
-	return c.models[f] != nil && c.rep.Plan.Sealed(f) == ""
 }
 
 // calleeName names what a call calls, for the run's assumptions: the

@@ -47,18 +47,35 @@ type unitTimes struct {
 // unitsOf returns the unit times of prof, counting the units of the
 // profiled run once.
 func (prog *Program) unitsOf(prof *profile.File, mach *machine.Machine) (map[string]unitTime, error) {
-	prog.unitsMu.Lock()
-	if prog.units == nil {
-		prog.units = map[*profile.File]*unitTimes{}
-	}
-	ut := prog.units[prof]
-	if ut == nil {
-		ut = &unitTimes{}
-		prog.units[prof] = ut
-	}
-	prog.unitsMu.Unlock()
+	ut := entryFor(&prog.perProfMu, &prog.units, prof)
 	ut.once.Do(func() { ut.times, ut.err = prog.countUnits(prof, mach) })
 	return ut.times, ut.err
+}
+
+// entryFor returns the entry of prof in *m, made on first use, under mu:
+// what a program computes once per profile (unitsOf, balanceOf).
+func entryFor[T any](mu *sync.Mutex, m *map[*profile.File]*T, prof *profile.File) *T {
+	mu.Lock()
+	defer mu.Unlock()
+	if *m == nil {
+		*m = map[*profile.File]*T{}
+	}
+	e := (*m)[prof]
+	if e == nil {
+		e = new(T)
+		(*m)[prof] = e
+	}
+	return e
+}
+
+// meanMachine is mach with the profile's own compute: no CPU factor, no
+// noise (each burst its mean), for the runs a program makes at the
+// profile's np for itself.
+func meanMachine(mach *machine.Machine) *machine.Machine {
+	m := mach.Clone()
+	m.CPUFactor = 1
+	m.Noise = nil
+	return m
 }
 
 // countUnits interprets the program at the profile's np and arguments,
@@ -72,9 +89,7 @@ func (prog *Program) countUnits(prof *profile.File, mach *machine.Machine) (map[
 			return nil, err
 		}
 	}
-	m := mach.Clone()
-	m.CPUFactor = 1
-	m.Noise = nil // units are counted, not timed
+	m := meanMachine(mach) // units are counted, not timed
 	w, err := prog.run(Config{NP: max(prof.NP, 1), Machine: m, Profile: prof, Args: prof.Args, RankDetail: -1}, nil, true)
 	if oe := (*OverflowError)(nil); errors.As(err, &oe) {
 		// The target's communication takes the profile's run past the

@@ -149,27 +149,31 @@ func TestSegmentSortUnits(t *testing.T) {
 	const n = 1 << 16
 	p := prepare(t, "./interp/testdata/units")
 	args := []string{"-part", "segsort", "-n", "65536"}
-	line := markLine(t, unitsFile, "segsort")
 	bytes := func(np int64) int64 { return 1 + n/np*8 + n*4 + n/np*8 + n/np*8 }
 	pf := syntheticProfile(t, p, 2, args)
-	var first string
+	pf.Fragments = append(pf.Fragments, segmentAt(t, p, "segsort", 4, 3, bytes(2)))
+	checkSegmentBytes(t, p, pf, args, bytes, "slices.Sort[[]int, int], sort.Sort, sort.Slice")
+}
+
+// segmentAt is a segment fragment of mean ps per execution (2 of them)
+// covering the leaves of the units program from the line marked part to
+// the lines after it, at least min leaves (the first the fragment's).
+func segmentAt(t *testing.T, p *Program, part string, lines, min int, mean int64) profile.FragmentStats {
+	t.Helper()
+	line := markLine(t, unitsFile, part)
 	var covers []string
 	for _, f := range p.Model.Functions {
 		model.Walk(f.Tree, func(x *model.Node) bool {
-			if lf := x.Leaf; lf != nil && x.Pos.Start.Line >= line && x.Pos.Start.Line <= line+3 {
-				if first == "" {
-					first = x.ID // the call's
-				}
+			if lf := x.Leaf; lf != nil && x.Pos.Start.Line >= line && x.Pos.Start.Line < line+lines {
 				covers = append(covers, x.ID)
 			}
 			return true
 		})
 	}
-	if first == "" || len(covers) < 3 {
-		t.Fatalf("the sort's segment not found (%q, covers %v)", first, covers)
+	if len(covers) < min {
+		t.Fatalf("%s: the segment not found (covers %v)", part, covers)
 	}
-	pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: first, Kind: profile.FragSegment, Pos: "segsort", Covers: covers, Executions: 2, MeanPS: bytes(2)})
-	checkSegmentBytes(t, p, pf, args, bytes, "slices.Sort[[]int, int], sort.Sort, sort.Slice")
+	return profile.FragmentStats{Node: covers[0], Kind: profile.FragSegment, Pos: part, Covers: covers, Executions: 2, MeanPS: mean}
 }
 
 // checkSegmentBytes runs the profile at np 2 (its own), 1 and 8 and checks
@@ -206,7 +210,6 @@ func TestSealedRecursionUnits(t *testing.T) {
 	const n = 1 << 16
 	p := prepare(t, "./interp/testdata/units")
 	args := []string{"-part", "segrec", "-n", "65536"}
-	line := markLine(t, unitsFile, "segrec")
 	bytes := func(np int64) int64 { return 1 + n/np*8 + n*4 }
 	quick := ""
 	for _, f := range p.Model.Functions {
@@ -218,19 +221,7 @@ func TestSealedRecursionUnits(t *testing.T) {
 		t.Fatalf("quick: sealed %q, want why with file:line", quick)
 	}
 	pf := syntheticProfile(t, p, 2, args)
-	var covers []string
-	for _, f := range p.Model.Functions {
-		model.Walk(f.Tree, func(x *model.Node) bool {
-			if lf := x.Leaf; lf != nil && x.Pos.Start.Line >= line && x.Pos.Start.Line <= line+1 {
-				covers = append(covers, x.ID)
-			}
-			return true
-		})
-	}
-	if len(covers) < 2 {
-		t.Fatalf("the recursion's segment not found (covers %v)", covers)
-	}
-	pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: covers[0], Kind: profile.FragSegment, Pos: "segrec", Covers: covers, Executions: 2, MeanPS: bytes(2)})
+	pf.Fragments = append(pf.Fragments, segmentAt(t, p, "segrec", 2, 2, bytes(2)))
 	checkSegmentBytes(t, p, pf, args, bytes, "github.com/predict-tools/predict/interp/testdata/units.quick")
 	checkSealedNote(t, p, pf, args, "units.quick, which the model never enters (sealed), is charged in its caller's fragment as the timing pass measured it at np=2")
 }
@@ -266,21 +257,8 @@ func TestSealedCallUnits(t *testing.T) {
 		part, over := c.part, c.over
 		t.Run(part, func(t *testing.T) {
 			args := []string{"-part", part, "-n", "65536"}
-			line := markLine(t, unitsFile, part)
 			pf := syntheticProfile(t, p, 2, args)
-			var covers []string
-			for _, f := range p.Model.Functions {
-				model.Walk(f.Tree, func(x *model.Node) bool {
-					if lf := x.Leaf; lf != nil && x.Pos.Start.Line >= line && x.Pos.Start.Line <= line+1 {
-						covers = append(covers, x.ID)
-					}
-					return true
-				})
-			}
-			if len(covers) < 2 {
-				t.Fatalf("the call's segment not found (covers %v)", covers)
-			}
-			pf.Fragments = append(pf.Fragments, profile.FragmentStats{Node: covers[0], Kind: profile.FragSegment, Pos: part, Covers: covers, Executions: 2, MeanPS: bytes(2)})
+			pf.Fragments = append(pf.Fragments, segmentAt(t, p, part, 2, 2, bytes(2)))
 			checkSegmentBytes(t, p, pf, args, bytes, over)
 			checkSealedNote(t, p, pf, args, over+", which the model never enters (sealed)")
 		})

@@ -179,10 +179,8 @@ func (a *analysis) buildPlan(prog *model.Program) *Plan {
 	for fn, s := range a.sealedFn {
 		p.sealed[fn] = s.why
 	}
-	for _, s := range a.sealedRecs {
-		for _, call := range s.sites {
-			p.sealedSites[call] = s.why
-		}
+	for call, s := range a.sealedSites {
+		p.sealedSites[call] = s.why
 	}
 	for _, f := range prog.Functions {
 		fn := a.ssaOf[f]

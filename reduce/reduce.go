@@ -81,8 +81,9 @@ type analysis struct {
 	sealedLoops []*sealedLoop
 	// sealedFn maps the functions of each sealed recursion to it
 	// (sealcall.go).
-	sealedFn   map[*ssa.Function]*sealedRec
-	sealedRecs []*sealedRec
+	sealedFn    map[*ssa.Function]*sealedRec
+	sealedSites map[*ssa.Call]*sealedRec
+	sealedRecs  []*sealedRec
 	// commlibConverted are the commlib types converted to interfaces in
 	// the model (sealdyn.go), once computed.
 	commlibConverted []types.Type

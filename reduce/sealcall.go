@@ -8,6 +8,7 @@ package reduce
 import (
 	"go/token"
 	"go/types"
+	"maps"
 	"slices"
 	"strings"
 
@@ -59,13 +60,10 @@ type sealedRec struct {
 	// why is the first branch inside it that tests data the model does
 	// not have: file:line and the reason.
 	why string
-	// entries are the calls of it from outside.
-	entries []*ssa.Call
 	// sites, for calls through function values (sealdyn.go, scc nil),
-	// are the calls sealed, whose targets are fns; with sitesOnly, fns
-	// is empty: the targets stay the model's (other code calls them).
-	sites     []*ssa.Call
-	sitesOnly bool
+	// are the calls sealed, whose targets are fns; fns is empty where
+	// the targets stay the model's (other code calls them).
+	sites []*ssa.Call
 }
 
 // recursionCandidates finds the recursions that may be sealed, before any
@@ -181,13 +179,8 @@ func (a *analysis) sealableRec(scc []*ssa.Function, values map[*ssa.Function]boo
 	for _, f := range scc {
 		inSCC[f] = true
 	}
-	for _, f := range slices.SortedFunc(func(yield func(*ssa.Function) bool) {
-		for f := range s.fns {
-			if !yield(f) {
-				return
-			}
-		}
-	}, func(x, y *ssa.Function) int { return strings.Compare(x.String(), y.String()) }) {
+	entered := false // called from outside
+	for _, f := range slices.SortedFunc(maps.Keys(s.fns), func(x, y *ssa.Function) int { return strings.Compare(x.String(), y.String()) }) {
 		m := a.modelOf[f]
 		if m == nil || a.comm[m.ID] != "" || !a.selfContained(f) || values[f] {
 			return nil
@@ -209,7 +202,7 @@ func (a *analysis) sealableRec(scc []*ssa.Function, values map[*ssa.Function]boo
 			case !inSCC[f] || !ok || c.Call.StaticCallee() != f:
 				return nil // a helper also called from elsewhere, or a go, defer or dynamic entry
 			default:
-				s.entries = append(s.entries, c)
+				entered = true
 			}
 		}
 		if shared {
@@ -222,7 +215,7 @@ func (a *analysis) sealableRec(scc []*ssa.Function, values map[*ssa.Function]boo
 			s.why = a.opaqueBranch(f)
 		}
 	}
-	if s.why == "" || len(s.entries) == 0 {
+	if s.why == "" || !entered {
 		return nil
 	}
 	return s
@@ -339,12 +332,15 @@ func readsMemory(v ssa.Value, seen map[ssa.Value]bool) bool {
 	return false
 }
 
-// sealRecursions seals the recursions of cands.
+// sealRecursions seals the recursions and calls through values of cands.
 func (a *analysis) sealRecursions(cands []*sealedRec) {
-	a.sealedFn, a.sealedRecs = map[*ssa.Function]*sealedRec{}, cands
+	a.sealedFn, a.sealedSites, a.sealedRecs = map[*ssa.Function]*sealedRec{}, map[*ssa.Call]*sealedRec{}, cands
 	for _, s := range cands {
 		for f := range s.fns {
 			a.sealedFn[f] = s
+		}
+		for _, call := range s.sites {
+			a.sealedSites[call] = s
 		}
 	}
 }

@@ -28,8 +28,8 @@ import (
 // together. The call is part of its caller's straight-line fragment. When
 // those functions are reached only from one another or from such sites,
 // they are sealed too (nothing inside them is a root); when other code
-// calls them as well, only the sites are (sitesOnly), and the functions
-// stay the model's. A site whose result turns out to be needed is
+// calls them as well, only the sites are, and the functions stay the
+// model's. A site whose result turns out to be needed is
 // unsealed with its functions (recBroken).
 
 // dynamicCandidates returns the sealed calls through function values
@@ -96,7 +96,7 @@ func (a *analysis) dynamicCandidates(recs []*sealedRec) []*sealedRec {
 	var out []*sealedRec
 	for _, g := range groups {
 		if !a.calledOnlyFrom(g) {
-			g.fns, g.sitesOnly = map[*ssa.Function]bool{}, true
+			g.fns = map[*ssa.Function]bool{}
 		}
 		out = append(out, g)
 	}
@@ -153,30 +153,37 @@ func (a *analysis) calledOnlyFrom(g *sealedRec) bool {
 func (p *Plan) SealedCall(call *ssa.Call) string { return p.sealedSites[call] }
 
 // sealedSite reports whether call is a sealed call through a function
-// value, whose target the model does not need.
+// or interface value, whose target the model does not need.
 func (a *analysis) sealedSite(call ssa.CallInstruction) bool {
 	c, ok := call.(*ssa.Call)
-	if !ok {
-		return false
-	}
-	for _, s := range a.sealedRecs {
-		if slices.Contains(s.sites, c) {
-			return true
-		}
-	}
-	return false
+	return ok && a.sealedSites[c] != nil
 }
 
-// followed reports whether the model runs call itself: a builtin, a call
-// of the program's (static or through a value) that is not sealed. A call
-// of a function outside the program is not.
-func (a *analysis) followed(call *ssa.Call) bool {
+// followed reports whether the model runs a call itself: a builtin, a
+// call of the program's (static or through a value) that is not sealed. A
+// call of a function outside the program is not. program says which
+// functions are the program's, sealed which of them are sealed,
+// sealedSite which calls through values are.
+func followed(call *ssa.Call, program, sealed func(*ssa.Function) bool, sealedSite func(*ssa.Call) bool) bool {
 	f := call.Call.StaticCallee()
 	if f == nil {
 		_, builtin := call.Call.Value.(*ssa.Builtin)
-		return builtin || !a.sealedSite(call)
+		return builtin || !sealedSite(call)
 	}
-	return a.modelOf[f] != nil && a.sealedFn[f] == nil
+	return program(f) && !sealed(f)
+}
+
+// followed is the package function with the analysis's answers.
+func (a *analysis) followed(call *ssa.Call) bool {
+	return followed(call, func(f *ssa.Function) bool { return a.modelOf[f] != nil },
+		func(f *ssa.Function) bool { return a.sealedFn[f] != nil }, func(c *ssa.Call) bool { return a.sealedSites[c] != nil })
+}
+
+// Followed reports whether the model runs call itself (followed), by the
+// plan: for the interpreter's count of a segment's bytes (WorkedSlices).
+func (p *Plan) Followed(call *ssa.Call) bool {
+	return followed(call, func(f *ssa.Function) bool { return p.models[f] != nil },
+		func(f *ssa.Function) bool { return p.sealed[f] != "" }, func(c *ssa.Call) bool { return p.sealedSites[c] != "" })
 }
 
 // commlibBehind reports whether a value of commlib's (a *commlib.Comm)

@@ -34,6 +34,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -372,7 +373,7 @@ func writeTable(w io.Writer, rows []row) {
 func writeLimits(w io.Writer, rows []row) {
 	type said struct {
 		text string
-		nps  []int
+		nps  []string
 	}
 	var lines []string
 	byProg := map[string][]*said{}
@@ -391,13 +392,13 @@ func writeLimits(w io.Writer, rows []row) {
 				list = append(list, &said{text: l})
 				i = len(list) - 1
 			}
-			list[i].nps = append(list[i].nps, r.Point.NP)
+			list[i].nps = append(list[i].nps, strconv.Itoa(r.Point.NP))
 			byProg[r.Program] = list
 		}
 	}
 	for _, prog := range progs {
 		for _, s := range byProg[prog] {
-			lines = append(lines, fmt.Sprintf("  %s at np %s: %s", prog, strings.Trim(strings.Join(strings.Fields(fmt.Sprint(s.nps)), ","), "[]"), s.text))
+			lines = append(lines, fmt.Sprintf("  %s at np %s: %s", prog, strings.Join(s.nps, ","), s.text))
 		}
 	}
 	if len(lines) == 0 {
