@@ -1,7 +1,7 @@
-// This file defines functions timed from their call sites: a small
-// function whose work is one loop keeps its code as written (and so its
-// inlining); each call of it is timed as one entry of that loop, and the
-// sampled entries call an instrumented clone that samples its iterations.
+// This file defines the regions timed whole at their call sites: a
+// function whose work is one loop timed whole keeps its code as written
+// (and so its inlining); each call statement of it is the statement timed
+// (whole.go), and the sampled entries call an instrumented clone.
 
 package estimator
 
@@ -20,37 +20,46 @@ import (
 	"golang.org/x/tools/go/ssa"
 )
 
-// A probe in a function stops the compiler from inlining it. For a small
-// function that is one hot loop that costs what the probe measures:
-// inlined into its caller, the loop compiles to other, faster code
-// (stencil's sweep, class W: plain 0.41-0.46 s, the same sources with
-// sweep only marked //go:noinline 0.47-0.54 s). Such a function keeps its
-// code; each call statement becomes
+// A function f (or method) is timed at its call sites when its loop is
+// the whole of the region it enters (the rule of whole.go):
 //
-//	if __probe.SampleEntry(id) != 0 { CALL of f__psample } else { clock; CALL; __probe.Loop(id, clock, trips) }
+//   - its body is statements that call nothing and assign nothing its
+//     loop's trip count reads (computations, which the loop's entries
+//     then hold), then the loop, timed whole, then at most a return that
+//     calls nothing; it has no type parameters;
+//   - the loop's trip count (a perfect nest's: outer times inner) is
+//     known before it runs from f's parameters (its receiver too) and
+//     package-level names alone, which no declaration around a call
+//     hides;
+//   - every use of f is a call statement in f's package (f(...),
+//     x.f(...), or x = ... of them, not :=), by its own name (not a
+//     promoted method), with a receiver and arguments that call nothing;
+//     and every call of f the model has (static, or through a function or
+//     interface value) is one of them.
 //
-// where f__psample is f with its loop instrumented as usual (a sampled
-// entry: per-iteration samples for the balance D), appended to f's file,
-// and trips is the loop's trip count computed from the call's arguments.
-// It applies when
+// Each call statement becomes
 //
-//   - f is a plain function (no receiver, no type parameters) whose body
-//     is statements that call nothing and that the model keeps nothing
-//     of, then the loop, timed whole, then at most a return that calls
-//     nothing;
-//   - the loop's trip count is known before it runs from f's parameters
-//     and package-level names alone;
-//   - every use of f is a call in f's package that is a statement of its
-//     own (f(...) or x = f(...), not :=) with arguments that call nothing,
-//     outside any loop timed whole.
+//	if __probe.SampleEntry(id) != 0 { CALL of f__psample } else { trips; clock; CALL; record }
+//
+// where f__psample is f with its loop instrumented (a sampled entry: the
+// per-iteration samples of the balance D), appended to f's file, and the
+// trip count is computed from the call's arguments before the call.
 type callSiteFunc struct {
 	f      *model.Function
 	decl   *ast.FuncDecl
 	file   string
 	id     int32 // the loop's fragment
 	loop   *model.Node
-	params []string
+	params []string // the receiver's name first for a method
 	trips  ast.Expr // in terms of params
+	covers []string // the model's computations before the loop, timed in its entries
+}
+
+// callSite is a call statement timing its callee's loop.
+type callSite struct {
+	fn    *callSiteFunc
+	call  *ast.CallExpr
+	trips string // the trip count at this call, one line
 }
 
 // clonedName is the name of a function's instrumented clone.
@@ -62,13 +71,15 @@ func (in *instrumenter) planCallSites(prog *model.Program, ssaOf map[*model.Func
 	in.callFuncs = map[string]*callSiteFunc{}
 	in.callLoops = map[*model.Node]int32{}
 	in.sites = map[ast.Stmt]*callSite{}
+	calls := modelCalls(prog)
 	for _, f := range prog.Functions {
 		fn := ssaOf[f]
 		if fn == nil || in.quiet[f.ID] || f.ID == prog.Body || f.ID == prog.Driver || fn.Pkg == nil || fn.Object() == nil {
 			continue
 		}
-		decl, ok := fn.Syntax().(*ast.FuncDecl)
-		if !ok || decl.Body == nil || decl.Recv != nil || decl.Type.TypeParams != nil {
+		obj, ok := fn.Object().(*types.Func)
+		decl, isDecl := fn.Syntax().(*ast.FuncDecl)
+		if !ok || !isDecl || decl.Body == nil || decl.Type.TypeParams != nil || obj.Signature().RecvTypeParams().Len() > 0 {
 			continue
 		}
 		file := in.fset.File(decl.Pos()).Name()
@@ -77,8 +88,8 @@ func (in *instrumenter) planCallSites(prog *model.Program, ssaOf map[*model.Func
 		if cf == nil {
 			continue
 		}
-		sites, ok := in.callStatements(fn.Object(), fn.Pkg.Pkg)
-		if !ok || len(sites) == 0 {
+		sites, ok := in.callStatements(cf, obj, fn.Pkg.Pkg)
+		if !ok || len(sites) == 0 || !allSites(calls[f.ID], sites, in) {
 			continue
 		}
 		loopStmt := decl.Body.List[len(decl.Body.List)-1]
@@ -87,22 +98,58 @@ func (in *instrumenter) planCallSites(prog *model.Program, ssaOf map[*model.Func
 		}
 		rng := in.rangeOf(loopStmt.Pos(), loopStmt.End())
 		cf.f, cf.decl, cf.file = f, decl, file
-		cf.id = in.fragment(profile.FragLoop, fc, cf.loop.ID, in.covered(rng, fc), rng)
+		cf.id = in.fragment(profile.FragLoop, fc, cf.loop.ID, append(cf.covers, in.covered(rng, fc)...), rng)
 		// Its calls run in their callers' regions: the probes account
 		// for it as it runs.
 		in.plan.Fragments[cf.id].Apart = true
 		in.callFuncs[f.ID] = cf
 		in.callLoops[cf.loop] = cf.id
 		for _, s := range sites {
-			in.sites[s.stmt] = &callSite{fn: cf, call: s.call}
+			s.fn = cf
+			in.sites[s.stmt] = s.callSite
 		}
 	}
 }
 
-// callSite is a call statement timing its callee's loop.
-type callSite struct {
-	fn   *callSiteFunc
-	call *ast.CallExpr
+// modelCalls returns the positions of the model's calls of each function
+// of the module: static calls, and calls through values that may call it.
+func modelCalls(prog *model.Program) map[string][]model.Pos {
+	calls := map[string][]model.Pos{}
+	for _, f := range prog.Functions {
+		for _, root := range []*model.Node{f.Tree, f.Recover} {
+			model.Walk(root, func(n *model.Node) bool {
+				if lf := n.Leaf; lf != nil && lf.Kind == model.LeafUFC {
+					targets := lf.Targets
+					if !lf.Dynamic {
+						targets = []string{lf.Callee}
+					}
+					for _, t := range targets {
+						calls[t] = append(calls[t], n.Pos.Start)
+					}
+				}
+				return true
+			})
+		}
+	}
+	return calls
+}
+
+// allSites reports whether every call of the model at calls lies in one of
+// the call statements sites.
+func allSites(calls []model.Pos, sites []callStatement, in *instrumenter) bool {
+	for _, p := range calls {
+		found := false
+		for _, s := range sites {
+			if rng := in.rangeOf(s.stmt.Pos(), s.stmt.End()); p.IsValid() && !p.Before(rng.Start) && p.Before(rng.End) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // callSiteLoop returns f's loop when f may be timed from its call sites.
@@ -120,18 +167,24 @@ func (in *instrumenter) callSiteLoop(decl *ast.FuncDecl, fc *funcCtx) *callSiteF
 		return nil
 	}
 	loopStmt := list[len(list)-1]
-	var body *ast.BlockStmt
-	switch st := loopStmt.(type) {
-	case *ast.ForStmt:
-		body = st.Body
-	case *ast.RangeStmt:
-		body = st.Body
-	default:
+	body := loopBody(loopStmt)
+	if body == nil {
 		return nil
 	}
-	for _, s := range list[:len(list)-1] {
-		if !in.simple(s, fc) || hasCall(s) || len(in.covered(in.rangeOf(s.Pos(), s.End()), fc)) > 0 {
-			return nil // work before the loop that the model keeps or times
+	prologue := list[:len(list)-1]
+	var covers []string // the computations of the prologue: the loop's entries hold their time
+	for _, s := range prologue {
+		if !in.simple(s, fc) || hasCall(s) {
+			return nil // work before the loop that the model times apart
+		}
+		rng := in.rangeOf(s.Pos(), s.End())
+		for _, n := range fc.leaves {
+			if p := n.Pos.Start; p.IsValid() && !p.Before(rng.Start) && p.Before(rng.End) {
+				if n.Leaf.Kind != model.LeafCB {
+					return nil
+				}
+				covers = append(covers, n.ID)
+			}
 		}
 	}
 	node := in.wholeLoop(loopStmt, fc)
@@ -142,8 +195,8 @@ func (in *instrumenter) callSiteLoop(decl *ast.FuncDecl, fc *funcCtx) *callSiteF
 	if !ok {
 		return nil
 	}
-	if _, nest := in.innerTrips(loopStmt, body, node, fc); nest {
-		return nil // a nest timed per innermost iteration keeps its probes
+	if inner, nest := in.innerTrips(loopStmt, body, node, fc); nest {
+		trips = fmt.Sprintf("(%s) * (%s)", trips, inner) // what the loop's record counts
 	}
 	expr, err := parser.ParseExpr(trips)
 	if err != nil {
@@ -151,7 +204,14 @@ func (in *instrumenter) callSiteLoop(decl *ast.FuncDecl, fc *funcCtx) *callSiteF
 	}
 	var params []string
 	isParam := map[string]bool{}
-	for _, field := range decl.Type.Params.List {
+	fields := decl.Type.Params.List
+	if decl.Recv != nil {
+		if names := decl.Recv.List[0].Names; len(names) == 1 && names[0].Name != "_" {
+			params = append(params, names[0].Name)
+			isParam[names[0].Name] = true
+		}
+	}
+	for _, field := range fields {
 		if len(field.Names) == 0 {
 			return nil
 		}
@@ -174,40 +234,88 @@ func (in *instrumenter) callSiteLoop(decl *ast.FuncDecl, fc *funcCtx) *callSiteF
 		return true
 	})
 	// The trip count names parameters, package-level and predeclared
-	// names: nothing the function computes.
+	// names: nothing the function computes, nor anything its statements
+	// before the loop assign.
+	assigned := map[string]bool{}
+	for _, s := range prologue {
+		ast.Inspect(s, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				for _, l := range n.Lhs {
+					if id := rootIdent(l); id != nil {
+						assigned[id.Name] = true
+					}
+				}
+			case *ast.IncDecStmt:
+				if id := rootIdent(n.X); id != nil {
+					assigned[id.Name] = true
+				}
+			}
+			return true
+		})
+	}
 	scope := fc.fn.Pkg.Pkg.Scope()
 	ok = true
-	ast.Inspect(expr, func(n ast.Node) bool {
-		switch x := n.(type) {
-		case *ast.SelectorExpr:
-			if id, isID := x.X.(*ast.Ident); isID && id.Name == "__probe" {
-				return false
-			}
-		case *ast.Ident:
-			switch {
-			case locals[x.Name]:
-				ok = false
-			case isParam[x.Name], scope.Lookup(x.Name) != nil, types.Universe.Lookup(x.Name) != nil:
-			default:
-				ok = false
-			}
+	names(expr, func(x *ast.Ident) {
+		switch {
+		case locals[x.Name] || assigned[x.Name]:
+			ok = false
+		case isParam[x.Name], scope.Lookup(x.Name) != nil, types.Universe.Lookup(x.Name) != nil:
+		default:
+			ok = false
 		}
-		return ok
 	})
 	if !ok {
 		return nil
 	}
-	return &callSiteFunc{loop: node, params: params, trips: expr}
+	return &callSiteFunc{loop: node, params: params, trips: expr, covers: covers}
+}
+
+// names calls visit for each name expr refers to by itself: not a field
+// or method selected, nor the probes' package.
+func names(expr ast.Expr, visit func(*ast.Ident)) {
+	ast.Inspect(expr, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.SelectorExpr:
+			if id, isID := x.X.(*ast.Ident); !isID || id.Name != "__probe" {
+				names(x.X, visit)
+			}
+			return false
+		case *ast.Ident:
+			visit(x)
+		}
+		return true
+	})
+}
+
+// rootIdent returns the variable an assignment to e writes through or
+// into: x for x, x.f, x[i], *x.
+func rootIdent(e ast.Expr) *ast.Ident {
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.Ident:
+			return x
+		case *ast.SelectorExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		default:
+			return nil
+		}
+	}
 }
 
 type callStatement struct {
 	stmt ast.Stmt
-	call *ast.CallExpr
+	*callSite
 }
 
-// callStatements returns the calls of obj when every use of it is a call
-// statement of the form the call-site timing needs (ok).
-func (in *instrumenter) callStatements(obj types.Object, pkg *types.Package) ([]callStatement, bool) {
+// callStatements returns the calls of obj (the function of cf) when every
+// use of it is a call statement of the form the call-site timing needs
+// (ok), each with its trip count written from its arguments.
+func (in *instrumenter) callStatements(cf *callSiteFunc, obj *types.Func, pkg *types.Package) ([]callStatement, bool) {
 	for _, p := range in.l.Packages {
 		if p.Pkg == pkg {
 			continue
@@ -224,6 +332,7 @@ func (in *instrumenter) callStatements(obj types.Object, pkg *types.Package) ([]
 	if info == nil {
 		return nil, false
 	}
+	method := obj.Signature().Recv() != nil
 	var sites []callStatement
 	uses, calls := 0, 0
 	ok := true
@@ -246,35 +355,101 @@ func (in *instrumenter) callStatements(obj types.Object, pkg *types.Package) ([]
 			if call == nil {
 				return true
 			}
-			if id, isID := call.Fun.(*ast.Ident); !isID || info.Uses[id] != obj {
+			args, isCall := in.callArgs(call, obj, info, method, len(cf.params))
+			if !isCall {
 				return true
 			}
 			calls++
-			for _, arg := range call.Args {
-				if hasCall(arg) {
-					ok = false
-				}
-			}
-			if call.Ellipsis.IsValid() {
+			trips := ""
+			if args == nil {
+				ok = false
+			} else if trips, isCall = substitute(cf.trips, cf.params, args); !isCall || !in.sameNames(cf.trips, cf.params, pkg, call.Pos()) {
 				ok = false
 			}
-			sites = append(sites, callStatement{stmt: n.(ast.Stmt), call: call})
+			sites = append(sites, callStatement{stmt: n.(ast.Stmt), callSite: &callSite{call: call, trips: trips}})
 			return true
 		})
 	}
 	if uses != calls {
 		return nil, false // a function value, or a call inside an expression
 	}
-	// Not inside a loop timed whole (the loop's time holds the call's).
-	for _, s := range sites {
-		p := in.pos(s.stmt.Pos())
-		for n := range in.whole {
-			if n.Pos.Start.File == p.File && !p.Before(n.Pos.Start) && !n.Pos.End.Before(p) {
-				return nil, false
-			}
-		}
-	}
 	return sites, ok
+}
+
+// callArgs reports whether call calls obj by its own name, and returns the
+// values of the function's params at it (the receiver first for a
+// method), or nil when the call cannot be timed at its site.
+func (in *instrumenter) callArgs(call *ast.CallExpr, obj *types.Func, info *types.Info, method bool, params int) ([]string, bool) {
+	var recv ast.Expr
+	if method {
+		sel, isSel := call.Fun.(*ast.SelectorExpr)
+		if !isSel || info.Uses[sel.Sel] != obj {
+			return nil, false
+		}
+		if s := info.Selections[sel]; s == nil || s.Kind() != types.MethodVal || len(s.Index()) != 1 {
+			return nil, true // a promoted method, or a method expression
+		}
+		recv = sel.X
+	} else if id, isID := call.Fun.(*ast.Ident); !isID || info.Uses[id] != obj {
+		return nil, false
+	}
+	if call.Ellipsis.IsValid() || recv != nil && hasCall(recv) {
+		return nil, true
+	}
+	var args []string
+	if recv != nil && params > len(call.Args) {
+		// The receiver as the method sees it: the call takes the
+		// address of a value for a pointer receiver, and dereferences a
+		// pointer for a value one.
+		text := printExpr(recv)
+		_, ptrRecv := obj.Signature().Recv().Type().(*types.Pointer)
+		_, ptrX := info.TypeOf(recv).Underlying().(*types.Pointer)
+		switch {
+		case ptrRecv && !ptrX:
+			text = "&(" + text + ")"
+		case !ptrRecv && ptrX:
+			text = "*(" + text + ")"
+		}
+		args = append(args, text)
+	}
+	for _, a := range call.Args {
+		if hasCall(a) {
+			return nil, true
+		}
+		args = append(args, printExpr(a))
+	}
+	if len(args) != params {
+		return nil, true
+	}
+	return args, true
+}
+
+// sameNames reports whether every name of expr other than params means
+// at the call position what it means in the callee: a package-level or
+// predeclared name no declaration around the call hides.
+func (in *instrumenter) sameNames(expr ast.Expr, params []string, pkg *types.Package, at token.Pos) bool {
+	isParam := map[string]bool{}
+	for _, p := range params {
+		isParam[p] = true
+	}
+	scope := pkg.Scope().Innermost(at)
+	if scope == nil {
+		return false
+	}
+	same := true
+	names(expr, func(x *ast.Ident) {
+		if isParam[x.Name] {
+			return
+		}
+		want := pkg.Scope().Lookup(x.Name)
+		if want == nil {
+			want = types.Universe.Lookup(x.Name)
+		}
+		if _, got := scope.LookupParent(x.Name, at); got != want {
+			same = false
+		}
+	})
+	return same
 }
 
 // hasCall reports whether n does more than callFree allows, taking
@@ -283,45 +458,6 @@ func (in *instrumenter) callStatements(obj types.Object, pkg *types.Package) ([]
 // twice: in the call and in the trip count) must not receive or call.
 func hasCall(n ast.Node) bool {
 	return !callFree(n, func(name string) bool { return types.Universe.Lookup(name) != nil })
-}
-
-// timeCallSite writes a call statement of a function timed from its call
-// sites twice: the call of the clone for a sampled entry, the call
-// between the loop's probes otherwise.
-func (in *instrumenter) timeCallSite(s ast.Stmt, fc *funcCtx) bool {
-	cs := in.sites[s]
-	if cs == nil || fc.coarse > 0 || fc.decisionsOnly {
-		return false
-	}
-	var args []string
-	for _, a := range cs.call.Args {
-		var b strings.Builder
-		if err := printer.Fprint(&b, in.fset, a); err != nil {
-			return false
-		}
-		args = append(args, b.String())
-	}
-	if len(args) != len(cs.fn.params) {
-		return false
-	}
-	trips, ok := substitute(cs.fn.trips, cs.fn.params, args)
-	if !ok {
-		return false
-	}
-	if !fc.usedCalls {
-		fc.usedCalls = true
-		fc.vars = append(fc.vars, "__lc")
-	}
-	start := in.fset.Position(s.Pos())
-	in.versions[fc.file] = append(in.versions[fc.file], version{
-		start: start.Offset, end: in.fset.Position(s.End()).Offset, line: start.Line, col: start.Column,
-		sampled: fmt.Sprintf("if __probe.SampleEntry(%d) != 0 { ", cs.fn.id),
-		plain:   fmt.Sprintf(" } else { __lc = %s; ", in.now),
-		close:   fmt.Sprintf("; __probe.%s(%d, __lc, int64(%s)) }", loopRecord(in.plan.Regions), cs.fn.id, trips),
-	})
-	fc.timed[fc.region] = true
-	in.insertSampled(fc.file, cs.call.Fun.End(), "__psample")
-	return true
 }
 
 // substitute writes expr with each parameter replaced by its argument, on
@@ -391,9 +527,10 @@ func (in *instrumenter) clone(cf *callSiteFunc, src []byte, edits []edit, versio
 		}
 		keptV = append(keptV, v)
 	}
+	// The clone's name: f__psample, a method of the same receiver for a
+	// method.
+	cloneE = append(cloneE, edit{offset: in.fset.Position(cf.decl.Name.End()).Offset - lo, seq: -1, text: clonedName("")})
 	text := string(apply(src[lo:hi], cloneE, cloneV))
-	name := cf.decl.Name.Name
-	text = strings.Replace(text, "func "+name+"(", "func "+clonedName(name)+"(", 1)
 	text = strings.ReplaceAll(text, fmt.Sprintf("__probe.SampleEntry(%d)", cf.id), "(__probe.IterSamples + 1)")
 	return keptE, keptV, text
 }

@@ -12,17 +12,28 @@
 // is built with go build -overlay: the user's tree is never touched. The
 // probes' runtime is package probe.
 //
-// A loop timed whole is written twice, behind a test of probe.SampleEntry:
-// a sampled copy, which times the first iterations of the entries it runs
-// (a few, then sparser), and the original code, which runs the others
-// untouched when the trip count is computed before the loop (counted
-// forms, computed in the loop variable's own type) and with a counter
-// otherwise. A probe call inside a hot loop, even one not taken, changes
-// the machine code of the whole loop (values live across the call are
-// kept on the stack, the loop runs 5-15 % slower): the original copy keeps
-// the loop as the plain build compiles it. Both copies carry line
-// directives (/*line :L:C*/) giving them the loop's own position, and
-// after them the file's lines run on as in the user's file.
+// A region timed whole (whole.go) is timed in one way, without changing
+// how its hot code compiles: the statement that enters it is written
+// twice, behind a test of probe.SampleEntry. The entries it samples (a
+// few, then sparser) run an instrumented copy, which times their first
+// iterations; the others run the statement as written, between a clock
+// read and a record of its time and trip count (computed before it runs
+// when the loop plan counts it: counted forms, in the loop variable's
+// own type; with a counter otherwise). The statement is the outermost
+// that enters the region: the call statement when the region is the
+// whole work of a function (or method) called only by statements
+// (callsite.go), the loop statement otherwise. The instrumented copy is
+// written apart whenever that is the same program: the callee's clone,
+// or the loop outlined into a function of its own (outline.go); else it
+// stays in place, and the plan says why (Plan.Whole; predict profile
+// prints the count and the reasons). A probe call inside a hot loop,
+// even one not taken, changes the machine code of the whole loop (values
+// live across the call are kept on the stack, the loop runs 5-15 %
+// slower), two copies of a loop in one function change how the original
+// is compiled, and a probe in a small function stops its inlining. Both
+// copies carry line directives (/*line :L:C*/) giving them the
+// statement's own position, and after them the file's lines run on as in
+// the user's file.
 //
 // What lies between fragments (a loop's control, conditions, calls of
 // small functions, the calls themselves) no fragment measures. So every

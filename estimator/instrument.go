@@ -68,6 +68,8 @@ type Plan struct {
 	// Overlay maps files of the program (absolute paths) to their
 	// instrumented text; files to add have paths that do not exist.
 	Overlay map[string][]byte
+	// Whole are the regions timed whole (whole.go), by position.
+	Whole []WholeRegion
 }
 
 // edit inserts text at a byte offset of a file.
@@ -119,7 +121,7 @@ type funcCtx struct {
 	condOf    map[*model.Node]*model.Node
 	vars      []string // probe variables to declare
 	usedSegs  bool
-	usedCalls bool // __lc, the clock of calls timed at their sites (callsite.go)
+	usedCalls bool // __lc and __lk, the clock and trip count of calls timed at their sites (callsite.go)
 	// region is the innermost region being instrumented (-1: none);
 	// timed holds the regions that have fragments; tokens are the
 	// loop regions' entry variables (region.go).
@@ -206,6 +208,7 @@ func instrument(p *reduce.Prepared, coarse map[string]bool) (*Plan, error) {
 		}
 		in.exitFuncRegion(fnRegion, body, fc)
 	}
+	sortWhole(in.plan.Whole)
 	if len(in.plan.Fragments) == 0 {
 		return in.plan, nil
 	}
@@ -377,7 +380,7 @@ func (in *instrumenter) stmts(list []ast.Stmt, fc *funcCtx) {
 			continue
 		}
 		flush()
-		if !in.timeCallSite(s, fc) {
+		if !in.timeWhole(s, fc) {
 			in.control(s, fc)
 		}
 	}
@@ -390,9 +393,6 @@ func (in *instrumenter) control(s ast.Stmt, fc *funcCtx) {
 	case *ast.LabeledStmt:
 		in.control(st.Stmt, fc)
 	case *ast.ForStmt:
-		if in.loopFragment(st, st.Body, fc) {
-			return
-		}
 		r := in.enterLoopRegion(st, st.Body, fc)
 		if st.Cond != nil {
 			in.branch(st.Cond, fc)
@@ -400,9 +400,6 @@ func (in *instrumenter) control(s ast.Stmt, fc *funcCtx) {
 		in.stmts(st.Body.List, fc)
 		in.exitLoopRegion(r, st, st.Body, fc)
 	case *ast.RangeStmt:
-		if in.loopFragment(st, st.Body, fc) {
-			return
-		}
 		r := in.enterLoopRegion(st, st.Body, fc)
 		in.rangeExit(st, fc)
 		in.stmts(st.Body.List, fc)

@@ -263,8 +263,8 @@ func TestCallSiteTiming(t *testing.T) {
 	if loops != 1 {
 		t.Errorf("%d fragments for sweep's loop, want 1", loops)
 	}
-	if !strings.Contains(main, "local[0] = sweep__psample(u, next, src) } else { __lc = ") ||
-		!strings.Contains(main, "int64(__probe.TripsTo(int(1), int(len((u))-1), 1)))") {
+	if !strings.Contains(main, "local[0] = sweep__psample(u, next, src) } else { __lk = int64(__probe.TripsTo(int(1), int(len((u))-1), 1)); __lc = ") ||
+		!strings.Contains(main, "local[0] = sweep(u, next, src); __probe.LoopApart(") {
 		t.Errorf("the call of sweep in main.go is not timed at its site")
 	}
 	_, p = plan(t, "testprogs/ep")

@@ -1,5 +1,6 @@
-// This file defines the loops timed whole: which loops, and the probes of
-// their two copies.
+// This file defines the loops timed whole: which loops (the loop plan
+// says, planWholeLoops decides), their trip counts before they run, and
+// how a sampled entry leaves its copy for the original (resumable).
 
 package estimator
 
@@ -11,115 +12,9 @@ import (
 	"maps"
 
 	"github.com/predict-tools/predict/model"
-	"github.com/predict-tools/predict/profile"
 	"github.com/predict-tools/predict/reduce"
 	"golang.org/x/tools/go/ssa"
 )
-
-// loopFragment times a loop that is a collapse candidate as a whole, with
-// its trip count and sampled iterations. Loops left early (return, goto,
-// labeled jumps) or calling the module's functions are instrumented inside
-// instead.
-//
-// The loop statement is emitted twice (a version, see apply): a sampled
-// copy, which times its first iterations, and the original code, which
-// only counts its iterations when the trip count is not known before the
-// loop runs. probe.SampleEntry chooses the copy per entry (the first few
-// and then sparser). A probe call in a hot loop's body, even one not
-// taken, would change the code the compiler makes of the loop (values
-// live across the call are kept on the stack): the original copy runs the
-// loop as the plain build does.
-func (in *instrumenter) loopFragment(s ast.Stmt, body *ast.BlockStmt, fc *funcCtx) bool {
-	node := in.wholeLoop(s, fc)
-	if node == nil || fc.decisionsOnly || (fc.coarse > 0 && !opaqueBound(node)) {
-		return false // inside a coarse region only replayed trip counts are recorded
-	}
-	rng := in.rangeOf(s.Pos(), s.End())
-	id, ok := in.callLoops[node] // registered for the timing at call sites
-	if !ok {
-		id = in.fragment(profile.FragLoop, fc, node.ID, in.covered(rng, fc), rng)
-	}
-	record := "Loop"
-	if ok {
-		record = loopRecord(in.plan.Regions) // the clone's loop, timed in the regions of the call sites
-	}
-	if opaqueBound(node) {
-		record = "LoopRanked" // the interpreter replays its trip counts per rank
-		if fc.coarse > 0 && in.plan.Regions {
-			// Timed inside a region timed whole (its own function's,
-			// or its callers'): accounted apart there as it runs, or
-			// the region would count its time again.
-			record = "LoopRankedApart"
-			in.plan.Fragments[id].Apart = true
-		}
-	}
-	t, n, it, ls := fmt.Sprintf("__lt%d", id), fmt.Sprintf("__ln%d", id), fmt.Sprintf("__li%d", id), fmt.Sprintf("__ls%d", id)
-	fc.vars = append(fc.vars, t, n, it, ls)
-	// A loop whose entry is sampled runs, after its samples, in the
-	// original copy: the sampling code costs its hot inner loops nothing
-	// then (ep's batch loop, entered once, ran 18 % slower all along in
-	// the sampled copy). rs: 1 runs the original copy from the start,
-	// 2 resumes it at rx, 0 skips it.
-	rs, rx := fmt.Sprintf("__rs%d", id), fmt.Sprintf("__rx%d", id)
-	resume, leave := in.resumable(s, body, fc, rs, rx)
-	if resume {
-		fc.vars = append(fc.vars, rs, rx)
-		in.plan.Fragments[id].Resumes = true
-	}
-	start := in.fset.Position(s.Pos())
-	v := version{start: start.Offset, end: in.fset.Position(s.End()).Offset, line: start.Line, col: start.Column,
-		close: fmt.Sprintf(" }; __probe.%s(%d, %s, %s)", record, id, t, n)}
-	if trips, ok := in.staticTrips(s, node, fc); ok {
-		// The trip count is computed before the loop: the original copy
-		// runs as it is. Iteration k of a sampled entry is the
-		// (IterSamples+1-ls)th, ls counting the Iter calls left.
-		in.plan.Fragments[id].Static = true
-		// own is the loop statement's own trip count (n counts the
-		// innermost iterations of a perfect nest): what the sampled copy
-		// iterates and Sampled records.
-		setup, own := fmt.Sprintf("%s = %s", n, trips), n
-		if inner, ok := in.innerTrips(s, body, node, fc); ok {
-			own = fmt.Sprintf("__lo%d", id)
-			fc.vars = append(fc.vars, own)
-			setup = fmt.Sprintf("%s = %s; %s = %s * (%s)", own, trips, n, own, inner)
-			in.plan.Fragments[id].Innermost = true
-		}
-		v.sampled = fmt.Sprintf("%s; %s = __probe.SampleEntry(%d); %s = 0; %s = %s; if %s != 0 { ", setup, ls, id, it, t, in.now, ls)
-		sample := fmt.Sprintf(" if %s > 0 { %s--; %s = __probe.Iter(%d, __probe.IterSamples+1-%s, %s) }", ls, ls, it, id, ls, it)
-		v.plain = fmt.Sprintf("; if %s != 0 && %s > 0 { __probe.IterEnd(%d, __probe.IterSamples+1-%s, %s) }; __probe.Sampled(%d, %s) } else { ", it, ls, id, ls, it, id, own)
-		if resume {
-			v.sampled = fmt.Sprintf("%s; %s = __probe.SampleEntry(%d); %s = 0; %s = %s; %s = 1; if %s != 0 { %s = 0; ", setup, ls, id, it, t, in.now, rs, ls, rs)
-			sample += " else { " + leave + " }"
-			v.plain = fmt.Sprintf("; if %s != 0 && %s > 0 { __probe.IterEnd(%d, __probe.IterSamples+1-%s, %s) }; __probe.Sampled(%d, %s) }; if %s != 0 { ", it, ls, id, ls, it, id, own, rs)
-		}
-		in.insertSampled(fc.file, body.Lbrace+1, sample+";")
-	} else {
-		// Both copies count their iterations; iteration k's start closes
-		// iteration k-1's sample, the loop's end the last one when the
-		// loop ran no more than IterSamples.
-		v.sampled = fmt.Sprintf("%s = __probe.SampleEntry(%d); %s = 0; %s = 0; %s = %s; if %s != 0 { ", ls, id, n, it, t, in.now, ls)
-		in.insert(fc.file, body.Lbrace+1, fmt.Sprintf(" %s++;", n))
-		sample := fmt.Sprintf(" if %s <= __probe.IterSamples+1 { %s = __probe.Iter(%d, %s, %s) }", n, it, id, n, it)
-		v.plain = fmt.Sprintf("; if %s != 0 && %s <= __probe.IterSamples { __probe.IterEnd(%d, %s, %s) }; __probe.Sampled(%d, %s) } else { ", it, n, id, n, it, id, n)
-		if resume {
-			v.sampled = fmt.Sprintf("%s = __probe.SampleEntry(%d); %s = 0; %s = 0; %s = %s; %s = 1; if %s != 0 { %s = 0; ", ls, id, n, it, t, in.now, rs, ls, rs)
-			// The original copy counts this iteration again.
-			sample += fmt.Sprintf(" else { %s--; %s }", n, leave)
-			v.plain = fmt.Sprintf("; if %s != 0 && %s <= __probe.IterSamples { __probe.IterEnd(%d, %s, %s) }; __probe.Sampled(%d, %s) }; if %s != 0 { ", it, n, id, n, it, id, n, rs)
-		}
-		in.insertSampled(fc.file, body.Lbrace+1, sample+";")
-	}
-	set := []string{ls, it} // the probe variables the sampled copy sets
-	if !in.plan.Fragments[id].Static {
-		set = append(set, n)
-	}
-	if resume {
-		set = append(set, rs, rx)
-	}
-	v.outline = in.outline(s, id, fc, set)
-	in.versions[fc.file] = append(in.versions[fc.file], v)
-	return true
-}
 
 // resumable reports whether the original copy of loop s can finish an
 // entry that its sampled copy started, and returns the statements that

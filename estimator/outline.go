@@ -81,20 +81,28 @@ func (o *outlined) add(name, t string, assigned bool) {
 }
 
 // outline returns how the sampled copy of loop statement s (fragment id)
-// is outlined, or nil when it stays in its function. probe are the probe
-// variables the sampled copy sets (all int64).
-func (in *instrumenter) outline(s ast.Stmt, id int32, fc *funcCtx, probe []string) *outlined {
-	if fc.fn == nil || fc.fn.Pkg == nil || fc.fn.TypeParams() != nil || fc.fn.Parent() != nil && fc.fn.Parent().TypeParams() != nil {
-		return nil
+// is outlined, or nil and why when it stays in its function. probe are
+// the probe variables the sampled copy sets (all int64).
+func (in *instrumenter) outline(s ast.Stmt, id int32, fc *funcCtx, probe []string) (*outlined, string) {
+	if fc.fn == nil || fc.fn.Pkg == nil {
+		return nil, "no package"
+	}
+	if fc.fn.TypeParams() != nil || fc.fn.Parent() != nil && fc.fn.Parent().TypeParams() != nil {
+		return nil, "its function has type parameters"
 	}
 	pkg := fc.fn.Pkg.Pkg
 	info := in.l.TypesInfo(pkg)
 	file := in.files[in.fset.File(s.Pos()).Name()]
 	if info == nil || file == nil {
-		return nil
+		return nil, "no type information"
 	}
 	free := map[*types.Var]token.Pos{} // the variables and their first use
-	ok := true
+	why := ""                          // what keeps the copy in place
+	refuse := func(n ast.Node, what string) {
+		if why == "" {
+			why = fmt.Sprintf("%s at line %d", what, in.fset.Position(n.Pos()).Line)
+		}
+	}
 	isFree := func(v *types.Var) bool {
 		return v != nil && !v.IsField() && v.Pkg() == pkg && v.Parent() != nil && v.Parent() != pkg.Scope() &&
 			(v.Pos() < s.Pos() || v.Pos() >= s.End())
@@ -107,28 +115,32 @@ func (in *instrumenter) outline(s ast.Stmt, id int32, fc *funcCtx, probe []strin
 	}
 	ast.Inspect(s, func(n ast.Node) bool {
 		switch n := n.(type) {
-		case *ast.FuncLit, *ast.DeferStmt, *ast.ReturnStmt:
-			ok = false
+		case *ast.FuncLit:
+			refuse(n, "a closure")
+		case *ast.DeferStmt:
+			refuse(n, "a defer")
+		case *ast.ReturnStmt:
+			refuse(n, "a return")
 		case *ast.BranchStmt:
 			if n.Label != nil || n.Tok == token.GOTO {
-				ok = false
+				refuse(n, "a jump to a label")
 			}
 		case *ast.LabeledStmt:
-			ok = false
+			refuse(n, "a label")
 		case *ast.UnaryExpr:
 			if n.Op == token.AND {
-				ok = false
+				refuse(n, "an address taken (&)")
 			}
 		case *ast.SliceExpr:
 			if t := info.TypeOf(n.X); t != nil {
 				if _, isArray := t.Underlying().(*types.Array); isArray {
-					ok = false // slicing an array takes its address
+					refuse(n, "a local array sliced (its address taken)")
 				}
 			}
 		case *ast.CallExpr:
 			if id, isID := ast.Unparen(n.Fun).(*ast.Ident); isID {
 				if b, isB := info.Uses[id].(*types.Builtin); isB && b.Name() == "recover" {
-					ok = false
+					refuse(n, "a recover")
 				}
 			}
 		case *ast.SelectorExpr:
@@ -137,7 +149,7 @@ func (in *instrumenter) outline(s ast.Stmt, id int32, fc *funcCtx, probe []strin
 					if recv := f.Signature().Recv(); recv != nil {
 						if _, ptrRecv := recv.Type().(*types.Pointer); ptrRecv {
 							if _, ptrX := sel.Recv().Underlying().(*types.Pointer); !ptrX {
-								ok = false // &x taken to call the method
+								refuse(n, "a pointer method called on a value (its address taken)")
 							}
 						}
 					}
@@ -167,10 +179,10 @@ func (in *instrumenter) outline(s ast.Stmt, id int32, fc *funcCtx, probe []strin
 				}
 			}
 		}
-		return ok
+		return why == ""
 	})
-	if !ok {
-		return nil
+	if why != "" {
+		return nil, why
 	}
 	vars := make([]*types.Var, 0, len(free))
 	for v := range free {
@@ -181,15 +193,18 @@ func (in *instrumenter) outline(s ast.Stmt, id int32, fc *funcCtx, probe []strin
 	o := &outlined{name: fmt.Sprintf("__psample%d", id)}
 	for _, v := range vars {
 		t, ok := typeText(v.Type(), pkg, qual)
-		if !ok || strings.HasPrefix(v.Name(), "__") || v.Name() == "_" {
-			return nil
+		if !ok {
+			return nil, fmt.Sprintf("%s, of a type the file cannot name (%s)", v.Name(), types.TypeString(v.Type(), types.RelativeTo(pkg)))
+		}
+		if strings.HasPrefix(v.Name(), "__") || v.Name() == "_" {
+			return nil, fmt.Sprintf("a variable named %s", v.Name())
 		}
 		o.add(v.Name(), t, assigned[v])
 	}
 	for _, p := range probe {
 		o.add(p, "int64", true)
 	}
-	return o
+	return o, ""
 }
 
 // rootVar returns the variable an assignment to e writes into: x for x,

@@ -144,6 +144,7 @@ func Run(cfg Config) (*profile.File, error) {
 	tags := cfg.buildTags()
 	plain, instr := filepath.Join(work, plainName), filepath.Join(work, instrumentedName)
 	logf("building %s (plain and with %d probes)", pattern, len(plan.Fragments))
+	logf("  %s", plan.WholeSummary())
 	if err := Step(cfg.Log, "  building the plain program", func() error {
 		return build(l, pattern, work, plainName, plain, tags, plainOverlay(l))
 	}); err != nil {
