@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -357,7 +358,9 @@ func TestProfileLoaded(t *testing.T) {
 // checkLoaded checks the loaded runs of profile p, which measured the
 // sweep: as many co-runners as CPUs the ranks left idle (at most
 // maxLoaders), ratios within their bounds; none when the ranks used every
-// CPU. What they read depends on the machine, not what they are.
+// CPU; none with a warning that says so when the machine was too busy for
+// them (other jobs on its CPUs). What they read depends on the machine,
+// not what they are.
 func checkLoaded(t *testing.T, p *profile.File, sweep *profile.FragmentStats) {
 	t.Helper()
 	want := min(runtime.NumCPU()-p.NP, maxLoaders)
@@ -365,6 +368,12 @@ func checkLoaded(t *testing.T, p *profile.File, sweep *profile.FragmentStats) {
 		if p.LoadedBy != 0 || p.LoadedRel != 0 || sweep.LoadedRel != 0 {
 			t.Errorf("np=%d on %d CPUs: loaded runs by %d, ratios %v and %v: want none", p.NP, runtime.NumCPU(), p.LoadedBy, p.LoadedRel, sweep.LoadedRel)
 		}
+		return
+	}
+	if p.LoadedBy == 0 && slices.ContainsFunc(p.Warnings, func(w string) bool { return strings.Contains(w, "were left out") }) {
+		// Every loaded run took turns with the ranks on a core (another
+		// job held the CPUs, as go test ./... does): left out, and said.
+		t.Logf("np=%d on %d CPUs: the loaded runs were left out, as the profile says", p.NP, runtime.NumCPU())
 		return
 	}
 	if p.LoadedBy != want || sweep.LoadedRel < loadedLo || sweep.LoadedRel > loadedHi || p.LoadedRel < loadedLo || p.LoadedRel > loadedHi {
