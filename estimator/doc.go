@@ -46,9 +46,11 @@
 // take less than 40 probe pairs per execution with their probes: their
 // fragments would be as small as a probe, so the program is instrumented
 // again with those timed whole and nothing timed inside them but the
-// opaque decisions and the trip counts the model replays (when it finds
-// none, its measurements count as one more probed run); a region with a
-// counted loop of 4 probe pairs or more an entry stays measured inside.
+// opaque decisions and the trip counts the model replays, and the
+// segments inside regions that take less than their probe pair: they
+// are not probed again, their time their region's (when it finds
+// neither, its measurements count as one more probed run); a region with
+// a counted loop of 4 probe pairs or more an entry stays measured inside.
 // Regions are wall-clock measurements of one
 // goroutine per rank, or, in a program with threads or goroutines, CPU
 // time of the OS thread their goroutine holds while they run

@@ -70,6 +70,9 @@ type Plan struct {
 	Overlay map[string][]byte
 	// Whole are the regions timed whole (whole.go), by position.
 	Whole []WholeRegion
+	// Unprobed counts the segments a pilot run found cheaper than their
+	// probes, left to their regions (region.go).
+	Unprobed int
 }
 
 // edit inserts text at a byte offset of a file.
@@ -104,9 +107,9 @@ type instrumenter struct {
 	callLoops map[*model.Node]int32
 	sites     map[ast.Stmt]*callSite
 	files     map[string]*ast.File // the loaded files by name
-	// coarse are the regions timed whole with nothing timed inside
-	// (region.go), by node ID.
-	coarse map[string]bool
+	// coarse are the regions timed whole with nothing timed inside,
+	// small the segments not probed (region.go), by node ID.
+	coarse, small map[string]bool
 }
 
 // funcCtx is the function whose statements are being instrumented.
@@ -143,14 +146,14 @@ type funcCtx struct {
 // Instrument plans probes for every function of the prepared program
 // (reduced: it follows the loop plan and the opaque decisions) and
 // returns the instrumented sources.
-func Instrument(p *reduce.Prepared) (*Plan, error) { return instrument(p, nil) }
+func Instrument(p *reduce.Prepared) (*Plan, error) { return instrument(p, pilotCuts{}) }
 
-// instrument is Instrument with the regions to time coarsely (region.go):
-// by the IDs of their nodes (a loop, or a function's root).
-func instrument(p *reduce.Prepared, coarse map[string]bool) (*Plan, error) {
+// instrument is Instrument with what a pilot run found cheaper than its
+// probes (region.go).
+func instrument(p *reduce.Prepared, cuts pilotCuts) (*Plan, error) {
 	l, prog, ssaOf := p.Loaded, p.Model, p.SSA
 	in := &instrumenter{l: l, fset: l.Prog.Fset, loops: p.Report.Plan, plan: &Plan{Overlay: map[string][]byte{}}, edits: map[string][]edit{},
-		versions: map[string][]version{}, now: "__probe.Now()", coarse: coarse}
+		versions: map[string][]version{}, now: "__probe.Now()", coarse: cuts.regions, small: cuts.segments}
 	if in.plan.Threads = usesThreads(prog); in.plan.Threads {
 		in.now = "__probe.NowThread()"
 	}
@@ -449,6 +452,13 @@ func (in *instrumenter) segment(run []ast.Stmt, fc *funcCtx) {
 	covers := in.covered(rng, fc)
 	if len(covers) == 0 {
 		return // nothing the model executes (declarations only)
+	}
+	if in.small[covers[0]] && fc.region >= 0 {
+		// Cheaper than its probes (region.go): its time is its
+		// region's, which is then timed even if nothing else is.
+		fc.timed[fc.region] = true
+		in.plan.Unprobed++
+		return
 	}
 	id := in.fragment(profile.FragSegment, fc, covers[0], covers, rng)
 	if !fc.usedSegs {

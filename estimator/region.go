@@ -134,6 +134,49 @@ func loopRecord(regions bool) string {
 // measured inside cost less than a few percent of it.
 func coarseNS(ov probe.RawOverhead) float64 { return 40 * max(ov.PairNS, 1) }
 
+// pilotCuts are what a pilot run found cheaper than its probes, by node
+// ID: the regions timed whole with nothing timed inside (coarseRegions),
+// and the segments not probed (smallSegments).
+type pilotCuts struct {
+	regions, segments map[string]bool
+}
+
+// cutsOf returns what the pilot run raw of plan found cheaper than its
+// probes.
+func cutsOf(plan *Plan, raw *probe.Raw) pilotCuts {
+	return pilotCuts{regions: coarseRegions(plan, raw), segments: smallSegments(plan, raw)}
+}
+
+// any reports whether the pilot found anything to cut.
+func (c pilotCuts) any() bool { return len(c.regions) > 0 || len(c.segments) > 0 }
+
+// smallSegments returns the segments of a pilot run, inside regions,
+// that took less time per execution than a probe pair costs (their own
+// time, less the part of the pair inside them), by node ID: probed
+// alone, a segment that small reads mostly its probes' noise and slows
+// the program around it more than it measures (a 12 ns `h := len(a)/2`
+// in every call of a recursive sort, under a 1.4 µs pair of thread-clock
+// reads). Left unprobed, its time is its region's: the region's entries
+// hold it, charged per call or per iteration as the region is (ParJava's
+// rule: fragments as large as possible, every nanosecond accounted for).
+func smallSegments(plan *Plan, raw *probe.Raw) map[string]bool {
+	pair := max(raw.Overhead.PairNS, 1)
+	small := map[string]bool{}
+	for _, rf := range raw.Fragments {
+		if int(rf.ID) >= len(plan.Fragments) || rf.Kind != "seg" || rf.Count == 0 {
+			continue
+		}
+		fr := plan.Fragments[rf.ID]
+		if fr.Kind != profile.FragSegment || fr.Parent < 0 {
+			continue // outside every region: its time would be in none
+		}
+		if float64(rf.SumNS)/float64(rf.Count)-raw.Overhead.SegNS < pair {
+			small[fr.Node] = true
+		}
+	}
+	return small
+}
+
 // coarseRegions returns the regions of a pilot run that took less than
 // coarseNS per execution, probes included, by node ID: measured inside,
 // their fragments would be as small as a probe and read slow (the probes

@@ -102,7 +102,7 @@ func TestRegionsInstrumented(t *testing.T) {
 	if loop == "" {
 		t.Fatalf("no region for step's loop over a row's cells")
 	}
-	p, err = instrument(prep, map[string]bool{loop: true})
+	p, err = instrument(prep, pilotCuts{regions: map[string]bool{loop: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,5 +152,74 @@ func TestCoverageWarning(t *testing.T) {
 	combine(r, &Plan{Regions: true}, nil, []int64{1})
 	if len(r.Warnings) != 0 {
 		t.Errorf("99%% covered: warnings %q", r.Warnings)
+	}
+}
+
+// TestSmallSegments: a pilot's segment inside a region whose time per
+// execution, less the part of its pair inside it, is under a pair's
+// cost is left unprobed; one at a pair or more, or outside every region
+// (its time would be in none), stays probed.
+func TestSmallSegments(t *testing.T) {
+	plan := &Plan{Regions: true, Fragments: []Fragment{
+		{ID: 0, Kind: profile.FragRegion, Node: "f", Parent: -1},
+		{ID: 1, Kind: profile.FragSegment, Node: "f/tiny", Parent: 0},
+		{ID: 2, Kind: profile.FragSegment, Node: "f/pair", Parent: 0},
+		{ID: 3, Kind: profile.FragSegment, Node: "g/tiny", Parent: -1},
+		{ID: 4, Kind: profile.FragLoop, Node: "f/loop@+3:1", Parent: 0},
+		{ID: 5, Kind: profile.FragSegment, Node: "f/never", Parent: 0},
+	}}
+	ov := probe.RawOverhead{SegNS: 40, PairNS: 100}
+	raw := &probe.Raw{Overhead: ov, Fragments: []probe.RawFragment{
+		{ID: 0, Kind: "region", Count: 10, SumNS: 1e6, InclNS: 2e6},
+		{ID: 1, Kind: "seg", Count: 1000, SumNS: 1000 * (40 + 99)}, // 99 ns of its own
+		{ID: 2, Kind: "seg", Count: 1000, SumNS: 1000 * (40 + 100)},
+		{ID: 3, Kind: "seg", Count: 1000, SumNS: 1000 * (40 + 5)},
+		{ID: 4, Kind: "loop", Count: 1000, SumNS: 1000 * 50},
+		{ID: 5, Kind: "seg", Count: 0},
+	}}
+	got := smallSegments(plan, raw)
+	if !got["f/tiny"] || len(got) != 1 {
+		t.Errorf("small segments %v, want f/tiny alone", got)
+	}
+}
+
+// TestSmallSegmentUnprobed: psort's msort, with its 12 ns `h := len(a)/2`
+// left unprobed, keeps its region (which then holds that time) and its
+// other segment.
+func TestSmallSegmentUnprobed(t *testing.T) {
+	prep, err := reduce.Prepare(modelgen.Config{Dir: "..", Pattern: "./testprogs/corpus/psort"}, reduce.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Instrument(prep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var half string
+	for _, f := range p.Fragments {
+		if f.Kind == profile.FragSegment && strings.HasPrefix(f.Node, "msort/") && strings.HasSuffix(f.Pos.String(), "main.go:106:2") {
+			half = f.Node
+		}
+	}
+	if half == "" {
+		t.Fatalf("no segment for msort's h := len(a) / 2")
+	}
+	before := funcText(t, overlayOf(t, p, "testprogs/corpus/psort/main.go"), "func msort(")
+	if strings.Count(before, "__probe.Seg(") != 3 {
+		t.Fatalf("msort before: want 3 segments probed:\n%s", before)
+	}
+	q, err := instrument(prep, pilotCuts{segments: map[string]bool{half: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msort := funcText(t, overlayOf(t, q, "testprogs/corpus/psort/main.go"), "func msort(")
+	if strings.Contains(msort, "__pt = __probe.NowThread(); h := len(a) / 2") || strings.Count(msort, "__probe.Seg(") != 2 ||
+		!strings.Contains(msort, "defer __probe.Region(") || q.Unprobed != 1 {
+		t.Errorf("msort with its small segment cut (%d unprobed): want it unprobed, the other two segments and the region kept:\n%s", q.Unprobed, msort)
+	}
+	for _, f := range q.Fragments {
+		if f.Node == half {
+			t.Errorf("the cut segment %s still has a fragment", half)
+		}
 	}
 }

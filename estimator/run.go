@@ -171,10 +171,15 @@ func Run(cfg Config) (*profile.File, error) {
 		}); err != nil {
 			return nil, err
 		}
-		if coarse := coarseRegions(plan, pilot); len(coarse) > 0 {
-			logf("%d regions take less than %v per execution with their probes: timed whole", len(coarse), time.Duration(coarseNS(pilot.Overhead)))
+		if cuts := cutsOf(plan, pilot); cuts.any() {
+			if len(cuts.regions) > 0 {
+				logf("%d regions take less than %v per execution with their probes: timed whole", len(cuts.regions), time.Duration(coarseNS(pilot.Overhead)))
+			}
+			if len(cuts.segments) > 0 {
+				logf("%d segments take less than their probes (%v a pair): not probed, their time their regions'", len(cuts.segments), time.Duration(max(pilot.Overhead.PairNS, 1)))
+			}
 			pilot = nil // it ran another program
-			if plan, err = instrument(prep, coarse); err != nil {
+			if plan, err = instrument(prep, cuts); err != nil {
 				return nil, err
 			}
 			if err := Step(cfg.Log, "  building the instrumented program again", func() error {
