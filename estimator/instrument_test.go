@@ -19,15 +19,29 @@ import (
 // plan instruments a test program (dir relative to the module root).
 func plan(t *testing.T, dir string) (*modelgen.Loaded, *Plan) {
 	t.Helper()
+	prep := prepared(t, dir)
+	return prep.Loaded, instrumentWith(t, prep, pilotCuts{})
+}
+
+// prepared loads and reduces a test program (dir relative to the module
+// root).
+func prepared(t *testing.T, dir string) *reduce.Prepared {
+	t.Helper()
 	prep, err := reduce.Prepare(modelgen.Config{Dir: "..", Pattern: "./" + dir}, reduce.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Instrument(prep)
+	return prep
+}
+
+// instrumentWith instruments prep with what a pilot run cut.
+func instrumentWith(t *testing.T, prep *reduce.Prepared, cuts pilotCuts) *Plan {
+	t.Helper()
+	p, err := instrument(prep, cuts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return prep.Loaded, p
+	return p
 }
 
 // overlayFile is the instrumented text of the file of p's overlay whose

@@ -147,9 +147,6 @@ func cutsOf(plan *Plan, raw *probe.Raw) pilotCuts {
 	return pilotCuts{regions: coarseRegions(plan, raw), segments: smallSegments(plan, raw)}
 }
 
-// any reports whether the pilot found anything to cut.
-func (c pilotCuts) any() bool { return len(c.regions) > 0 || len(c.segments) > 0 }
-
 // smallSegments returns the segments of a pilot run, inside regions,
 // that took less time per execution than a probe pair costs (their own
 // time, less the part of the pair inside them), by node ID: probed
@@ -166,11 +163,8 @@ func smallSegments(plan *Plan, raw *probe.Raw) map[string]bool {
 		if int(rf.ID) >= len(plan.Fragments) || rf.Kind != "seg" || rf.Count == 0 {
 			continue
 		}
-		fr := plan.Fragments[rf.ID]
-		if fr.Kind != profile.FragSegment || fr.Parent < 0 {
-			continue // outside every region: its time would be in none
-		}
-		if float64(rf.SumNS)/float64(rf.Count)-raw.Overhead.SegNS < pair {
+		// Outside every region, its time would be in none.
+		if fr := plan.Fragments[rf.ID]; fr.Parent >= 0 && float64(rf.SumNS)/float64(rf.Count)-raw.Overhead.SegNS < pair {
 			small[fr.Node] = true
 		}
 	}

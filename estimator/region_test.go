@@ -6,9 +6,7 @@ import (
 	"testing"
 
 	"github.com/predict-tools/predict/estimator/probe"
-	"github.com/predict-tools/predict/modelgen"
 	"github.com/predict-tools/predict/profile"
-	"github.com/predict-tools/predict/reduce"
 )
 
 // TestRegionTimes checks by hand what a region is charged: its entries'
@@ -80,14 +78,8 @@ func TestScaleToPlain(t *testing.T) {
 // coarse, the loop keeps its region and decisions and loses the
 // fragments inside it.
 func TestRegionsInstrumented(t *testing.T) {
-	prep, err := reduce.Prepare(modelgen.Config{Dir: "..", Pattern: "./testprogs/corpus/cellcheck"}, reduce.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Instrument(prep)
-	if err != nil {
-		t.Fatal(err)
-	}
+	prep := prepared(t, "testprogs/corpus/cellcheck")
+	p := instrumentWith(t, prep, pilotCuts{})
 	life := overlayOf(t, p, "testprogs/corpus/cellcheck/life.go")
 	step := funcText(t, life, "func (b *block) step(")
 	if !strings.Contains(step, "defer __probe.Region(") || !strings.Contains(step, "__probe.RegionLoop(") || !strings.Contains(step, "__probe.Seg(") {
@@ -102,10 +94,7 @@ func TestRegionsInstrumented(t *testing.T) {
 	if loop == "" {
 		t.Fatalf("no region for step's loop over a row's cells")
 	}
-	p, err = instrument(prep, pilotCuts{regions: map[string]bool{loop: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p = instrumentWith(t, prep, pilotCuts{regions: map[string]bool{loop: true}})
 	step = funcText(t, overlayOf(t, p, "testprogs/corpus/cellcheck/life.go"), "func (b *block) step(")
 	inner := step[strings.Index(step, "for j, cur := range src"):]
 	inner = inner[:strings.Index(inner, "__probe.RegionLoop(")]
@@ -187,14 +176,8 @@ func TestSmallSegments(t *testing.T) {
 // left unprobed, keeps its region (which then holds that time) and its
 // other segment.
 func TestSmallSegmentUnprobed(t *testing.T) {
-	prep, err := reduce.Prepare(modelgen.Config{Dir: "..", Pattern: "./testprogs/corpus/psort"}, reduce.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Instrument(prep)
-	if err != nil {
-		t.Fatal(err)
-	}
+	prep := prepared(t, "testprogs/corpus/psort")
+	p := instrumentWith(t, prep, pilotCuts{})
 	var half string
 	for _, f := range p.Fragments {
 		if f.Kind == profile.FragSegment && strings.HasPrefix(f.Node, "msort/") && strings.HasSuffix(f.Pos.String(), "main.go:106:2") {
@@ -208,10 +191,7 @@ func TestSmallSegmentUnprobed(t *testing.T) {
 	if strings.Count(before, "__probe.Seg(") != 3 {
 		t.Fatalf("msort before: want 3 segments probed:\n%s", before)
 	}
-	q, err := instrument(prep, pilotCuts{segments: map[string]bool{half: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := instrumentWith(t, prep, pilotCuts{segments: map[string]bool{half: true}})
 	msort := funcText(t, overlayOf(t, q, "testprogs/corpus/psort/main.go"), "func msort(")
 	if strings.Contains(msort, "__pt = __probe.NowThread(); h := len(a) / 2") || strings.Count(msort, "__probe.Seg(") != 2 ||
 		!strings.Contains(msort, "defer __probe.Region(") || q.Unprobed != 1 {

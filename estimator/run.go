@@ -171,16 +171,17 @@ func Run(cfg Config) (*profile.File, error) {
 		}); err != nil {
 			return nil, err
 		}
-		if cuts := cutsOf(plan, pilot); cuts.any() {
+		if cuts := cutsOf(plan, pilot); len(cuts.regions)+len(cuts.segments) > 0 {
 			if len(cuts.regions) > 0 {
 				logf("%d regions take less than %v per execution with their probes: timed whole", len(cuts.regions), time.Duration(coarseNS(pilot.Overhead)))
 			}
-			if len(cuts.segments) > 0 {
-				logf("%d segments take less than their probes (%v a pair): not probed, their time their regions'", len(cuts.segments), time.Duration(max(pilot.Overhead.PairNS, 1)))
-			}
+			ov := pilot.Overhead
 			pilot = nil // it ran another program
 			if plan, err = instrument(prep, cuts); err != nil {
 				return nil, err
+			}
+			if plan.Unprobed > 0 {
+				logf("%d segments take less than their probes (%v a pair): not probed, their time their regions'", plan.Unprobed, time.Duration(max(ov.PairNS, 1)))
 			}
 			if err := Step(cfg.Log, "  building the instrumented program again", func() error {
 				return build(l, pattern, work, instrumentedName, instr, tags, plan.Overlay)
