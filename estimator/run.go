@@ -415,7 +415,7 @@ func Run(cfg Config) (*profile.File, error) {
 			// Said loudly, and left to the caller: predict profile refuses
 			// (CheckDisturbance), the automatic pass warns and does not cache.
 			if d > RemeasureRatio {
-				p.Warnings = append(p.Warnings, fmt.Sprintf("%s, after %d runs of each; fragment times may read up to %.0f%% slow", p.DisturbanceNote(), i+1, 100*(d-1)))
+				p.Warnings = append(p.Warnings, fmt.Sprintf("%s, after %d runs of each; %s", p.DisturbanceNote(), i+1, p.DisturbanceEffect()))
 			}
 			if loaded {
 				p.Warnings = append(p.Warnings, fmt.Sprintf("%s, after %d runs of each (profile again when the machine is quiet)", load, i+1))

@@ -77,9 +77,29 @@ func (p *File) DisturbanceNote() string {
 		return note + ", so the machine's other load disturbed the measurement"
 	case known && which == "slower":
 		return note + " on an otherwise quiet machine: the probes perturb this program more than they cost alone (fragments about as small as a probe, code they keep the compiler from optimizing), so its fragment times read slow"
+	case known:
+		return note + " on an otherwise quiet machine: the program ran faster with its probes than without them (its code placed or compiled differently in the two builds, or its memory laid out differently), so its fragment times read fast"
 	default:
 		return note + ": the machine's other load or the probes themselves disturbed the measurement"
 	}
+}
+
+// DisturbanceEffect says what the disturbance does to the fragments'
+// times: a probed run slower than its plain run reads them slow by up to
+// the ratio less one, a faster one fast by up to one less its inverse.
+// Where the timing pass scaled them to the plain run (Scale), that run's
+// total is theirs all the same, and the effect is on how it shares out.
+func (p *File) DisturbanceEffect() string {
+	d := p.Disturbance()
+	plain, probed := p.PlainRunTime()
+	s := fmt.Sprintf("fragment times may read up to %.0f%% slow", 100*(d-1))
+	if probed-p.ProbeCostPS() < plain {
+		s = fmt.Sprintf("fragment times may read up to %.0f%% fast", 100*(1-1/d))
+	}
+	if p.Scale > 0 && p.Scale != 1 {
+		s += fmt.Sprintf(" (scaled by %.3f to the run without probes, their total is that run's; how it shares out among them is what may be off)", p.Scale)
+	}
+	return s
 }
 
 // OtherLoad reports whether other processes took cores the profiled

@@ -128,6 +128,25 @@ func TestReadRefuses(t *testing.T) {
 	if note := p.DisturbanceNote(); !strings.Contains(note, "the probes perturb this program") {
 		t.Errorf("quiet machine: %s", note)
 	}
+	if eff := p.DisturbanceEffect(); eff != "fragment times may read up to 200% slow" {
+		t.Errorf("a probed run 3× its plain run: %s", eff)
+	}
+	// The other way, on a quiet machine: the probed run a third of the
+	// plain one reads its fragments fast, by up to two thirds, and the
+	// scaling to the plain run says how their total was set.
+	q := validProfile()
+	q.PlainRunPS, q.RunPS = 90e9, 30e9+q.ProbeCostPS()
+	q.CPUs, q.OtherCores = 2, 0.1
+	if note := q.DisturbanceNote(); !strings.Contains(note, "ran 3.0× faster on an otherwise quiet machine: the program ran faster with its probes than without them") || !strings.HasSuffix(note, "read fast") {
+		t.Errorf("a faster probed run on a quiet machine: %s", note)
+	}
+	if eff := q.DisturbanceEffect(); eff != "fragment times may read up to 67% fast" {
+		t.Errorf("a faster probed run: %s", eff)
+	}
+	q.Scale = 2.9
+	if eff := q.DisturbanceEffect(); !strings.HasPrefix(eff, "fragment times may read up to 67% fast (scaled by 2.900 to the run without probes") {
+		t.Errorf("a faster probed run, scaled: %s", eff)
+	}
 	// Under load: not to keep.
 	p.OtherCores = 1.5
 	if err := p.CheckDisturbance(); err == nil || !strings.Contains(err.Error(), "other load disturbed the measurement") {
