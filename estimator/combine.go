@@ -106,8 +106,15 @@ func combine(p *profile.File, plan *Plan, raws []*probe.Raw, plainNS []int64) {
 	total := float64(p.MeasuredPS)
 	if plan.Regions && p.Clock != profile.ClockThread && p.PlainComputePS > 0 && total > 0 {
 		if cov := total / float64(p.PlainComputePS); cov < MinCoverage {
-			p.Warnings = append(p.Warnings, fmt.Sprintf("the fragments and regions measured %.0f%% of the plain run's compute (%v of %v): the rest is time the probes' compensation or their perturbation hid; spread over the fragments by scaling",
-				100*cov, time.Duration(total/1000), time.Duration(p.PlainComputePS/1000)))
+			why := "the rest is time the probes' compensation or their perturbation hid"
+			if p.ProbedFaster() {
+				// Nothing went unmeasured: the whole probed run was
+				// shorter than the plain one (its own warning says by how
+				// much), and its fragments with it.
+				why = "the run with probes was itself shorter than the run without, so the fragments read fast rather than time went unmeasured"
+			}
+			p.Warnings = append(p.Warnings, fmt.Sprintf("the fragments and regions measured %.0f%% of the plain run's compute (%v of %v): %s; spread over the fragments by scaling",
+				100*cov, time.Duration(total/1000), time.Duration(p.PlainComputePS/1000), why))
 		}
 		scaleToPlain(p, float64(p.PlainComputePS)/total)
 	} else if cov := p.Coverage(); cov > 0 && cov < MinCoverage {

@@ -137,6 +137,17 @@ func TestCoverageWarning(t *testing.T) {
 	if len(q.Warnings) != 1 || !strings.Contains(q.Warnings[0], "80% of the plain run's compute") || q.Scale != 1.25 || q.MeasuredPS != 1000 {
 		t.Errorf("regions, 80%% covered: warnings %q, scale %v, measured %d", q.Warnings, q.Scale, q.MeasuredPS)
 	}
+	if !strings.Contains(q.Warnings[0], "the probes' compensation or their perturbation hid") {
+		t.Errorf("regions, 80%% covered, the runs alike: %q", q.Warnings[0])
+	}
+	// Half covered, and the probed run half the plain one: nothing was
+	// hidden, the probed build ran fast (summa's case).
+	f := &profile.File{NP: 1, PlainRunPS: 100e9, RunPS: 50e9, Fragments: []profile.FragmentStats{{Executions: 10, MeanPS: 5e9}}}
+	combine(f, &Plan{Regions: true}, nil, []int64{100_000_000})
+	if len(f.Warnings) != 1 || !strings.Contains(f.Warnings[0], "50% of the plain run's compute") ||
+		!strings.Contains(f.Warnings[0], "the run with probes was itself shorter than the run without, so the fragments read fast") || f.Scale != 2 {
+		t.Errorf("half covered, the probed run half the plain one: warnings %q, scale %v", f.Warnings, f.Scale)
+	}
 	r := &profile.File{NP: 1, PlainRunPS: 1000, Fragments: []profile.FragmentStats{{Executions: 10, MeanPS: 99}}}
 	combine(r, &Plan{Regions: true}, nil, []int64{1})
 	if len(r.Warnings) != 0 {

@@ -62,12 +62,19 @@ func (p *File) Disturbance() float64 {
 	return float64(max(plain, probed)) / float64(min(plain, probed))
 }
 
+// ProbedFaster reports a disturbance (Disturbance above 1) whose probed
+// run, less its probes' cost, was the shorter: its fragments read fast.
+func (p *File) ProbedFaster() bool {
+	plain, probed := p.PlainRunTime()
+	return p.Disturbance() > 1 && probed-p.ProbeCostPS() < plain
+}
+
 // DisturbanceNote describes the disturbance of the profile's runs and
 // its cause, where the machine's CPU accounting tells it.
 func (p *File) DisturbanceNote() string {
 	plain, probed := p.PlainRunTime()
 	which := "slower"
-	if probed-p.ProbeCostPS() < plain {
+	if p.ProbedFaster() {
 		which = "faster"
 	}
 	note := fmt.Sprintf("the run with probes took %v and the run without %v: beyond the probes' %v, it ran %.1f× %s",
@@ -91,9 +98,8 @@ func (p *File) DisturbanceNote() string {
 // total is theirs all the same, and the effect is on how it shares out.
 func (p *File) DisturbanceEffect() string {
 	d := p.Disturbance()
-	plain, probed := p.PlainRunTime()
 	s := fmt.Sprintf("fragment times may read up to %.0f%% slow", 100*(d-1))
-	if probed-p.ProbeCostPS() < plain {
+	if p.ProbedFaster() {
 		s = fmt.Sprintf("fragment times may read up to %.0f%% fast", 100*(1-1/d))
 	}
 	if p.Scale > 0 && p.Scale != 1 {

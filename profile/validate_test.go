@@ -140,6 +140,9 @@ func TestReadRefuses(t *testing.T) {
 	if note := q.DisturbanceNote(); !strings.Contains(note, "ran 3.0× faster on an otherwise quiet machine: the program ran faster with its probes than without them") || !strings.HasSuffix(note, "read fast") {
 		t.Errorf("a faster probed run on a quiet machine: %s", note)
 	}
+	if !q.ProbedFaster() || p.ProbedFaster() {
+		t.Errorf("ProbedFaster: %v for the faster probed run, %v for the slower", q.ProbedFaster(), p.ProbedFaster())
+	}
 	if eff := q.DisturbanceEffect(); eff != "fragment times may read up to 67% fast" {
 		t.Errorf("a faster probed run: %s", eff)
 	}
