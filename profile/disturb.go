@@ -73,8 +73,9 @@ func (p *File) ProbedFaster() bool {
 // its cause, where the machine's CPU accounting tells it.
 func (p *File) DisturbanceNote() string {
 	plain, probed := p.PlainRunTime()
+	faster := p.ProbedFaster()
 	which := "slower"
-	if p.ProbedFaster() {
+	if faster {
 		which = "faster"
 	}
 	note := fmt.Sprintf("the run with probes took %v and the run without %v: beyond the probes' %v, it ran %.1f× %s",
@@ -82,7 +83,7 @@ func (p *File) DisturbanceNote() string {
 	switch _, load, known := p.OtherLoad(); {
 	case load:
 		return note + ", so the machine's other load disturbed the measurement"
-	case known && which == "slower":
+	case known && !faster:
 		return note + " on an otherwise quiet machine: the probes perturb this program more than they cost alone (fragments about as small as a probe, code they keep the compiler from optimizing), so its fragment times read slow"
 	case known:
 		return note + " on an otherwise quiet machine: the program ran faster with its probes than without them (its code placed or compiled differently in the two builds, or its memory laid out differently), so its fragment times read fast"
